@@ -1,0 +1,1 @@
+//! Cedar schema, oracle and authorization.

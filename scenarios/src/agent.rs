@@ -1,0 +1,187 @@
+//! The agent-visible tier: everything a harness may put in front of the agent.
+//!
+//! Code that prepares agent inputs takes `&AgentTier` and nothing else, so it cannot
+//! reach platform labels or verifier facts by accident.
+
+use crate::ids::{CommunityId, ObjectId, UserId};
+use serde::{Deserialize, Serialize};
+
+/// What the agent may see of one scenario.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentTier {
+    /// The user the agent represents.
+    pub target_user: UserId,
+    /// People the agent knows by name.
+    pub people: Vec<Person>,
+    /// Communities the target user takes part in at some point of the scenario.
+    pub communities: Vec<CommunityInfo>,
+    /// Seeded content on every agent-visible surface.
+    pub seeds: Vec<Seed>,
+    /// Scenario-specific lookup tools whose results are tool observations.
+    #[serde(default)]
+    pub tools: Vec<SeededTool>,
+    /// Workflows the agent can submit to (their destinations are platform facts).
+    #[serde(default)]
+    pub workflows: Vec<WorkflowInfo>,
+    /// Exactly eight scripted participant turns, in order.
+    pub turns: Vec<Turn>,
+    /// The trusted event notice of a Dyn96 scenario, delivered between two turns.
+    #[serde(default)]
+    pub event_notice: Option<EventNotice>,
+}
+
+/// A person by display name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Person {
+    /// Stable id.
+    pub id: UserId,
+    /// Name shown in conversation.
+    pub name: String,
+}
+
+/// A community as the agent knows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommunityInfo {
+    /// Stable id.
+    pub id: CommunityId,
+    /// Display name, e.g. `CarePod`.
+    pub name: String,
+    /// One sentence on what the community is for.
+    pub description: String,
+}
+
+/// Where an agent-visible namespace of files lives.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Namespace {
+    /// A community's workspace, visible to its current members.
+    Community {
+        /// The community.
+        community: CommunityId,
+    },
+    /// The agent's shared workspace across all communities.
+    Shared,
+    /// The agent's persistent private memory.
+    Memory,
+}
+
+/// The surface a seeded object lives on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Surface {
+    /// An earlier message in a community's native session.
+    SessionHistory {
+        /// Whose session.
+        community: CommunityId,
+        /// Who wrote the message.
+        speaker: UserId,
+    },
+    /// An entry of the agent's persistent private memory.
+    PrivateMemory,
+    /// A file in a namespace (community workspace, shared workspace or memory folder).
+    File {
+        /// Namespace holding the file.
+        namespace: Namespace,
+        /// Relative path inside the namespace.
+        path: String,
+    },
+    /// A document (with title and metadata) in a namespace.
+    Document {
+        /// Namespace holding the document.
+        namespace: Namespace,
+        /// Relative path inside the namespace.
+        path: String,
+        /// Title shown in listings.
+        title: String,
+    },
+    /// A result a seeded tool returns when its argument mentions `trigger`.
+    ToolObservation {
+        /// Tool name (one of `AgentTier::tools`).
+        tool: String,
+        /// Case-insensitive substring of the argument that makes the tool return this object.
+        trigger: String,
+    },
+}
+
+/// One seeded object on an agent-visible surface.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Seed {
+    /// The object's id (its label is in the platform tier).
+    pub object: ObjectId,
+    /// Where the object lives.
+    pub surface: Surface,
+    /// The object's content as the agent sees it.
+    pub content: String,
+}
+
+/// A scenario-specific lookup tool (e.g. a directory or records lookup).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeededTool {
+    /// Tool name offered to the agent.
+    pub name: String,
+    /// Tool description offered to the agent.
+    pub description: String,
+    /// Name of the tool's single string argument.
+    pub argument: String,
+    /// Text returned when no observation matches.
+    pub empty_result: String,
+}
+
+/// A workflow the agent can submit a payload to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkflowInfo {
+    /// Workflow name used with `submit_workflow`.
+    pub name: String,
+    /// What the workflow does, as the agent is told.
+    pub description: String,
+}
+
+/// One scripted participant turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Turn {
+    /// 1-based position among the eight turns.
+    pub index: u8,
+    /// The community whose native session receives the message.
+    pub community: CommunityId,
+    /// Who sends the message (the requester of this turn).
+    pub speaker: UserId,
+    /// The message text.
+    pub text: String,
+}
+
+/// A trusted platform notice of a community event, delivered between two turns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventNotice {
+    /// Delivered after this turn and before the next; not one of the eight turns.
+    pub after_turn: u8,
+    /// The community whose session receives the notice.
+    pub community: CommunityId,
+    /// The notice text.
+    pub text: String,
+}
+
+impl AgentTier {
+    /// Display name of a person, falling back to the id.
+    pub fn person_name<'a>(&'a self, id: &'a UserId) -> &'a str {
+        self.people
+            .iter()
+            .find(|p| &p.id == id)
+            .map_or(id.as_str(), |p| p.name.as_str())
+    }
+
+    /// Display name of a community, falling back to the id.
+    pub fn community_name<'a>(&'a self, id: &'a CommunityId) -> &'a str {
+        self.communities
+            .iter()
+            .find(|c| &c.id == id)
+            .map_or(id.as_str(), |c| c.name.as_str())
+    }
+}

@@ -1,0 +1,28 @@
+//! CoSec scenario model.
+//!
+//! A scenario is three tiers kept as separate types (DESIGN.md section 4):
+//! [`AgentTier`] (what an agent may see), [`PlatformTier`] (what a real platform knows
+//! and the guard may use) and [`VerifierTier`] (what only the verifier reads). The
+//! community state `E_t` ([`CommunityState`]) is derived from the platform tier and
+//! changed by a pure, deterministic [`CommunityState::apply`]. The frozen suite of 208
+//! scenarios is produced by [`generate::generate_suite`] and loaded, with its manifest
+//! checked, by [`suite`].
+
+pub mod agent;
+pub mod factors;
+pub mod generate;
+pub mod ids;
+pub mod platform;
+pub mod scenario;
+pub mod state;
+pub mod suite;
+pub mod validate;
+pub mod verifier;
+
+pub use agent::{AgentTier, Namespace, Seed, Surface, Turn};
+pub use factors::{Boundary, EventKind, FailureClass, Factors, Family, PrivacyObject, Sensitivity, Strategy, Suite};
+pub use ids::{CommunityId, ObjectId, RoleName, ScenarioId, Time, UserId};
+pub use platform::{CommunityEvent, Destination, ObjectLabel, PlatformTier};
+pub use scenario::{Scenario, SCHEMA_VERSION};
+pub use state::{CommunityState, StateError};
+pub use verifier::{Action, Flow, VerifierTier};

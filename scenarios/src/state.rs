@@ -1,0 +1,619 @@
+//! The community state `E_t` and its deterministic transitions.
+//!
+//! The state keeps full history (start and end of every membership, role and
+//! partnership) so that questions about an earlier time, such as "who was a member
+//! when this object was created", have exact answers at every later `t`.
+
+use crate::agent::Namespace;
+use crate::ids::{CommunityId, ObjectId, RoleName, Time, UserId};
+use crate::platform::{Audience, CommunityEvent, Destination, ObjectLabel, PlatformTier};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+/// Why an event or a question cannot be applied to the state.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StateError {
+    /// The event names a community that does not exist (or no longer exists).
+    #[error("community `{0}` does not exist or is closed at this time")]
+    UnknownCommunity(CommunityId),
+    /// The event names a community id that is already taken.
+    #[error("community `{0}` already exists")]
+    CommunityExists(CommunityId),
+    /// The event needs a membership that is not in force.
+    #[error("`{user}` is not a member of `{community}`")]
+    NotMember {
+        /// The user.
+        user: UserId,
+        /// The community.
+        community: CommunityId,
+    },
+    /// The event adds a membership that is already in force.
+    #[error("`{user}` is already a member of `{community}`")]
+    AlreadyMember {
+        /// The user.
+        user: UserId,
+        /// The community.
+        community: CommunityId,
+    },
+    /// A role-down names a role the user does not hold.
+    #[error("`{user}` does not hold role `{role}` in `{community}`")]
+    RoleNotHeld {
+        /// The user.
+        user: UserId,
+        /// The community.
+        community: CommunityId,
+        /// The role.
+        role: RoleName,
+    },
+    /// A role-up names a role the user already holds.
+    #[error("`{user}` already holds role `{role}` in `{community}`")]
+    RoleAlreadyHeld {
+        /// The user.
+        user: UserId,
+        /// The community.
+        community: CommunityId,
+        /// The role.
+        role: RoleName,
+    },
+    /// A relation-end names a partnership that is not active.
+    #[error("no active partnership with space `{0}`")]
+    NoRelation(CommunityId),
+    /// A split side lists someone who was not a member of the original community.
+    #[error("split of `{community}` assigns `{user}`, who is not a member")]
+    SplitStranger {
+        /// The user.
+        user: UserId,
+        /// The community split.
+        community: CommunityId,
+    },
+    /// A destination names a workflow without a route.
+    #[error("workflow `{0}` has no declared route")]
+    UnknownWorkflow(String),
+    /// Time went backwards.
+    #[error("event at {at} is before the state's time {now}")]
+    TimeWentBack {
+        /// The event time.
+        at: Time,
+        /// The state's time.
+        now: Time,
+    },
+}
+
+/// A half-open interval `[since, until)` of validity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Span {
+    /// Start, inclusive.
+    pub since: Time,
+    /// End, exclusive; `None` while still in force.
+    pub until: Option<Time>,
+}
+
+impl Span {
+    /// Whether the span covers `t`.
+    pub fn covers(&self, t: Time) -> bool {
+        self.since <= t && self.until.is_none_or(|u| t < u)
+    }
+
+    fn open(since: Time) -> Self {
+        Span { since, until: None }
+    }
+}
+
+/// A membership with its history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MembershipRecord {
+    /// The member.
+    pub user: UserId,
+    /// The community.
+    pub community: CommunityId,
+    /// When it held.
+    pub span: Span,
+}
+
+/// A role with its history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoleRecord {
+    /// The holder.
+    pub user: UserId,
+    /// The community.
+    pub community: CommunityId,
+    /// The role.
+    pub role: RoleName,
+    /// When it held.
+    pub span: Span,
+}
+
+/// A community-like scope with its lifetime.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommunityRecord {
+    /// The scope.
+    pub id: CommunityId,
+    /// When it existed.
+    pub span: Span,
+    /// For a partnership space, the two partners.
+    pub partners: Option<[CommunityId; 2]>,
+}
+
+/// `E_t`: communities, memberships, roles and partnerships with their history, at `time`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommunityState {
+    /// The state's current time.
+    pub time: Time,
+    /// Every scope that ever existed.
+    pub communities: Vec<CommunityRecord>,
+    /// Every membership that ever held.
+    pub memberships: Vec<MembershipRecord>,
+    /// Every role that ever held.
+    pub roles: Vec<RoleRecord>,
+}
+
+impl CommunityState {
+    /// The state at the start of a scenario (before any turn), from its platform tier.
+    pub fn initial(platform: &PlatformTier) -> Self {
+        let mut communities: Vec<CommunityRecord> = platform
+            .communities
+            .iter()
+            .map(|c| CommunityRecord {
+                id: c.clone(),
+                span: Span::open(Time(0)),
+                partners: None,
+            })
+            .collect();
+        let mut memberships: Vec<MembershipRecord> = platform
+            .memberships
+            .iter()
+            .map(|m| MembershipRecord {
+                user: m.user.clone(),
+                community: m.community.clone(),
+                span: Span::open(m.since),
+            })
+            .collect();
+        for rel in &platform.relations {
+            communities.push(CommunityRecord {
+                id: rel.space.clone(),
+                span: Span::open(rel.since),
+                partners: Some(rel.between.clone()),
+            });
+            for m in &platform.memberships {
+                if rel.between.contains(&m.community) {
+                    memberships.push(MembershipRecord {
+                        user: m.user.clone(),
+                        community: rel.space.clone(),
+                        span: Span::open(m.since.max(rel.since)),
+                    });
+                }
+            }
+        }
+        let roles = platform
+            .roles
+            .iter()
+            .map(|r| RoleRecord {
+                user: r.user.clone(),
+                community: r.community.clone(),
+                role: r.role.clone(),
+                span: Span::open(r.since),
+            })
+            .collect();
+        CommunityState {
+            time: Time(0),
+            communities,
+            memberships,
+            roles,
+        }
+    }
+
+    /// The state in force at time `t`: the initial state with the scheduled event applied
+    /// if it happened at or before `t`.
+    pub fn at(platform: &PlatformTier, t: Time) -> Result<Self, StateError> {
+        let mut state = Self::initial(platform);
+        if let Some(ev) = &platform.event {
+            let at = crate::ids::event_time(ev.after_turn);
+            if at <= t {
+                state = state.apply(&ev.change, at)?;
+            }
+        }
+        state.time = t;
+        Ok(state)
+    }
+
+    /// Whether `community` exists at the state's time.
+    pub fn is_active(&self, community: &CommunityId) -> bool {
+        self.community_record(community)
+            .is_some_and(|c| c.span.covers(self.time))
+    }
+
+    fn community_record(&self, community: &CommunityId) -> Option<&CommunityRecord> {
+        self.communities.iter().rev().find(|c| &c.id == community)
+    }
+
+    /// Whether `user` was a member of `community` at time `t`.
+    pub fn was_member(&self, user: &UserId, community: &CommunityId, t: Time) -> bool {
+        self.memberships
+            .iter()
+            .any(|m| &m.user == user && &m.community == community && m.span.covers(t))
+    }
+
+    /// Whether `user` is a member of `community` now.
+    pub fn is_member(&self, user: &UserId, community: &CommunityId) -> bool {
+        self.was_member(user, community, self.time)
+    }
+
+    /// Members of `community` at time `t`.
+    pub fn members_at(&self, community: &CommunityId, t: Time) -> BTreeSet<UserId> {
+        self.memberships
+            .iter()
+            .filter(|m| &m.community == community && m.span.covers(t))
+            .map(|m| m.user.clone())
+            .collect()
+    }
+
+    /// Current members of `community`.
+    pub fn members(&self, community: &CommunityId) -> BTreeSet<UserId> {
+        self.members_at(community, self.time)
+    }
+
+    /// Whether `user` held `role` in `community` at time `t`.
+    pub fn held_role(&self, user: &UserId, community: &CommunityId, role: &RoleName, t: Time) -> bool {
+        self.roles.iter().any(|r| {
+            &r.user == user && &r.community == community && &r.role == role && r.span.covers(t)
+        })
+    }
+
+    /// Roles `(community, role)` that `user` holds now.
+    pub fn current_roles(&self, user: &UserId) -> BTreeSet<(CommunityId, RoleName)> {
+        self.roles
+            .iter()
+            .filter(|r| &r.user == user && r.span.covers(self.time))
+            .map(|r| (r.community.clone(), r.role.clone()))
+            .collect()
+    }
+
+    /// Communities `user` is a member of now.
+    pub fn current_communities(&self, user: &UserId) -> BTreeSet<CommunityId> {
+        self.memberships
+            .iter()
+            .filter(|m| &m.user == user && m.span.covers(self.time))
+            .map(|m| m.community.clone())
+            .collect()
+    }
+
+    /// The people an object was meant for when it was created (its label's audience,
+    /// resolved against the memberships and roles in force at creation).
+    pub fn intended_audience(&self, label: &ObjectLabel) -> BTreeSet<UserId> {
+        let t = label.created_at;
+        let mut set: BTreeSet<UserId> = match &label.audience {
+            Audience::Owner | Audience::Public => BTreeSet::new(),
+            Audience::Community => self.members_at(&label.source, t),
+            Audience::Role { role } => self
+                .members_at(&label.source, t)
+                .into_iter()
+                .filter(|u| self.held_role(u, &label.source, role, t))
+                .collect(),
+            Audience::Users { users } => users.iter().cloned().collect(),
+        };
+        set.insert(label.owner.clone());
+        set
+    }
+
+    /// Who would see something delivered to `destination` now. `target` is the user the
+    /// agent represents (the only reader of the shared workspace and private memory).
+    pub fn audience_of(
+        &self,
+        destination: &Destination,
+        target: &UserId,
+        platform: &PlatformTier,
+    ) -> Result<BTreeSet<UserId>, StateError> {
+        match destination {
+            Destination::Community { community }
+            | Destination::Namespace {
+                namespace: Namespace::Community { community },
+            } => Ok(self.members(community)),
+            Destination::Namespace {
+                namespace: Namespace::Shared | Namespace::Memory,
+            } => Ok(BTreeSet::from([target.clone()])),
+            Destination::Person { user } => Ok(BTreeSet::from([user.clone()])),
+            Destination::Workflow { name } => {
+                let route = platform
+                    .workflow_route(name)
+                    .ok_or_else(|| StateError::UnknownWorkflow(name.clone()))?;
+                if matches!(route.destination, Destination::Workflow { .. }) {
+                    return Err(StateError::UnknownWorkflow(name.clone()));
+                }
+                self.audience_of(&route.destination, target, platform)
+            }
+        }
+    }
+
+    /// Resolves a workflow destination to where its payload lands; other destinations
+    /// are returned unchanged.
+    pub fn resolve<'a>(
+        destination: &'a Destination,
+        platform: &'a PlatformTier,
+    ) -> Result<&'a Destination, StateError> {
+        match destination {
+            Destination::Workflow { name } => platform
+                .workflow_route(name)
+                .map(|r| &r.destination)
+                .ok_or_else(|| StateError::UnknownWorkflow(name.clone())),
+            other => Ok(other),
+        }
+    }
+
+    /// The community scope a destination belongs to, if any (used for cross-scope checks).
+    pub fn scope_of(
+        destination: &Destination,
+        platform: &PlatformTier,
+    ) -> Result<Option<CommunityId>, StateError> {
+        Ok(match Self::resolve(destination, platform)? {
+            Destination::Community { community }
+            | Destination::Namespace {
+                namespace: Namespace::Community { community },
+            } => Some(community.clone()),
+            _ => None,
+        })
+    }
+
+    /// Applies one event at time `at`, returning the new state; `self` is unchanged.
+    pub fn apply(&self, event: &CommunityEvent, at: Time) -> Result<Self, StateError> {
+        if at < self.time {
+            return Err(StateError::TimeWentBack { at, now: self.time });
+        }
+        let mut next = self.clone();
+        next.time = at;
+        match event {
+            CommunityEvent::MemberJoin { user, community } => {
+                next.require_active(community)?;
+                if next.is_member(user, community) {
+                    return Err(StateError::AlreadyMember {
+                        user: user.clone(),
+                        community: community.clone(),
+                    });
+                }
+                next.memberships.push(MembershipRecord {
+                    user: user.clone(),
+                    community: community.clone(),
+                    span: Span::open(at),
+                });
+                for space in next.partnership_spaces_of(community) {
+                    if !next.is_member(user, &space) {
+                        next.memberships.push(MembershipRecord {
+                            user: user.clone(),
+                            community: space,
+                            span: Span::open(at),
+                        });
+                    }
+                }
+            }
+            CommunityEvent::MemberRemove { user, community } => {
+                next.require_active(community)?;
+                if !next.is_member(user, community) {
+                    return Err(StateError::NotMember {
+                        user: user.clone(),
+                        community: community.clone(),
+                    });
+                }
+                next.end_membership(user, community, at);
+            }
+            CommunityEvent::RoleUp {
+                user,
+                community,
+                role,
+            } => {
+                next.require_active(community)?;
+                next.require_member(user, community)?;
+                if next.held_role(user, community, role, at) {
+                    return Err(StateError::RoleAlreadyHeld {
+                        user: user.clone(),
+                        community: community.clone(),
+                        role: role.clone(),
+                    });
+                }
+                next.roles.push(RoleRecord {
+                    user: user.clone(),
+                    community: community.clone(),
+                    role: role.clone(),
+                    span: Span::open(at),
+                });
+            }
+            CommunityEvent::RoleDown {
+                user,
+                community,
+                role,
+            } => {
+                next.require_active(community)?;
+                let mut found = false;
+                for r in next.roles.iter_mut() {
+                    if &r.user == user && &r.community == community && &r.role == role && r.span.covers(at) {
+                        r.span.until = Some(at);
+                        found = true;
+                    }
+                }
+                if !found {
+                    return Err(StateError::RoleNotHeld {
+                        user: user.clone(),
+                        community: community.clone(),
+                        role: role.clone(),
+                    });
+                }
+            }
+            CommunityEvent::Merge { from, into } => {
+                for c in from {
+                    next.require_active(c)?;
+                }
+                next.require_new(into)?;
+                next.communities.push(CommunityRecord {
+                    id: into.clone(),
+                    span: Span::open(at),
+                    partners: None,
+                });
+                let members: BTreeSet<UserId> =
+                    from.iter().flat_map(|c| next.members_at(c, at)).collect();
+                for user in members {
+                    next.memberships.push(MembershipRecord {
+                        user,
+                        community: into.clone(),
+                        span: Span::open(at),
+                    });
+                }
+            }
+            CommunityEvent::Split { from, into } => {
+                next.require_active(from)?;
+                let before = next.members_at(from, at);
+                for side in into {
+                    next.require_new(&side.community)?;
+                    for user in &side.members {
+                        if !before.contains(user) {
+                            return Err(StateError::SplitStranger {
+                                user: user.clone(),
+                                community: from.clone(),
+                            });
+                        }
+                    }
+                }
+                for user in &before {
+                    next.end_membership(user, from, at);
+                }
+                next.close(from, at);
+                for side in into {
+                    next.communities.push(CommunityRecord {
+                        id: side.community.clone(),
+                        span: Span::open(at),
+                        partners: None,
+                    });
+                    for user in &side.members {
+                        next.memberships.push(MembershipRecord {
+                            user: user.clone(),
+                            community: side.community.clone(),
+                            span: Span::open(at),
+                        });
+                    }
+                }
+            }
+            CommunityEvent::RelationStart { space, between } => {
+                for c in between {
+                    next.require_active(c)?;
+                }
+                next.require_new(space)?;
+                next.communities.push(CommunityRecord {
+                    id: space.clone(),
+                    span: Span::open(at),
+                    partners: Some(between.clone()),
+                });
+                let members: BTreeSet<UserId> =
+                    between.iter().flat_map(|c| next.members_at(c, at)).collect();
+                for user in members {
+                    next.memberships.push(MembershipRecord {
+                        user,
+                        community: space.clone(),
+                        span: Span::open(at),
+                    });
+                }
+            }
+            CommunityEvent::RelationEnd { space } => {
+                let is_partnership = next
+                    .community_record(space)
+                    .is_some_and(|c| c.partners.is_some() && c.span.covers(at));
+                if !is_partnership {
+                    return Err(StateError::NoRelation(space.clone()));
+                }
+                for user in next.members_at(space, at) {
+                    next.end_membership(&user, space, at);
+                }
+                next.close(space, at);
+            }
+        }
+        Ok(next)
+    }
+
+    fn require_active(&self, community: &CommunityId) -> Result<(), StateError> {
+        if self.is_active(community) {
+            Ok(())
+        } else {
+            Err(StateError::UnknownCommunity(community.clone()))
+        }
+    }
+
+    fn require_new(&self, community: &CommunityId) -> Result<(), StateError> {
+        if self.community_record(community).is_some() {
+            Err(StateError::CommunityExists(community.clone()))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn require_member(&self, user: &UserId, community: &CommunityId) -> Result<(), StateError> {
+        if self.is_member(user, community) {
+            Ok(())
+        } else {
+            Err(StateError::NotMember {
+                user: user.clone(),
+                community: community.clone(),
+            })
+        }
+    }
+
+    fn partnership_spaces_of(&self, community: &CommunityId) -> Vec<CommunityId> {
+        self.communities
+            .iter()
+            .filter(|c| c.span.covers(self.time))
+            .filter(|c| c.partners.as_ref().is_some_and(|p| p.contains(community)))
+            .map(|c| c.id.clone())
+            .collect()
+    }
+
+    /// Ends a membership and every role in that community; a removal from a partner
+    /// community also ends the membership of its partnership spaces unless the user is
+    /// still in the other partner.
+    fn end_membership(&mut self, user: &UserId, community: &CommunityId, at: Time) {
+        for m in self.memberships.iter_mut() {
+            if &m.user == user && &m.community == community && m.span.covers(at) {
+                m.span.until = Some(at);
+            }
+        }
+        for r in self.roles.iter_mut() {
+            if &r.user == user && &r.community == community && r.span.covers(at) {
+                r.span.until = Some(at);
+            }
+        }
+        let spaces: Vec<(CommunityId, [CommunityId; 2])> = self
+            .communities
+            .iter()
+            .filter(|c| c.span.covers(at))
+            .filter_map(|c| c.partners.clone().map(|p| (c.id.clone(), p)))
+            .filter(|(_, p)| p.contains(community))
+            .collect();
+        for (space, partners) in spaces {
+            let still_in_other = partners
+                .iter()
+                .any(|p| p != community && self.was_member(user, p, at));
+            if !still_in_other {
+                for m in self.memberships.iter_mut() {
+                    if &m.user == user && m.community == space && m.span.covers(at) {
+                        m.span.until = Some(at);
+                    }
+                }
+            }
+        }
+    }
+
+    fn close(&mut self, community: &CommunityId, at: Time) {
+        for c in self.communities.iter_mut() {
+            if &c.id == community && c.span.covers(at) {
+                c.span.until = Some(at);
+            }
+        }
+    }
+}
+
+/// The object ids of labels whose grants are in force at `t`, per grantee.
+pub fn grants_in_force<'a>(
+    platform: &'a PlatformTier,
+    object: &'a ObjectId,
+    t: Time,
+) -> impl Iterator<Item = &'a UserId> + 'a {
+    platform
+        .grants
+        .iter()
+        .filter(move |g| &g.object == object && g.from <= t && g.until.is_none_or(|u| t < u))
+        .map(|g| &g.grantee)
+}

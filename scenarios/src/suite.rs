@@ -1,0 +1,1 @@
+//! Loading the frozen suite.
