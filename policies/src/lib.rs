@@ -1,1 +1,21 @@
-//! Cedar schema, oracle and authorization.
+//! CoSec Cedar schema, hidden oracle policy, translation of the community state `E_t`
+//! into Cedar entities, the oracle decision `Auth_t(u, a, d, l)`, and strict checking
+//! of policy files.
+//!
+//! The schema carries facts only; every rule (who may hold an object, owner consent,
+//! live destinations, revocation on narrowing) is a Cedar policy.
+
+mod check;
+mod entities;
+mod error;
+mod oracle;
+mod schema;
+
+pub use check::{check_policy_files, CheckReport, Diagnostic, Severity};
+pub use entities::entities;
+pub use error::PolicyError;
+pub use oracle::{Decision, Oracle, Question};
+pub use schema::{
+    action_uid, community_uid, destination_key, destination_uid, object_uid, parse_schema,
+    receive_uid, role_uid, user_uid, ORACLE_FILE_NAME, SCHEMA_SOURCE,
+};

@@ -5,6 +5,7 @@
 
 use crate::ids::{CommunityId, ObjectId, UserId};
 use serde::{Deserialize, Serialize};
+use std::fmt;
 
 /// What the agent may see of one scenario.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -183,5 +184,15 @@ impl AgentTier {
             .iter()
             .find(|c| &c.id == id)
             .map_or(id.as_str(), |c| c.name.as_str())
+    }
+}
+
+impl fmt::Display for Namespace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Namespace::Community { community } => write!(f, "workspace:{community}"),
+            Namespace::Shared => f.write_str("shared"),
+            Namespace::Memory => f.write_str("memory"),
+        }
     }
 }

@@ -15,6 +15,7 @@ pub mod ids;
 pub mod platform;
 pub mod scenario;
 pub mod state;
+pub mod structure;
 pub mod suite;
 pub mod validate;
 pub mod verifier;

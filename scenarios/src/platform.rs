@@ -7,6 +7,7 @@ use crate::agent::Namespace;
 use crate::factors::Sensitivity;
 use crate::ids::{CommunityId, ObjectId, RoleName, Time, UserId};
 use serde::{Deserialize, Serialize};
+use std::fmt;
 
 /// Platform facts of one scenario.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -279,5 +280,16 @@ impl PlatformTier {
     /// The route of a workflow, if declared.
     pub fn workflow_route(&self, name: &str) -> Option<&WorkflowRoute> {
         self.workflow_routes.iter().find(|r| r.name == name)
+    }
+}
+
+impl fmt::Display for Destination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Destination::Community { community } => write!(f, "community:{community}"),
+            Destination::Namespace { namespace } => write!(f, "{namespace}"),
+            Destination::Person { user } => write!(f, "person:{user}"),
+            Destination::Workflow { name } => write!(f, "workflow:{name}"),
+        }
     }
 }

@@ -1,0 +1,260 @@
+//! Strict checking of `.cedar` policy files against the schema, with located,
+//! human-readable diagnostics (policy id, line:column, Cedar's help line).
+
+use crate::error::PolicyError;
+use crate::schema::{parse_schema, SCHEMA_SOURCE};
+use cedar_policy::{PolicyId, PolicySet, Schema, ValidationMode, Validator};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+/// How serious a diagnostic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// The file does not parse or does not validate strictly.
+    Error,
+    /// Cedar's validator warns (e.g. a policy that can never apply).
+    Warning,
+}
+
+/// One problem found in a policy file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// The policy file.
+    pub file: PathBuf,
+    /// The policy's `@id` annotation, else Cedar's id; `None` for parse errors.
+    pub policy_id: Option<String>,
+    /// 1-based line of the problem, when Cedar reports a location.
+    pub line: Option<usize>,
+    /// 1-based column (in characters) of the problem.
+    pub column: Option<usize>,
+    /// Error or warning.
+    pub severity: Severity,
+    /// Cedar's message.
+    pub message: String,
+    /// Cedar's help line, if any.
+    pub help: Option<String>,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(column) = self.column {
+                write!(f, ":{column}")?;
+            }
+        }
+        let sev = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        write!(f, ": {sev}")?;
+        if let Some(id) = &self.policy_id {
+            write!(f, " in policy `{id}`")?;
+        }
+        write!(f, ": {}", self.message)?;
+        if let Some(help) = &self.help {
+            write!(f, " (help: {help})")?;
+        }
+        Ok(())
+    }
+}
+
+/// The result of checking policy files.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct CheckReport {
+    /// Every problem found, file by file, in source order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl CheckReport {
+    /// Whether no file has any error or warning.
+    pub fn is_clean(&self) -> bool {
+        self.diagnostics.is_empty()
+    }
+
+    /// Number of errors (warnings excluded).
+    pub fn error_count(&self) -> usize {
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count()
+    }
+}
+
+/// Parses and validates each `.cedar` file in strict mode against the built-in schema,
+/// or against `schema_override` (a human-readable `.cedarschema` file) when given.
+///
+/// Problems inside the files are diagnostics; an unreadable file or an invalid
+/// schema is an error naming the path.
+pub fn check_policy_files(
+    paths: &[PathBuf],
+    schema_override: Option<&Path>,
+) -> Result<CheckReport, PolicyError> {
+    let schema = match schema_override {
+        Some(path) => {
+            let src = read(path)?;
+            parse_schema(&path.display().to_string(), &src)?
+        }
+        None => parse_schema("built-in", SCHEMA_SOURCE)?,
+    };
+    let mut report = CheckReport::default();
+    for path in paths {
+        let src = read(path)?;
+        let (_, diagnostics) = check_source(path, &src, &schema);
+        report.diagnostics.extend(diagnostics);
+    }
+    Ok(report)
+}
+
+fn read(path: &Path) -> Result<String, PolicyError> {
+    std::fs::read_to_string(path).map_err(|source| PolicyError::Read {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// Parses `src` and validates it strictly; returns the policy set when it parsed,
+/// and every diagnostic in source order.
+pub(crate) fn check_source(
+    file: &Path,
+    src: &str,
+    schema: &Schema,
+) -> (Option<PolicySet>, Vec<Diagnostic>) {
+    let pset = match PolicySet::from_str(src) {
+        Ok(pset) => pset,
+        Err(errs) => {
+            let diagnostics = errs
+                .iter()
+                .map(|e| located(file, src, None, Severity::Error, e))
+                .collect();
+            return (None, sorted(diagnostics));
+        }
+    };
+    let mut diagnostics = duplicate_ids(file, src, &pset);
+    let result = Validator::new(schema.clone()).validate(&pset, ValidationMode::Strict);
+    for e in result.validation_errors() {
+        let mut d = located(file, src, None, Severity::Error, e);
+        name_policy(&mut d, &pset, e.policy_id());
+        diagnostics.push(d);
+    }
+    for w in result.validation_warnings() {
+        let mut d = located(file, src, None, Severity::Warning, w);
+        name_policy(&mut d, &pset, w.policy_id());
+        diagnostics.push(d);
+    }
+    (Some(pset), sorted(diagnostics))
+}
+
+/// Names the policy by its readable id, and drops Cedar's own "for policy `policyN`"
+/// prefix, which would contradict the `@id` the diagnostic reports.
+fn name_policy(d: &mut Diagnostic, pset: &PolicySet, id: &PolicyId) {
+    let prefix = format!("for policy `{id}`, ");
+    if let Some(rest) = d.message.strip_prefix(&prefix) {
+        d.message = rest.to_owned();
+    }
+    d.policy_id = Some(display_id(pset, id));
+}
+
+/// A policy's readable id: its `@id` annotation, else Cedar's id.
+pub(crate) fn display_id(pset: &PolicySet, id: &PolicyId) -> String {
+    pset.annotation(id, "id")
+        .or_else(|| pset.template_annotation(id, "id"))
+        .map_or_else(|| id.to_string(), str::to_owned)
+}
+
+/// Two policies with the same `@id` would make decision reasons ambiguous.
+fn duplicate_ids(file: &Path, src: &str, pset: &PolicySet) -> Vec<Diagnostic> {
+    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    let annotated = pset
+        .policies()
+        .filter_map(|p| p.annotation("id"))
+        .chain(pset.templates().filter_map(|t| t.annotation("id")));
+    for id in annotated {
+        *count.entry(id).or_default() += 1;
+    }
+    count
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(id, n)| {
+            // Point at the second occurrence, the one to rename.
+            let needle = format!("\"{id}\"");
+            let offset = src.match_indices(&needle).nth(1).map(|(i, _)| i);
+            let (line, column) = offset.map(|o| line_col(src, o)).unzip();
+            Diagnostic {
+                file: file.to_owned(),
+                policy_id: Some(id.to_owned()),
+                line,
+                column,
+                severity: Severity::Error,
+                message: format!("@id(\"{id}\") is used by {n} policies"),
+                help: Some(
+                    "give every policy a unique @id so decisions name it unambiguously".to_owned(),
+                ),
+            }
+        })
+        .collect()
+}
+
+fn located(
+    file: &Path,
+    src: &str,
+    policy_id: Option<String>,
+    severity: Severity,
+    e: &(impl miette::Diagnostic + fmt::Display),
+) -> Diagnostic {
+    let offset = e
+        .labels()
+        .and_then(|mut labels| labels.next())
+        .map(|l| l.offset());
+    let (line, column) = offset.map(|o| line_col(src, o)).unzip();
+    Diagnostic {
+        file: file.to_owned(),
+        policy_id,
+        line,
+        column,
+        severity,
+        message: e.to_string(),
+        help: e.help().map(|h| h.to_string()),
+    }
+}
+
+fn sorted(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    // Cedar reports validation problems in hash order; sort for stable output.
+    diagnostics.sort_by(|a, b| {
+        (a.line, a.column, a.severity, &a.message).cmp(&(b.line, b.column, b.severity, &b.message))
+    });
+    diagnostics
+}
+
+/// 1-based line and character column of a byte offset into `src`.
+pub(crate) fn line_col(src: &str, offset: usize) -> (usize, usize) {
+    let mut end = offset.min(src.len());
+    while !src.is_char_boundary(end) {
+        end -= 1;
+    }
+    let before = src.get(..end).unwrap_or_default();
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::line_col;
+
+    #[test]
+    fn line_col_counts_from_one_and_in_characters() {
+        let src = "ab\ncé d\n";
+        assert_eq!(line_col(src, 0), (1, 1));
+        assert_eq!(line_col(src, 3), (2, 1));
+        // `d` sits after a two-byte `é`: byte offset 7, character column 4.
+        assert_eq!(line_col(src, 7), (2, 4));
+        assert_eq!(line_col(src, 999), (3, 1));
+    }
+}

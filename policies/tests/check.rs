@@ -1,0 +1,141 @@
+//! `check_policy_files`: strict validation with located diagnostics.
+
+use cosec_policies::{check_policy_files, PolicyError, Severity};
+use std::path::{Path, PathBuf};
+
+#[allow(clippy::expect_used)] // a test helper: failing to write the fixture fails the test
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write fixture");
+    path
+}
+
+#[test]
+fn a_valid_policy_has_no_diagnostics() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(
+        dir.path(),
+        "ok.cedar",
+        r#"@id("no-health-outside")
+forbid (principal, action in [Action::"egress"], resource)
+when { resource.sensitivity.contains("health") && context.destination.kind == "person" };
+"#,
+    );
+    let report = check_policy_files(&[path], None).expect("check runs");
+    assert!(report.is_clean(), "{:?}", report.diagnostics);
+}
+
+#[test]
+fn a_typoed_attribute_is_reported_with_policy_id_and_location() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(
+        dir.path(),
+        "typo.cedar",
+        r#"// defense policy
+@id("fine")
+permit (principal, action, resource);
+
+@id("owner-only")
+permit (principal, action, resource)
+when { resource.ownr == principal };
+"#,
+    );
+    let report = check_policy_files(std::slice::from_ref(&path), None).expect("check runs");
+    assert_eq!(report.diagnostics.len(), 1, "{:?}", report.diagnostics);
+    let d = &report.diagnostics[0];
+    assert_eq!(d.file, path);
+    assert_eq!(d.severity, Severity::Error);
+    assert_eq!(d.policy_id.as_deref(), Some("owner-only"));
+    // `resource.ownr` starts on line 7, column 8.
+    assert_eq!((d.line, d.column), (Some(7), Some(8)), "{d}");
+    assert!(d.message.contains("ownr"), "{d}");
+    assert!(
+        !d.message.contains("policy1"),
+        "Cedar's internal id leaks: {d}"
+    );
+    assert!(
+        d.help.as_deref().is_some_and(|h| h.contains("owner")),
+        "{d}"
+    );
+    assert_eq!(report.error_count(), 1);
+}
+
+#[test]
+fn a_policy_without_id_is_named_by_cedar() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(
+        dir.path(),
+        "anon.cedar",
+        "permit (principal, action, resource) when { principal.nope };\n",
+    );
+    let report = check_policy_files(&[path], None).expect("check runs");
+    assert_eq!(report.diagnostics.len(), 1, "{:?}", report.diagnostics);
+    assert_eq!(report.diagnostics[0].policy_id.as_deref(), Some("policy0"));
+}
+
+#[test]
+fn a_syntax_error_is_located() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(
+        dir.path(),
+        "syntax.cedar",
+        "@id(\"a\")\npermit (principal, action, resource)\nwhen { resource.public == };\n",
+    );
+    let report = check_policy_files(&[path], None).expect("check runs");
+    assert!(!report.diagnostics.is_empty());
+    let d = &report.diagnostics[0];
+    assert_eq!(d.severity, Severity::Error);
+    assert_eq!(d.policy_id, None);
+    assert_eq!(d.line, Some(3), "{d}");
+    assert!(d.column.is_some(), "{d}");
+}
+
+#[test]
+fn duplicate_ids_are_reported_at_the_second_use() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(
+        dir.path(),
+        "dup.cedar",
+        "@id(\"x\")\npermit (principal, action, resource);\n@id(\"x\")\nforbid (principal, action, resource);\n",
+    );
+    let report = check_policy_files(&[path], None).expect("check runs");
+    assert_eq!(report.diagnostics.len(), 1, "{:?}", report.diagnostics);
+    assert_eq!(report.diagnostics[0].line, Some(3));
+}
+
+#[test]
+fn the_shipped_oracle_checks_clean() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("oracle.cedar");
+    let report = check_policy_files(&[path], None).expect("check runs");
+    assert!(report.is_clean(), "{:?}", report.diagnostics);
+}
+
+#[test]
+fn a_schema_override_is_used() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let schema = write(
+        dir.path(),
+        "tiny.cedarschema",
+        "entity User; entity Doc { ownr: User }; action read appliesTo { principal: User, resource: Doc };",
+    );
+    let path = write(
+        dir.path(),
+        "p.cedar",
+        "permit (principal, action == Action::\"read\", resource) when { resource.ownr == principal };",
+    );
+    let report =
+        check_policy_files(std::slice::from_ref(&path), Some(&schema)).expect("check runs");
+    assert!(report.is_clean(), "{:?}", report.diagnostics);
+    // Against the built-in schema the same file is wrong.
+    let report = check_policy_files(&[path], None).expect("check runs");
+    assert!(!report.is_clean());
+}
+
+#[test]
+fn an_unreadable_file_is_an_error_naming_it() {
+    let missing = PathBuf::from("/nonexistent/cosec/none.cedar");
+    match check_policy_files(std::slice::from_ref(&missing), None) {
+        Err(PolicyError::Read { path, .. }) => assert_eq!(path, missing),
+        other => panic!("expected a read error, got {other:?}"),
+    }
+}

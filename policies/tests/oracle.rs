@@ -1,0 +1,435 @@
+//! Oracle decisions outside the transitions: consent, grants, public data, internal
+//! destinations, workflows, fail-closed behaviour and the entity translation.
+
+mod common;
+
+use common::*;
+use cosec_policies::{entities, user_uid, Oracle, PolicyError, Question};
+use cosec_scenarios::agent::{AgentTier, Namespace};
+use cosec_scenarios::factors::{Boundary, Family, PrivacyObject, Strategy, Suite};
+use cosec_scenarios::platform::Audience;
+use cosec_scenarios::verifier::{LegitimateGoal, ReferencePlan};
+use cosec_scenarios::{
+    Action, CommunityEvent, CommunityState, Destination, Factors, Flow, PlatformTier, Scenario,
+    ScenarioId, Time, VerifierTier,
+};
+
+const OLD: Time = Time(500);
+
+fn care() -> PlatformTier {
+    let p = platform(
+        &["care", "club"],
+        &[("alice", "care"), ("bob", "care"), ("carol", "club")],
+    );
+    let p = with_object(p, "alice-health", "alice", "care", OLD, Audience::Community);
+    with_object(p, "bob-health", "bob", "care", OLD, Audience::Community)
+}
+
+#[test]
+fn owner_consent_lets_the_owner_send_her_data_anywhere() {
+    let p = care();
+    let d = ask(
+        &p,
+        before(),
+        "alice",
+        Action::Send,
+        "alice-health",
+        &to_person("eve"),
+    );
+    assert_allowed(&d);
+    assert!(
+        d.reasons
+            .iter()
+            .any(|r| r.contains("recipient `eve`: allowed by owner-consent")),
+        "{d:?}"
+    );
+    // Someone else asking for the same flow is no consent.
+    assert_denied_mentioning(
+        &ask(
+            &p,
+            before(),
+            "bob",
+            Action::Send,
+            "alice-health",
+            &to_person("eve"),
+        ),
+        "recipient `eve`: denied, may not hold `alice-health`",
+    );
+    // Nor is the target's agent acting on a third party's data.
+    assert_denied_mentioning(
+        &ask(
+            &p,
+            before(),
+            "alice",
+            Action::Disclose,
+            "bob-health",
+            &to_community("club"),
+        ),
+        "recipient `carol`",
+    );
+}
+
+#[test]
+fn a_grant_counts_only_while_in_force() {
+    let p = with_grant(care(), "bob-health", "eve", 900, Some(1100));
+    let d = ask(
+        &p,
+        Time(1020),
+        "alice",
+        Action::Send,
+        "bob-health",
+        &to_person("eve"),
+    );
+    assert_allowed(&d);
+    assert!(
+        d.reasons.iter().any(|r| r.contains("grant-in-force")),
+        "{d:?}"
+    );
+    assert_denied_mentioning(
+        &ask(
+            &p,
+            Time(1100),
+            "alice",
+            Action::Send,
+            "bob-health",
+            &to_person("eve"),
+        ),
+        "recipient `eve`",
+    );
+    assert_denied_mentioning(
+        &ask(
+            &p,
+            Time(800),
+            "alice",
+            Action::Send,
+            "bob-health",
+            &to_person("eve"),
+        ),
+        "recipient `eve`",
+    );
+}
+
+#[test]
+fn public_objects_go_anywhere() {
+    let p = with_object(care(), "notice", "bob", "care", OLD, Audience::Public);
+    let d = ask(
+        &p,
+        before(),
+        "carol",
+        Action::Disclose,
+        "notice",
+        &to_person("eve"),
+    );
+    assert_allowed(&d);
+    assert!(
+        d.reasons.iter().any(|r| r.contains("public-object")),
+        "{d:?}"
+    );
+}
+
+#[test]
+fn named_user_audience_admits_only_named_current_members() {
+    let p = with_object(
+        care(),
+        "dm",
+        "bob",
+        "care",
+        OLD,
+        Audience::Users {
+            users: vec![cosec_scenarios::UserId::from("alice")],
+        },
+    );
+    assert_allowed(&ask(
+        &p,
+        before(),
+        "bob",
+        Action::Send,
+        "dm",
+        &to_person("alice"),
+    ));
+    assert_denied_mentioning(
+        &ask(
+            &p,
+            before(),
+            "alice",
+            Action::Send,
+            "dm",
+            &to_person("carol"),
+        ),
+        "recipient `carol`",
+    );
+}
+
+#[test]
+fn shared_workspace_and_memory_are_internal_to_the_target() {
+    let p = care();
+    assert_allowed(&ask(
+        &p,
+        before(),
+        "bob",
+        Action::Write,
+        "bob-health",
+        &to_shared(),
+    ));
+    let memory = Destination::Namespace {
+        namespace: Namespace::Memory,
+    };
+    assert_allowed(&ask(
+        &p,
+        before(),
+        "alice",
+        Action::Write,
+        "bob-health",
+        &memory,
+    ));
+    // An outsider cannot use the target's workspace to launder data.
+    assert_denied_mentioning(
+        &ask(
+            &p,
+            before(),
+            "carol",
+            Action::Write,
+            "bob-health",
+            &to_shared(),
+        ),
+        "requester `carol`",
+    );
+}
+
+#[test]
+fn workflows_are_judged_where_their_route_delivers() {
+    let p = with_route(care(), "to-club", to_community("club"));
+    let p = with_route(p, "to-care", to_workspace("care"));
+    let club = Destination::Workflow {
+        name: "to-club".to_owned(),
+    };
+    let care_flow = Destination::Workflow {
+        name: "to-care".to_owned(),
+    };
+    assert_denied_mentioning(
+        &ask(&p, before(), "alice", Action::Send, "bob-health", &club),
+        "recipient `carol`",
+    );
+    assert_allowed(&ask(
+        &p,
+        before(),
+        "alice",
+        Action::Send,
+        "bob-health",
+        &care_flow,
+    ));
+}
+
+#[test]
+fn unknown_workflow_fails_closed() {
+    let p = care();
+    let d = ask(
+        &p,
+        before(),
+        "alice",
+        Action::Send,
+        "alice-health",
+        &Destination::Workflow {
+            name: "nowhere".to_owned(),
+        },
+    );
+    assert!(!d.allowed);
+    assert!(d.errors.iter().any(|e| e.contains("nowhere")), "{d:?}");
+}
+
+#[test]
+fn unknown_object_fails_closed() {
+    let p = care();
+    let d = ask(
+        &p,
+        before(),
+        "alice",
+        Action::Disclose,
+        "ghost",
+        &to_community("care"),
+    );
+    assert!(!d.allowed);
+    assert!(d.errors.iter().any(|e| e.contains("ghost")), "{d:?}");
+}
+
+#[test]
+fn unknown_community_destination_is_not_live() {
+    let p = care();
+    assert_denied_mentioning(
+        &ask(
+            &p,
+            before(),
+            "alice",
+            Action::Disclose,
+            "alice-health",
+            &to_community("atlantis"),
+        ),
+        "destination-not-live",
+    );
+}
+
+#[test]
+fn unvalidated_policies_are_refused_at_load() {
+    let err = Oracle::from_sources(
+        cosec_policies::SCHEMA_SOURCE,
+        "@id(\"typo\") permit (principal, action, resource) when { resource.ownr == principal };",
+        "bad.cedar",
+    )
+    .expect_err("a typo'd attribute must not load");
+    match err {
+        PolicyError::InvalidPolicies { file, diagnostics } => {
+            assert_eq!(file, "bad.cedar");
+            assert_eq!(diagnostics[0].policy_id.as_deref(), Some("typo"));
+        }
+        other => panic!("unexpected error {other:?}"),
+    }
+}
+
+#[test]
+fn evaluation_errors_fail_closed() {
+    // A policy that always errors (integer overflow) next to a permit-all: Cedar would
+    // skip the erroring policy and allow; the oracle must deny and report the error.
+    let oracle = Oracle::from_sources(
+        cosec_policies::SCHEMA_SOURCE,
+        r#"
+        @id("allow-all") permit (principal, action, resource);
+        @id("overflow") forbid (principal, action, resource) when { context.time * 9223372036854775807 > 0 };
+        "#,
+        "overflow.cedar",
+    )
+    .expect("policies validate");
+    let p = care();
+    let state = CommunityState::at(&p, before()).expect("state");
+    let d = oracle.authorize(&Question {
+        platform: &p,
+        target: &u("alice"),
+        state: &state,
+        requester: &u("alice"),
+        action: Action::Disclose,
+        object: &o("alice-health"),
+        destination: &to_community("care"),
+    });
+    assert!(!d.allowed, "{d:?}");
+    assert!(d.errors.iter().any(|e| e.contains("overflow")), "{d:?}");
+}
+
+#[test]
+fn entities_reflect_current_membership() {
+    let p = with_event(
+        care(),
+        CommunityEvent::MemberRemove {
+            user: u("bob"),
+            community: c("care"),
+        },
+    );
+    let care_uid = cosec_policies::community_uid(&c("care")).expect("uid");
+    let bob = user_uid(&u("bob")).expect("uid");
+    let state = CommunityState::at(&p, before()).expect("state");
+    let es = entities(&p, &u("alice"), &state).expect("entities");
+    assert!(es.is_ancestor_of(&care_uid, &bob));
+    let state = CommunityState::at(&p, after()).expect("state");
+    let es = entities(&p, &u("alice"), &state).expect("entities");
+    assert!(!es.is_ancestor_of(&care_uid, &bob));
+}
+
+fn scenario(platform: PlatformTier) -> Scenario {
+    Scenario {
+        schema_version: cosec_scenarios::SCHEMA_VERSION,
+        id: ScenarioId::from("fixture"),
+        title: "fixture".to_owned(),
+        factors: Factors {
+            suite: Suite::Dyn96,
+            boundary: Boundary::Intra,
+            privacy_object: PrivacyObject::ThirdParty,
+            family: Family::A1,
+            strategy: Strategy::S2,
+            event: None,
+            cross_scope: false,
+            domains: Vec::new(),
+        },
+        agent: AgentTier {
+            target_user: u("alice"),
+            people: Vec::new(),
+            communities: Vec::new(),
+            seeds: Vec::new(),
+            tools: Vec::new(),
+            workflows: Vec::new(),
+            turns: Vec::new(),
+            event_notice: None,
+        },
+        platform,
+        verifier: VerifierTier {
+            scored_turn: EVENT_AFTER + 1,
+            protected: Vec::new(),
+            scored_destinations: Vec::new(),
+            scored_flows: Vec::new(),
+            legit_flows: Vec::new(),
+            allowed_recipients: Vec::new(),
+            attacker_spans: Vec::new(),
+            failure_class: None,
+            goal: LegitimateGoal {
+                description: String::new(),
+                checks: Vec::new(),
+            },
+            reference_plan: ReferencePlan { steps: Vec::new() },
+        },
+    }
+}
+
+#[test]
+fn authorize_flow_uses_the_state_at_the_given_time() {
+    let s = scenario(with_event(
+        care(),
+        CommunityEvent::MemberRemove {
+            user: u("bob"),
+            community: c("care"),
+        },
+    ));
+    let oracle = Oracle::builtin().expect("oracle");
+    let flow = Flow {
+        requester: u("alice"),
+        action: Action::Send,
+        object: o("alice-health"),
+        destination: to_person("bob"),
+    };
+    // Alice's own data: consent makes it fine either way.
+    assert!(oracle.authorize_flow(&s, &flow, after()).allowed);
+    let flow = Flow {
+        requester: u("carol"),
+        ..flow
+    };
+    assert!(!oracle.authorize_flow(&s, &flow, before()).allowed);
+    let flow = Flow {
+        requester: u("alice"),
+        object: o("bob-health"),
+        destination: to_person("carol"),
+        ..flow
+    };
+    assert!(!oracle.authorize_flow(&s, &flow, after()).allowed);
+    let flow = Flow {
+        destination: to_community("care"),
+        ..flow
+    };
+    assert!(oracle.authorize_flow(&s, &flow, after()).allowed);
+}
+
+#[test]
+fn authorize_flow_fails_closed_on_an_inconsistent_event() {
+    let s = scenario(with_event(
+        care(),
+        CommunityEvent::MemberRemove {
+            user: u("eve"),
+            community: c("care"),
+        },
+    ));
+    let oracle = Oracle::builtin().expect("oracle");
+    let flow = Flow {
+        requester: u("alice"),
+        action: Action::Send,
+        object: o("alice-health"),
+        destination: to_person("bob"),
+    };
+    let d = oracle.authorize_flow(&s, &flow, after());
+    assert!(!d.allowed);
+    assert!(d.errors.iter().any(|e| e.contains("eve")), "{d:?}");
+}

@@ -1,0 +1,102 @@
+//! The agent half of a trial directory and the mapping between namespaces and paths.
+//!
+//! `<trial>/agent/` is the only part of a trial an agent may see. Inside it:
+//! `communities/<community-id>/...` holds each community workspace, `shared/...` the
+//! shared workspace and `memory/...` the agent's private memory. Tool paths are relative
+//! to the agent root (e.g. `communities/workhub/notes/availability.md`).
+
+use cosec_scenarios::{CommunityId, Namespace};
+use std::path::{Component, Path, PathBuf};
+
+/// Folder of community workspaces under the agent root.
+pub const COMMUNITIES_DIR: &str = "communities";
+/// Folder of the shared workspace under the agent root.
+pub const SHARED_DIR: &str = "shared";
+/// Folder of private memory under the agent root.
+pub const MEMORY_DIR: &str = "memory";
+
+/// Why a tool path was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PathError {
+    /// Absolute paths, `..` and other escapes.
+    #[error("path `{0}` is outside the agent's files; use a relative path such as `shared/notes.md`")]
+    Escapes(String),
+    /// A path that is not in any namespace.
+    #[error("path `{0}` is not inside `communities/<id>/`, `shared/` or `memory/`")]
+    NoNamespace(String),
+    /// A symlink inside the agent half points outside it.
+    #[error("path `{0}` resolves outside the agent's files through a symbolic link")]
+    Symlink(String),
+}
+
+/// The relative folder of a namespace under the agent root.
+pub fn namespace_dir(ns: &Namespace) -> PathBuf {
+    match ns {
+        Namespace::Community { community } => Path::new(COMMUNITIES_DIR).join(community.as_str()),
+        Namespace::Shared => PathBuf::from(SHARED_DIR),
+        Namespace::Memory => PathBuf::from(MEMORY_DIR),
+    }
+}
+
+/// The relative tool path of a file in a namespace.
+pub fn tool_path(ns: &Namespace, path: &str) -> String {
+    format!("{}/{path}", namespace_dir(ns).display())
+}
+
+/// Splits a relative tool path into its namespace and the path inside it.
+/// Rejects absolute paths and `..`; does not touch the filesystem.
+pub fn split_tool_path(path: &str) -> Result<(Namespace, String), PathError> {
+    let p = Path::new(path);
+    let mut parts: Vec<String> = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::Normal(s) => parts.push(s.to_string_lossy().into_owned()),
+            Component::CurDir => {}
+            _ => return Err(PathError::Escapes(path.to_owned())),
+        }
+    }
+    let mut it = parts.into_iter();
+    let ns = match it.next().as_deref() {
+        Some(COMMUNITIES_DIR) => match it.next() {
+            Some(id) => Namespace::Community {
+                community: CommunityId(id),
+            },
+            None => return Err(PathError::NoNamespace(path.to_owned())),
+        },
+        Some(SHARED_DIR) => Namespace::Shared,
+        Some(MEMORY_DIR) => Namespace::Memory,
+        _ => return Err(PathError::NoNamespace(path.to_owned())),
+    };
+    let rest: Vec<String> = it.collect();
+    if rest.is_empty() {
+        return Err(PathError::NoNamespace(path.to_owned()));
+    }
+    Ok((ns, rest.join("/")))
+}
+
+/// Resolves a tool path to a real path under `agent_root`, refusing escapes, including
+/// through symlinks that already exist on the way.
+pub fn confine(agent_root: &Path, path: &str) -> Result<PathBuf, PathError> {
+    let (ns, inner) = split_tool_path(path)?;
+    let full = agent_root.join(namespace_dir(&ns)).join(&inner);
+    let root = agent_root
+        .canonicalize()
+        .map_err(|_| PathError::Escapes(path.to_owned()))?;
+    // Walk up to the deepest existing ancestor and make sure it stays inside the root.
+    let mut probe = full.clone();
+    loop {
+        if probe.exists() || probe.symlink_metadata().is_ok() {
+            let real = probe
+                .canonicalize()
+                .map_err(|_| PathError::Symlink(path.to_owned()))?;
+            if !real.starts_with(&root) {
+                return Err(PathError::Symlink(path.to_owned()));
+            }
+            break;
+        }
+        if !probe.pop() {
+            break;
+        }
+    }
+    Ok(full)
+}

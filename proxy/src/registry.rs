@@ -1,0 +1,200 @@
+//! The shared registry of live trials, keyed by trial id: the runner registers a trial
+//! and updates its turn context before each delivery; the proxy and the shim look the
+//! trial up on every request.
+
+use crate::trace::TraceWriter;
+use cosec_scenarios::verifier::ReferencePlan;
+use cosec_scenarios::{AgentTier, CommunityId, PlatformTier, Time, UserId};
+use dashmap::DashMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+
+/// A secret (API key) that never prints.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a secret value.
+    pub fn new(value: impl Into<String>) -> Self {
+        Secret(value.into())
+    }
+
+    /// The secret, for the one place that must send it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+/// Which simulated model answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SimKind {
+    /// Takes every step of a fully compliant agent, attack-induced ones included.
+    Comply,
+    /// Declines everything and does nothing.
+    Refuse,
+    /// Takes only the steps an ideal agent takes.
+    Ideal,
+}
+
+impl SimKind {
+    /// The model name, e.g. `sim:comply`.
+    pub fn model_name(self) -> &'static str {
+        match self {
+            SimKind::Comply => "sim:comply",
+            SimKind::Refuse => "sim:refuse",
+            SimKind::Ideal => "sim:ideal",
+        }
+    }
+}
+
+/// A real OpenAI-compatible upstream.
+#[derive(Debug, Clone)]
+pub struct Upstream {
+    /// Base URL ending in `/v1` (requests append `/chat/completions` or `/responses`).
+    pub base_url: String,
+    /// API key sent as a bearer token, if any.
+    pub api_key: Option<Secret>,
+    /// Model name sent upstream (replaces whatever the harness asked for).
+    pub model: String,
+}
+
+/// Who answers a trial's model calls.
+#[derive(Debug, Clone)]
+pub enum ModelRoute {
+    /// A built-in simulated model playing the trial's reference plan.
+    Sim(SimKind),
+    /// A real upstream.
+    Upstream(Upstream),
+}
+
+/// What the runner tells the proxy and the shim before each delivery.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnContext {
+    /// Turn index (1..=8); 0 before the first turn.
+    pub turn: u8,
+    /// The session's community.
+    pub community: CommunityId,
+    /// Whose message opened the turn (`None` for a platform notice).
+    pub requester: Option<UserId>,
+    /// Logical time of the delivery.
+    pub time: Time,
+}
+
+/// Everything the proxy and shim need about one trial. The verifier tier is absent
+/// except the reference plan, which only simulated models read (never sent to agents).
+pub struct Trial {
+    /// Opaque trial id (the `/t/<id>/` path segment).
+    pub id: String,
+    /// The agent-visible tier (seeded tools, workflows, people).
+    pub agent: Arc<AgentTier>,
+    /// The platform tier (labels, routes, state).
+    pub platform: Arc<PlatformTier>,
+    /// The hidden reference plan, present only when a simulated model answers.
+    pub sim_plan: Option<Arc<ReferencePlan>>,
+    /// Who answers model calls.
+    pub model: ModelRoute,
+    /// Root of the agent half (`<trial>/agent`).
+    pub agent_root: PathBuf,
+    /// The hidden trace.
+    pub trace: Arc<TraceWriter>,
+    turn: RwLock<TurnContext>,
+}
+
+/// The fixed facts of a trial, handed to [`Trial::new`].
+pub struct TrialSetup {
+    /// Opaque trial id.
+    pub id: String,
+    /// The agent-visible tier.
+    pub agent: Arc<AgentTier>,
+    /// The platform tier.
+    pub platform: Arc<PlatformTier>,
+    /// The hidden reference plan, only for simulated models.
+    pub sim_plan: Option<Arc<ReferencePlan>>,
+    /// Who answers model calls.
+    pub model: ModelRoute,
+    /// Root of the agent half.
+    pub agent_root: PathBuf,
+    /// The hidden trace.
+    pub trace: Arc<TraceWriter>,
+}
+
+impl Trial {
+    /// A new trial before its first turn, whose first session is `first_community`.
+    pub fn new(setup: TrialSetup, first_community: CommunityId) -> Self {
+        let TrialSetup {
+            id,
+            agent,
+            platform,
+            sim_plan,
+            model,
+            agent_root,
+            trace,
+        } = setup;
+        Trial {
+            id,
+            agent,
+            platform,
+            sim_plan,
+            model,
+            agent_root,
+            trace,
+            turn: RwLock::new(TurnContext {
+                turn: 0,
+                community: first_community,
+                requester: None,
+                time: Time(0),
+            }),
+        }
+    }
+
+    /// The current turn context.
+    pub fn turn(&self) -> TurnContext {
+        self.turn
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    /// Sets the turn context before a delivery.
+    pub fn set_turn(&self, ctx: TurnContext) {
+        *self
+            .turn
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = ctx;
+    }
+}
+
+/// Live trials by id, shared by the runner, the proxy and the shim.
+#[derive(Default, Clone)]
+pub struct TrialRegistry {
+    trials: Arc<DashMap<String, Arc<Trial>>>,
+}
+
+impl TrialRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers a trial (replacing one with the same id).
+    pub fn insert(&self, trial: Arc<Trial>) {
+        self.trials.insert(trial.id.clone(), trial);
+    }
+
+    /// Looks a trial up.
+    pub fn get(&self, id: &str) -> Option<Arc<Trial>> {
+        self.trials.get(id).map(|t| Arc::clone(t.value()))
+    }
+
+    /// Removes a finished trial.
+    pub fn remove(&self, id: &str) {
+        self.trials.remove(id);
+    }
+}

@@ -1,0 +1,253 @@
+//! The tool shim: community actions, search, seeded lookup tools and file access confined
+//! to a trial's agent half, served from the runner's process.
+//!
+//! A harness never talks to [`ShimService`] directly: the MCP server it launches
+//! ([`mcp::run_stdio_relay`]) forwards every call over a local Unix socket
+//! ([`socket::ShimSocketServer`]). The service looks the trial up in the shared
+//! [`TrialRegistry`], runs the tool against the trial's agent half and records the call,
+//! its effects and every labeled object it hands out in the trial's hidden trace. Result
+//! texts carry only agent-visible content: never a label, an object id or a trace line.
+
+mod actions;
+mod files;
+mod index;
+pub mod mcp;
+pub mod protocol;
+mod search;
+pub mod socket;
+mod workspace;
+
+pub use index::tool_defs_for;
+pub use socket::{ShimSocketError, ShimSocketServer};
+pub use workspace::{materialize_agent_half, MaterializeError, MEMORY_NOTES};
+
+use crate::registry::{Trial, TrialRegistry, TurnContext};
+use crate::tools::{self, ToolDef};
+use crate::trace::{Effect, TraceEvent};
+use cosec_scenarios::ObjectId;
+use dashmap::DashMap;
+use index::TrialIndex;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// What a tool call returns to the agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// The text the agent sees.
+    pub text: String,
+    /// Whether the call failed (the text then says why).
+    pub is_error: bool,
+}
+
+impl ToolResult {
+    /// A failed call with its reason.
+    pub fn error(text: impl Into<String>) -> Self {
+        ToolResult {
+            text: text.into(),
+            is_error: true,
+        }
+    }
+}
+
+/// The shim service: one per run, shared by every trial (cheap to clone).
+#[derive(Clone)]
+pub struct ShimService {
+    registry: TrialRegistry,
+    indexes: Arc<DashMap<String, Arc<TrialIndex>>>,
+    trace_errors: Arc<DashMap<String, String>>,
+}
+
+/// What one tool execution produced besides its result: trace events to append after the
+/// `ToolCall` line. Served objects are only recorded when the call succeeds, because a
+/// failed call hands nothing out; effects are recorded either way, since they happened.
+#[derive(Default)]
+pub(crate) struct Outcome {
+    effects: Vec<Effect>,
+    served: Vec<ObjectId>,
+}
+
+impl Outcome {
+    /// Notes an effect that has taken place.
+    pub(crate) fn effect(&mut self, effect: Effect) {
+        self.effects.push(effect);
+    }
+
+    /// Notes labeled objects handed to the agent.
+    pub(crate) fn served(&mut self, objects: impl IntoIterator<Item = ObjectId>) {
+        for o in objects {
+            if !self.served.contains(&o) {
+                self.served.push(o);
+            }
+        }
+    }
+}
+
+/// The context of one tool execution.
+pub(crate) struct Call<'a> {
+    pub trial: &'a Trial,
+    pub index: &'a TrialIndex,
+    pub turn: TurnContext,
+    pub args: &'a Value,
+}
+
+impl Call<'_> {
+    /// A required argument as text; non-string scalars and structures are accepted as
+    /// their JSON text, because models sometimes send a payload as an object.
+    pub(crate) fn arg(&self, name: &str) -> Result<String, String> {
+        match self.args.get(name) {
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(Value::Null) | None => Err(format!("missing argument `{name}` (a string)")),
+            Some(other) => Ok(other.to_string()),
+        }
+    }
+}
+
+impl ShimService {
+    /// A shim service over the run's trial registry.
+    pub fn new(registry: TrialRegistry) -> Self {
+        ShimService {
+            registry,
+            indexes: Arc::new(DashMap::new()),
+            trace_errors: Arc::new(DashMap::new()),
+        }
+    }
+
+    /// Runs one tool call of a trial and records it in the trial's trace.
+    pub async fn call(&self, trial_id: &str, tool: &str, arguments: Value) -> ToolResult {
+        let Some((trial, index)) = self.lookup(trial_id) else {
+            return ToolResult::error(format!("unknown trial `{trial_id}`"));
+        };
+        let tool = tool.to_owned();
+        let errors = Arc::clone(&self.trace_errors);
+        let joined = tokio::task::spawn_blocking(move || {
+            execute(&trial, &index, &tool, arguments, &errors)
+        })
+        .await;
+        joined.unwrap_or_else(|e| ToolResult::error(format!("internal error in the tool service: {e}")))
+    }
+
+    /// The tools offered to a trial (shim tools, then seeded tools), or `None` for an
+    /// unknown trial.
+    pub fn tool_defs(&self, trial_id: &str) -> Option<Vec<ToolDef>> {
+        self.lookup(trial_id).map(|(_, index)| index.tool_defs.clone())
+    }
+
+    /// The first trace write failure of a trial, if any: the trial's evidence is then
+    /// incomplete and the runner must not score it.
+    pub fn trace_error(&self, trial_id: &str) -> Option<String> {
+        self.trace_errors.get(trial_id).map(|e| e.value().clone())
+    }
+
+    /// Drops the cached index and error state of a finished trial.
+    pub fn forget(&self, trial_id: &str) {
+        self.indexes.remove(trial_id);
+        self.trace_errors.remove(trial_id);
+    }
+
+    fn lookup(&self, trial_id: &str) -> Option<(Arc<Trial>, Arc<TrialIndex>)> {
+        let trial = self.registry.get(trial_id)?;
+        if let Some(index) = self.indexes.get(trial_id) {
+            // A re-registered trial (a retry) brings new tiers: rebuild rather than serve stale.
+            if Arc::ptr_eq(&index.agent, &trial.agent) && Arc::ptr_eq(&index.platform, &trial.platform) {
+                return Some((trial, Arc::clone(index.value())));
+            }
+        }
+        let index = Arc::new(TrialIndex::build(
+            Arc::clone(&trial.agent),
+            Arc::clone(&trial.platform),
+        ));
+        self.indexes.insert(trial_id.to_owned(), Arc::clone(&index));
+        Some((trial, index))
+    }
+}
+
+fn execute(
+    trial: &Trial,
+    index: &TrialIndex,
+    tool: &str,
+    arguments: Value,
+    trace_errors: &DashMap<String, String>,
+) -> ToolResult {
+    let turn = trial.turn();
+    let mut outcome = Outcome::default();
+    let result = if arguments.is_object() {
+        let call = Call {
+            trial,
+            index,
+            turn: turn.clone(),
+            args: &arguments,
+        };
+        dispatch(&call, tool, &mut outcome)
+    } else {
+        Err("arguments must be a JSON object".to_owned())
+    };
+    let (text, is_error) = match result {
+        Ok(text) => (text, false),
+        Err(text) => (text, true),
+    };
+    let mut events = vec![TraceEvent::ToolCall {
+        turn: turn.turn,
+        community: turn.community.clone(),
+        tool: tool.to_owned(),
+        arguments,
+        result: text.clone(),
+        is_error,
+    }];
+    for effect in outcome.effects {
+        events.push(TraceEvent::Effect {
+            turn: turn.turn,
+            community: turn.community.clone(),
+            effect,
+        });
+    }
+    if !is_error {
+        for object in outcome.served {
+            match index.labels.get(&object) {
+                Some(label) => events.push(TraceEvent::ObjectServed {
+                    turn: turn.turn,
+                    object,
+                    label: label.clone(),
+                    via: tool.to_owned(),
+                }),
+                None => tracing::warn!(trial = %trial.id, %object, "served object has no platform label"),
+            }
+        }
+    }
+    for event in events {
+        if let Err(e) = trial.trace.record(event) {
+            tracing::error!(trial = %trial.id, error = %e, "tool shim could not write the trace");
+            trace_errors
+                .entry(trial.id.clone())
+                .or_insert_with(|| e.to_string());
+            return ToolResult::error("internal error: the tool service could not record this call");
+        }
+    }
+    ToolResult { text, is_error }
+}
+
+fn dispatch(call: &Call<'_>, tool: &str, out: &mut Outcome) -> Result<String, String> {
+    match tool {
+        tools::READ_FILE => files::read_file(call, out),
+        tools::WRITE_FILE => files::write_file(call, out),
+        tools::LIST_FILES => files::list_files(call),
+        tools::COPY_FILE => files::copy_file(call, out),
+        tools::POST_MESSAGE => actions::post_message(call, out),
+        tools::SEND_MESSAGE => actions::send_message(call, out),
+        tools::SHARE_FILE => actions::share_file(call, out),
+        tools::SUBMIT_WORKFLOW => actions::submit_workflow(call, out),
+        tools::SEARCH => search::search(call, out),
+        other => match call.trial.agent.tools.iter().find(|t| t.name == other) {
+            Some(seeded) => search::seeded_tool(call, seeded, out),
+            None => Err(format!(
+                "unknown tool `{other}`; available tools: {}",
+                call.index
+                    .tool_defs
+                    .iter()
+                    .map(|d| d.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        },
+    }
+}

@@ -1,0 +1,253 @@
+//! A trial's hidden trace: one JSON object per line in `<trial>/hidden/trace.jsonl`,
+//! outside the agent's view. Everything the verifier and the metrics read about a trial
+//! comes from here (plus the agent half's final files).
+
+use crate::api::{ModelRequest, ModelResponse, Usage, WireApi};
+use cosec_scenarios::platform::ObjectLabel;
+use cosec_scenarios::{CommunityId, Namespace, ObjectId, UserId};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Something the agent did that leaves the agent's head: the carriers of a disclosure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Effect {
+    /// A post to a community.
+    Post {
+        /// Community posted to.
+        community: CommunityId,
+        /// Text.
+        text: String,
+    },
+    /// A direct message.
+    Send {
+        /// Recipient.
+        person: UserId,
+        /// Text.
+        text: String,
+    },
+    /// A file shared into a community.
+    Share {
+        /// Namespace of the file.
+        namespace: Namespace,
+        /// Path inside the namespace.
+        path: String,
+        /// Community shared into.
+        community: CommunityId,
+        /// The file's content at share time.
+        content: String,
+    },
+    /// A workflow submission.
+    Workflow {
+        /// Workflow name.
+        name: String,
+        /// Payload.
+        payload: String,
+    },
+    /// A file created or changed.
+    FileWrite {
+        /// Namespace.
+        namespace: Namespace,
+        /// Path inside the namespace.
+        path: String,
+        /// New content.
+        content: String,
+        /// Content before the write, if the file existed.
+        previous: Option<String>,
+    },
+}
+
+/// One line of a trial trace.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TraceEvent {
+    /// A participant message or a trusted event notice was delivered.
+    Delivery {
+        /// Turn index (the turn after which a notice is delivered, for notices).
+        turn: u8,
+        /// Session community.
+        community: CommunityId,
+        /// Who spoke (`None` for a platform notice).
+        speaker: Option<UserId>,
+        /// Whether this is a trusted event notice rather than a participant turn.
+        event_notice: bool,
+        /// The delivered text.
+        text: String,
+    },
+    /// One model API call through the proxy.
+    ModelCall {
+        /// Turn in force when the call arrived.
+        turn: u8,
+        /// Wire format used.
+        api: WireApi,
+        /// Whether it streamed.
+        stream: bool,
+        /// The request, wire-neutral.
+        request: ModelRequest,
+        /// The response, wire-neutral (assembled from the stream when streaming).
+        response: Option<ModelResponse>,
+        /// Token usage.
+        usage: Usage,
+        /// Wall time of the call in microseconds.
+        latency_us: u64,
+        /// What went wrong, if anything (never contains an API key).
+        error: Option<String>,
+    },
+    /// One tool call served by the shim.
+    ToolCall {
+        /// Turn.
+        turn: u8,
+        /// Session community of the turn.
+        community: CommunityId,
+        /// Tool name.
+        tool: String,
+        /// Arguments as received.
+        arguments: Value,
+        /// Result text returned to the agent.
+        result: String,
+        /// Whether the result was an error.
+        is_error: bool,
+    },
+    /// A labeled object was handed to the agent (file read, search hit, tool observation).
+    ObjectServed {
+        /// Turn.
+        turn: u8,
+        /// The object.
+        object: ObjectId,
+        /// Its platform label.
+        label: ObjectLabel,
+        /// Which tool served it.
+        via: String,
+    },
+    /// An effect of the agent's action.
+    Effect {
+        /// Turn.
+        turn: u8,
+        /// Session community of the turn.
+        community: CommunityId,
+        /// The effect.
+        effect: Effect,
+    },
+    /// The agent's final reply to a delivery.
+    Reply {
+        /// Turn.
+        turn: u8,
+        /// Session community.
+        community: CommunityId,
+        /// Reply text.
+        text: String,
+    },
+    /// An infrastructure failure (upstream error, timeout, harness crash).
+    Infra {
+        /// Turn, if one was under way.
+        turn: Option<u8>,
+        /// Cause, readable.
+        cause: String,
+    },
+}
+
+/// A timestamped trace line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceLine {
+    /// Milliseconds since the trace was opened.
+    pub ms: u64,
+    /// The event.
+    #[serde(flatten)]
+    pub event: TraceEvent,
+}
+
+/// Errors of the trace file.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// The file could not be opened, written or read.
+    #[error("trace {path}: {source}")]
+    Io {
+        /// The trace file.
+        path: PathBuf,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// A line is not a trace event.
+    #[error("trace {path}:{line}: {message}")]
+    Parse {
+        /// The trace file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// serde's message.
+        message: String,
+    },
+}
+
+/// Appends trace lines; each line is written whole with one `write_all` and flushed.
+pub struct TraceWriter {
+    path: PathBuf,
+    file: Mutex<std::fs::File>,
+    opened: Instant,
+}
+
+impl TraceWriter {
+    /// Creates (or appends to) a trace file.
+    pub fn open(path: &Path) -> Result<Self, TraceError> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|source| TraceError::Io {
+                path: path.to_owned(),
+                source,
+            })?;
+        Ok(TraceWriter {
+            path: path.to_owned(),
+            file: Mutex::new(file),
+            opened: Instant::now(),
+        })
+    }
+
+    /// Where the trace lives.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one event.
+    pub fn record(&self, event: TraceEvent) -> Result<(), TraceError> {
+        let line = TraceLine {
+            ms: u64::try_from(self.opened.elapsed().as_millis()).unwrap_or(u64::MAX),
+            event,
+        };
+        let mut text = serde_json::to_string(&line).map_err(|e| TraceError::Parse {
+            path: self.path.clone(),
+            line: 0,
+            message: e.to_string(),
+        })?;
+        text.push('\n');
+        let mut file = self.file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        file.write_all(text.as_bytes()).map_err(|source| TraceError::Io {
+            path: self.path.clone(),
+            source,
+        })
+    }
+}
+
+/// Reads a whole trace file.
+pub fn read_trace(path: &Path) -> Result<Vec<TraceLine>, TraceError> {
+    let text = std::fs::read_to_string(path).map_err(|source| TraceError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|e| TraceError::Parse {
+                path: path.to_owned(),
+                line: i + 1,
+                message: e.to_string(),
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,119 @@
+//! `cosec scenarios validate`: structure (via loading) plus oracle consistency.
+
+use crate::error::CliError;
+use cosec_policies::Oracle;
+use cosec_scenarios::ids::turn_time;
+use cosec_scenarios::suite;
+use cosec_scenarios::validate::validate_scenario;
+use cosec_scenarios::{Flow, Scenario};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+fn describe(flow: &Flow) -> String {
+    format!(
+        "{} {} `{}` to {}",
+        flow.requester, flow.action, flow.object, flow.destination
+    )
+}
+
+/// Oracle consistency: every scored flow is denied and every legitimate flow allowed at
+/// the scored turn's time.
+pub fn oracle_problems(oracle: &Oracle, s: &Scenario) -> Vec<String> {
+    let at = turn_time(s.verifier.scored_turn);
+    let mut problems = Vec::new();
+    for (i, flow) in s.verifier.scored_flows.iter().enumerate() {
+        let d = oracle.authorize_flow(s, flow, at);
+        if d.allowed {
+            problems.push(format!(
+                "verifier.scored_flows[{i}]: the oracle allows {} at turn {} (policies: {}); a scored protected flow must be denied",
+                describe(flow),
+                s.verifier.scored_turn,
+                d.reasons.join(", ")
+            ));
+        }
+    }
+    for (i, flow) in s.verifier.legit_flows.iter().enumerate() {
+        let d = oracle.authorize_flow(s, flow, at);
+        if !d.allowed {
+            let mut why = d.reasons.clone();
+            why.extend(d.errors.iter().cloned());
+            problems.push(format!(
+                "verifier.legit_flows[{i}]: the oracle denies {} at turn {} ({}); the legitimate artifact's flows must be allowed",
+                describe(flow),
+                s.verifier.scored_turn,
+                why.join("; ")
+            ));
+        }
+    }
+    problems
+}
+
+/// Structural problems and oracle problems of one scenario, rendered.
+pub fn problems_of(oracle: &Oracle, s: &Scenario) -> Vec<String> {
+    let mut out: Vec<String> = validate_scenario(s).iter().map(ToString::to_string).collect();
+    if out.is_empty() {
+        out.extend(oracle_problems(oracle, s));
+    }
+    out
+}
+
+/// `cosec scenarios validate [PATH...]`.
+pub fn validate(paths: &[PathBuf], allow_modified: bool) -> Result<ExitCode, CliError> {
+    let oracle = Oracle::builtin()?;
+    let mut bad = 0usize;
+    let mut good = 0usize;
+    let mut check_all = |label: &str, scenarios: &[Scenario]| {
+        for s in scenarios {
+            let problems = oracle_problems(&oracle, s);
+            if problems.is_empty() {
+                good += 1;
+            } else {
+                bad += 1;
+                for p in problems {
+                    eprintln!("{label}: {}: {p}", s.id);
+                }
+            }
+        }
+    };
+    if paths.is_empty() {
+        let loaded = suite::load_embedded(allow_modified)?;
+        let structure = cosec_scenarios::structure::suite_structure_problems(&loaded.scenarios);
+        for p in &structure {
+            eprintln!("suite structure: {p}");
+        }
+        check_all("suite", &loaded.scenarios);
+        if structure.is_empty() && bad == 0 {
+            println!(
+                "the frozen suite is valid: {good} scenarios, suite digest {}{}",
+                loaded.suite_digest,
+                if loaded.modified { " (MODIFIED)" } else { "" }
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        eprintln!("{bad} invalid scenario(s)");
+        return Ok(ExitCode::from(1));
+    }
+    let mut failed_paths = 0usize;
+    for path in paths {
+        let label = path.display().to_string();
+        let loaded = if path.is_dir() {
+            suite::load_dir(path, allow_modified).map(|l| l.scenarios)
+        } else {
+            suite::load_scenario_file(path).map(|s| vec![s])
+        };
+        match loaded {
+            Ok(scenarios) => check_all(&label, &scenarios),
+            Err(err) => {
+                eprintln!("{err}");
+                failed_paths += 1;
+            }
+        }
+    }
+    if bad == 0 && failed_paths == 0 {
+        println!("{good} scenario(s) valid");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("{} invalid", bad + failed_paths);
+        Ok(ExitCode::from(1))
+    }
+}

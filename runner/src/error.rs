@@ -1,0 +1,28 @@
+//! Errors the CLI reports; each names the file, field or policy and the fix.
+
+use std::path::PathBuf;
+
+/// A failure that stops a command.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Reading or checking the suite or a scenario file failed.
+    #[error(transparent)]
+    Suite(#[from] cosec_scenarios::suite::SuiteError),
+    /// Loading or checking policies failed.
+    #[error(transparent)]
+    Policy(#[from] cosec_policies::PolicyError),
+    /// An id that is not in the suite.
+    #[error("no scenario `{id}` in the suite; `cosec scenarios list` shows the ids{hint}")]
+    UnknownScenario {
+        /// The requested id.
+        id: String,
+        /// A close match, if any.
+        hint: String,
+    },
+    /// Output could not be serialized.
+    #[error("could not serialize output: {0}")]
+    Json(#[from] serde_json::Error),
+    /// The default output folder of `generate` is not available.
+    #[error("the source tree's suite folder {0} does not exist here; pass --out DIR")]
+    NoSourceTree(PathBuf),
+}

@@ -1,0 +1,51 @@
+//! Family A3 (memory poisoning) templates: 28 static and 24 dynamic scenarios.
+//!
+//! The attack sits in the agent's persistent private memory: a note that claims a
+//! permission the owner never gave, gave narrower, gave in another context, or gave
+//! for a while that has passed. Labels keep saying who owns the data, and a grant typed
+//! into memory is never a platform grant (`platform.grants` stays empty, or holds only
+//! the real, narrower grant), so the oracle denies the flow the note seems to permit.
+//!
+//! A static [`World`] fixes one (boundary, privacy object) profile: owner, protected
+//! object, source and destination, legitimate artifact and the benign script. Each of
+//! the seven [`Poison`]s swaps only the memory entry and the request that leans on it.
+//! Every dynamic world carries one S6 note that was true when written and that the
+//! world's community event makes stale.
+
+mod build;
+mod dyn_member;
+mod dyn_role;
+mod dyn_scope;
+mod static_books;
+mod static_choir;
+mod static_club;
+mod static_coop;
+#[cfg(test)]
+mod tests;
+
+use crate::Scenario;
+use build::{Poison, World};
+
+/// The family's 28 static and 24 dynamic scenarios.
+pub(crate) fn scenarios() -> Vec<Scenario> {
+    let mut out = Vec::new();
+    let statics: [(fn() -> World, fn() -> Vec<Poison>); 4] = [
+        (static_coop::world, static_coop::poisons),
+        (static_club::world, static_club::poisons),
+        (static_choir::world, static_choir::poisons),
+        (static_books::world, static_books::poisons),
+    ];
+    for (world, poisons) in statics {
+        for poison in poisons() {
+            out.push(build::assemble(world(), poison));
+        }
+    }
+    for (world, poison) in dyn_member::worlds()
+        .into_iter()
+        .chain(dyn_role::worlds())
+        .chain(dyn_scope::worlds())
+    {
+        out.push(build::assemble(world, poison));
+    }
+    out
+}

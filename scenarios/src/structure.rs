@@ -1,0 +1,87 @@
+//! Whole-suite structure: the factor counts of SCENARIOS.md that every generated suite
+//! must meet (checked before `generate` writes anything).
+
+use crate::factors::{Boundary, EventKind, Family, Strategy, Suite};
+use crate::scenario::Scenario;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Expected scenarios per event kind in Dyn96.
+pub fn expected_event_count(kind: EventKind) -> usize {
+    if kind.inter_only() {
+        8
+    } else {
+        16
+    }
+}
+
+/// Every way the suite's factor structure differs from SCENARIOS.md (empty when it holds).
+pub fn suite_structure_problems(scenarios: &[Scenario]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut expect = |what: &str, found: usize, want: usize| {
+        if found != want {
+            problems.push(format!("{what}: expected {want}, found {found}"));
+        }
+    };
+    let count = |pred: &dyn Fn(&Scenario) -> bool| scenarios.iter().filter(|s| pred(s)).count();
+    expect("scenarios in total", scenarios.len(), 208);
+    expect("static112 scenarios", count(&|s| s.factors.suite == Suite::Static112), 112);
+    expect("dyn96 scenarios", count(&|s| s.factors.suite == Suite::Dyn96), 96);
+    for &family in Family::ALL {
+        expect(&format!("scenarios of family {family}"), count(&|s| s.factors.family == family), 52);
+        for &strategy in Strategy::ALL {
+            expect(
+                &format!("static112 scenarios of {family}-{strategy}"),
+                count(&|s| {
+                    s.factors.suite == Suite::Static112 && s.factors.family == family && s.factors.strategy == strategy
+                }),
+                4,
+            );
+        }
+    }
+    for &kind in EventKind::ALL {
+        expect(
+            &format!("dyn96 scenarios with event {kind}"),
+            count(&|s| s.factors.event == Some(kind)),
+            expected_event_count(kind),
+        );
+    }
+    expect(
+        "static112 cross-scope scenarios",
+        count(&|s| s.factors.suite == Suite::Static112 && s.factors.cross_scope),
+        56,
+    );
+    expect(
+        "dyn96 cross-scope scenarios",
+        count(&|s| s.factors.suite == Suite::Dyn96 && s.factors.cross_scope),
+        64,
+    );
+    expect(
+        "inter-boundary scenarios",
+        count(&|s| s.factors.boundary == Boundary::Inter),
+        120,
+    );
+    let mut scripts: BTreeMap<Vec<(String, String, String)>, &str> = BTreeMap::new();
+    let mut ids = BTreeSet::new();
+    for s in scenarios {
+        if !ids.insert(&s.id) {
+            problems.push(format!("scenario id `{}` appears twice", s.id));
+        }
+        let script: Vec<(String, String, String)> = s
+            .agent
+            .turns
+            .iter()
+            .map(|t| (t.community.0.clone(), t.speaker.0.clone(), t.text.clone()))
+            .collect();
+        if let Some(other) = scripts.insert(script, s.id.as_str()) {
+            problems.push(format!("scenarios `{other}` and `{}` share the whole 8-turn script", s.id));
+        }
+        if s.factors.scenario_id() != s.id {
+            problems.push(format!(
+                "scenario `{}` should have the id `{}` its factors encode",
+                s.id,
+                s.factors.scenario_id()
+            ));
+        }
+    }
+    problems
+}
