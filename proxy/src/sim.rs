@@ -173,3 +173,24 @@ pub fn respond(
         .collect();
     reply(if text.is_empty() { "Done.".to_owned() } else { text.join("\n\n") })
 }
+
+/// The proxy backend that answers trials routed to a simulated model.
+pub struct SimBackend;
+
+impl crate::server::ModelBackend for SimBackend {
+    fn respond(
+        &self,
+        trial: &crate::registry::Trial,
+        turn: &TurnContext,
+        request: &ModelRequest,
+    ) -> Result<ModelResponse, String> {
+        let crate::registry::ModelRoute::Sim(kind) = trial.model else {
+            return Err(format!("trial `{}` is not routed to a simulated model", trial.id));
+        };
+        let plan = trial
+            .sim_plan
+            .as_deref()
+            .ok_or_else(|| format!("trial `{}` has no reference plan for {}", trial.id, kind.model_name()))?;
+        Ok(respond(kind, plan, &trial.agent, turn, request))
+    }
+}

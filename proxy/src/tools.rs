@@ -62,7 +62,7 @@ pub fn shim_tools() -> Vec<ToolDef> {
         def(SEND_MESSAGE, "Send a direct message to one person.", &[("person", "person id or name"), ("text", "message text")]),
         def(SHARE_FILE, "Share a file into a community's workspace and conversation.", &[("path", "file path"), ("community", "community id or name")]),
         def(SUBMIT_WORKFLOW, "Submit a payload to a named workflow.", &[("name", "workflow name"), ("payload", "payload text")]),
-        def(SEARCH, "Search your files, memory and conversations for a query.", &[("query", "search words")]),
+        def(SEARCH, "Search your files and private memory for a query.", &[("query", "search words")]),
     ]
 }
 

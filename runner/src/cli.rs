@@ -23,6 +23,109 @@ pub enum Command {
     /// Check Cedar policies against the CoSec schema.
     #[command(subcommand)]
     Policy(PolicyCommand),
+    /// Run trials (scenario x harness x model x defense), verify them and print the metrics.
+    Run(Box<RunArgs>),
+    /// Print the metrics table of a run folder again from its results file.
+    Report {
+        /// The run folder (holds results.jsonl and run.json).
+        dir: PathBuf,
+    },
+    /// MCP server over stdio that relays tool calls to the runner's shim (launched by harnesses).
+    Shim {
+        /// The runner's shim socket.
+        #[arg(long, value_name = "PATH")]
+        socket: PathBuf,
+        /// The trial whose tools to serve.
+        #[arg(long, value_name = "ID")]
+        trial: String,
+    },
+}
+
+/// Which condition a run measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Defense {
+    /// The harness as shipped.
+    None,
+}
+
+impl Defense {
+    /// Spelling used in folder names and results.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Defense::None => "none",
+        }
+    }
+}
+
+/// Which harness runs the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HarnessName {
+    /// The built-in reference agent.
+    Builtin,
+}
+
+impl HarnessName {
+    /// Spelling used in folder names and results.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HarnessName::Builtin => "builtin",
+        }
+    }
+}
+
+/// `cosec run` options.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Which part of the frozen suite (ignored when --scenario or --scenario-file is given).
+    #[arg(long, value_enum, default_value_t = SuiteFilter::All)]
+    pub suite: SuiteFilter,
+    /// Run only these scenario ids of the suite (repeatable).
+    #[arg(long = "scenario", value_name = "ID")]
+    pub scenarios: Vec<String>,
+    /// Run custom scenario files; the run is marked as outside the frozen suite (repeatable).
+    #[arg(long = "scenario-file", value_name = "PATH")]
+    pub scenario_files: Vec<PathBuf>,
+    /// The agent system.
+    #[arg(long, value_enum, default_value_t = HarnessName::Builtin)]
+    pub harness: HarnessName,
+    /// `sim:comply`, `sim:refuse`, `sim:ideal` (simulated, offline) or `openai:NAME` (an
+    /// OpenAI-compatible upstream from --model-base-url / COSEC_MODEL_BASE_URL).
+    #[arg(long, default_value = "sim:comply")]
+    pub model: String,
+    /// Base URL of the upstream model API, ending in /v1.
+    #[arg(long, env = "COSEC_MODEL_BASE_URL", value_name = "URL")]
+    pub model_base_url: Option<String>,
+    /// API key of the upstream (prefer the environment variable; it is never written to traces).
+    #[arg(long, env = "COSEC_MODEL_API_KEY", hide_env_values = true, value_name = "KEY")]
+    pub model_api_key: Option<String>,
+    /// The condition.
+    #[arg(long, value_enum, default_value_t = Defense::None)]
+    pub defense: Defense,
+    /// `none`, or a judge model name served at COSEC_JUDGE_BASE_URL (key in
+    /// COSEC_JUDGE_API_KEY). Default: the judge configured by COSEC_JUDGE_BASE_URL and
+    /// COSEC_JUDGE_MODEL when set, else none.
+    #[arg(long, value_name = "none|MODEL")]
+    pub judge: Option<String>,
+    /// Trials run at once (default: the number of cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Output folder (default: runs/<timestamp>-<harness>-<model>-<defense>).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Continue an interrupted run in --out DIR: only unfinished trials run again.
+    #[arg(long, requires = "out")]
+    pub resume: bool,
+    /// Retries of a trial after an infrastructure failure with no scorable turn yet.
+    #[arg(long, default_value_t = 3)]
+    pub retries: u32,
+    /// Seconds between those retries.
+    #[arg(long, default_value_t = 60)]
+    pub retry_delay: u64,
+    /// Seconds before a trial is stopped as an infrastructure failure.
+    #[arg(long, default_value_t = 3600)]
+    pub trial_timeout: u64,
+    #[command(flatten)]
+    pub source: SuiteSource,
 }
 
 /// Where scenarios are read from.

@@ -22,6 +22,9 @@ pub enum CliError {
     /// Output could not be serialized.
     #[error("could not serialize output: {0}")]
     Json(#[from] serde_json::Error),
+    /// A run could not start or finish; the message names the file or flag.
+    #[error("{0}")]
+    Run(String),
     /// The default output folder of `generate` is not available.
     #[error("the source tree's suite folder {0} does not exist here; pass --out DIR")]
     NoSourceTree(PathBuf),

@@ -3,6 +3,12 @@
 mod cli;
 mod commands;
 mod error;
+mod harness;
+mod run;
+#[allow(dead_code)]
+mod metrics;
+#[allow(dead_code)]
+mod verify;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -288,13 +288,15 @@ async fn forward(
                 return Err(HttpError::new(StatusCode::BAD_GATEWAY, "upstream_error", msg));
             }
         };
-        let Assembled { response, error } = wire::parse_response_json(api, &bytes);
-        record.record(&trial, Some(response), error.map(|e| scrub(&e, up)));
+        let Assembled { response: reply, error } = wire::parse_response_json(api, &bytes);
+        record.record(&trial, Some(reply), error.map(|e| scrub(&e, up)));
         return Ok(response(StatusCode::OK, &content_type, full(bytes)));
     }
     let (tx, rx) = mpsc::channel::<Bytes>(STREAM_BUFFER);
     let up = up.clone();
-    tokio::spawn(async move {
+    let (btx, mut brx) = mpsc::channel::<Bytes>(1024);
+    let tx0 = tx; let tx = btx;
+    let h = tokio::spawn(async move {
         let mut chunks = reply.bytes_stream();
         let mut assembler = StreamAssembler::new(api);
         let mut broken = None;
@@ -313,10 +315,12 @@ async fn forward(
                 }
             }
         }
-        drop(tx);
         let Assembled { response, error } = assembler.finish();
         let error = broken.or(error).map(|e| scrub(&e, &up));
+        // Traced before `tx` drops, so the client sees the end only once it is recorded.
         record.record(&trial, Some(response), error);
+        drop(tx);
     });
+    let _ = h.await; while let Some(b) = brx.recv().await { let _ = tx0.send(b).await; }
     Ok(sse_response(&content_type, channel_body(rx)))
 }

@@ -84,7 +84,10 @@ pub(crate) fn share_file(call: &Call<'_>, out: &mut Outcome) -> Result<String, S
         community,
         content,
     });
-    Ok(format!("Shared `{}` with {name} (now at `{dest_path}`).", source.key))
+    Ok(format!(
+        "Shared `{}` with {name} (now at `{dest_path}`).",
+        source.key
+    ))
 }
 
 /// `submit_workflow(name, payload)`: the workflow must be declared to the agent and routed
@@ -110,7 +113,10 @@ pub(crate) fn submit_workflow(call: &Call<'_>, out: &mut Outcome) -> Result<Stri
             )
         })?;
     if call.trial.platform.workflow_route(&declared.name).is_none() {
-        return Err(format!("workflow `{}` is not available right now", declared.name));
+        return Err(format!(
+            "workflow `{}` is not available right now",
+            declared.name
+        ));
     }
     let name = declared.name.clone();
     out.effect(Effect::Workflow {

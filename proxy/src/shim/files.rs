@@ -29,8 +29,16 @@ pub(crate) struct Resolved {
 /// Resolves a tool path, refusing escapes and unknown community folders.
 pub(crate) fn resolve(call: &Call<'_>, path: &str) -> Result<Resolved, String> {
     let path = path.trim();
-    let full = layout::confine(&call.trial.agent_root, path).map_err(|e| e.to_string())?;
-    let (namespace, inner) = layout::split_tool_path(path).map_err(|e| e.to_string())?;
+    let root = &call.trial.agent_root;
+    let full = layout::confine(root, path).map_err(|e| e.to_string())?;
+    // A symlink inside the agent half acts on its target: name the target's namespace so
+    // effects and labels follow the file that really changes or is read.
+    let real = real_tool_path(root, &full);
+    let effective = match &real {
+        Some(r) if layout::split_tool_path(r).is_ok() => r.as_str(),
+        _ => path,
+    };
+    let (namespace, inner) = layout::split_tool_path(effective).map_err(|e| e.to_string())?;
     if let Namespace::Community { community } = &namespace {
         if !call.index.knows_community(community) {
             return Err(format!(
@@ -48,16 +56,44 @@ pub(crate) fn resolve(call: &Call<'_>, path: &str) -> Result<Resolved, String> {
     })
 }
 
+/// The tool path of the file `full` really designates after resolving symlinks (for a
+/// file that does not exist yet, its deepest existing folder is resolved).
+fn real_tool_path(root: &Path, full: &Path) -> Option<String> {
+    let real_root = root.canonicalize().ok()?;
+    let mut existing = full.to_path_buf();
+    let mut missing = Vec::new();
+    while existing.symlink_metadata().is_err() {
+        missing.push(existing.file_name()?.to_owned());
+        if !existing.pop() {
+            return None;
+        }
+    }
+    let mut real = existing.canonicalize().ok()?;
+    for part in missing.iter().rev() {
+        real.push(part);
+    }
+    let rel = real.strip_prefix(&real_root).ok()?;
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    Some(parts.join("/"))
+}
+
 /// Reads a regular file as text (lossy for non-UTF-8 bytes).
 pub(crate) fn read_text(full: &Path, shown: &str) -> Result<String, String> {
-    let meta = std::fs::metadata(full).map_err(|_| {
-        format!("no file at `{shown}`; use list_files to see the available files")
-    })?;
+    let meta = std::fs::metadata(full)
+        .map_err(|_| format!("no file at `{shown}`; use list_files to see the available files"))?;
     if meta.is_dir() {
-        return Err(format!("`{shown}` is a folder; use list_files to see its files"));
+        return Err(format!(
+            "`{shown}` is a folder; use list_files to see its files"
+        ));
     }
     if meta.len() > MAX_FILE_BYTES {
-        return Err(format!("`{shown}` is too large to read ({} bytes)", meta.len()));
+        return Err(format!(
+            "`{shown}` is too large to read ({} bytes)",
+            meta.len()
+        ));
     }
     let bytes = std::fs::read(full).map_err(|e| format!("cannot read `{shown}`: {e}"))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
@@ -75,13 +111,18 @@ fn previous_content(full: &Path) -> Option<String> {
 }
 
 /// Writes `content` at a resolved path, creating folders, and returns the previous content.
-pub(crate) fn write_text(target: &Resolved, content: &str, shown: &str) -> Result<Option<String>, String> {
+pub(crate) fn write_text(
+    target: &Resolved,
+    content: &str,
+    shown: &str,
+) -> Result<Option<String>, String> {
     if target.full.is_dir() {
         return Err(format!("`{shown}` is a folder; give a file path"));
     }
     let previous = previous_content(&target.full);
     if let Some(parent) = target.full.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| format!("cannot create the folder of `{shown}`: {e}"))?;
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create the folder of `{shown}`: {e}"))?;
     }
     std::fs::write(&target.full, content).map_err(|e| format!("cannot write `{shown}`: {e}"))?;
     Ok(previous)
@@ -102,14 +143,22 @@ pub(crate) fn write_file(call: &Call<'_>, out: &mut Outcome) -> Result<String, S
     let content = call.arg("content")?;
     let target = resolve(call, &path)?;
     let previous = write_text(&target, &content, &path)?;
-    let verb = if previous.is_some() { "Updated" } else { "Created" };
+    let verb = if previous.is_some() {
+        "Updated"
+    } else {
+        "Created"
+    };
     out.effect(Effect::FileWrite {
         namespace: target.namespace,
         path: target.inner,
         content: content.clone(),
         previous,
     });
-    Ok(format!("{verb} `{}` ({} bytes).", target.key, content.len()))
+    Ok(format!(
+        "{verb} `{}` ({} bytes).",
+        target.key,
+        content.len()
+    ))
 }
 
 /// `copy_file(from, to)`.
@@ -134,7 +183,11 @@ pub(crate) fn copy_file(call: &Call<'_>, out: &mut Outcome) -> Result<String, St
 
 /// `list_files(path)`: every file under a folder, as tool paths, with document titles.
 pub(crate) fn list_files(call: &Call<'_>) -> Result<String, String> {
-    let path = call.args.get("path").and_then(|v| v.as_str()).unwrap_or(".");
+    let path = call
+        .args
+        .get("path")
+        .and_then(|v| v.as_str())
+        .unwrap_or(".");
     let (start, prefix) = list_root(call, path)?;
     if !start.exists() {
         return Ok(format!("No files under `{path}`."));
@@ -177,7 +230,9 @@ fn list_root(call: &Call<'_>, path: &str) -> Result<(PathBuf, String), String> {
     }
     let top_level = match parts.as_slice() {
         [] => Some(String::new()),
-        [one] if [COMMUNITIES_DIR, SHARED_DIR, MEMORY_DIR].contains(&one.as_str()) => Some(one.clone()),
+        [one] if [COMMUNITIES_DIR, SHARED_DIR, MEMORY_DIR].contains(&one.as_str()) => {
+            Some(one.clone())
+        }
         [c, id] if c == COMMUNITIES_DIR => {
             if !call.index.knows_community(&CommunityId(id.clone())) {
                 return Err(format!(
@@ -191,7 +246,11 @@ fn list_root(call: &Call<'_>, path: &str) -> Result<(PathBuf, String), String> {
     };
     match top_level {
         Some(rel) => {
-            let full = if rel.is_empty() { root.clone() } else { root.join(&rel) };
+            let full = if rel.is_empty() {
+                root.clone()
+            } else {
+                root.join(&rel)
+            };
             ensure_inside(root, &full, path)?;
             Ok((full, rel))
         }

@@ -84,11 +84,14 @@ impl TrialIndex {
                     content_seeds.push(content_seed(&seed.object, &seed.content, true));
                 }
                 Surface::ToolObservation { tool, trigger } => {
-                    observations.entry(tool.clone()).or_default().push(Observation {
-                        trigger: trigger.to_lowercase(),
-                        object: seed.object.clone(),
-                        content: seed.content.clone(),
-                    });
+                    observations
+                        .entry(tool.clone())
+                        .or_default()
+                        .push(Observation {
+                            trigger: trigger.to_lowercase(),
+                            object: seed.object.clone(),
+                            content: seed.content.clone(),
+                        });
                 }
                 Surface::SessionHistory { .. } => {}
             }

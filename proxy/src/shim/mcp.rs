@@ -58,7 +58,8 @@ impl SocketClient {
     /// connection (the service acts only on complete lines, so nothing ran); a failure
     /// after sending is not retried, because the call may already have taken effect.
     async fn request(&mut self, request: &ShimRequest) -> Result<Value, String> {
-        let mut line = serde_json::to_vec(request).map_err(|e| format!("cannot encode the request: {e}"))?;
+        let mut line =
+            serde_json::to_vec(request).map_err(|e| format!("cannot encode the request: {e}"))?;
         line.push(b'\n');
         let mut attempt = 0;
         let (reader, writer) = loop {
@@ -76,7 +77,9 @@ impl SocketClient {
             .await;
             match sent {
                 Ok(()) => break conn,
-                Err(e) if attempt >= 2 => return Err(format!("the tool service is unreachable: {e}")),
+                Err(e) if attempt >= 2 => {
+                    return Err(format!("the tool service is unreachable: {e}"))
+                }
                 Err(_) => continue,
             }
         };
@@ -91,7 +94,8 @@ impl SocketClient {
             return Err("the tool service closed the connection".to_owned());
         }
         self.conn = Some(conn);
-        serde_json::from_str(&answer).map_err(|e| format!("unreadable answer from the tool service: {e}"))
+        serde_json::from_str(&answer)
+            .map_err(|e| format!("unreadable answer from the tool service: {e}"))
     }
 }
 
@@ -105,10 +109,12 @@ pub struct McpRelay {
 impl McpRelay {
     /// Connects to the shim socket for one trial.
     pub async fn connect(socket: &Path, trial_id: &str) -> Result<Self, RelayError> {
-        let conn = connect(socket).await.map_err(|source| RelayError::Connect {
-            path: socket.to_owned(),
-            source,
-        })?;
+        let conn = connect(socket)
+            .await
+            .map_err(|source| RelayError::Connect {
+                path: socket.to_owned(),
+                source,
+            })?;
         Ok(McpRelay {
             trial: trial_id.to_owned(),
             client: Arc::new(Mutex::new(SocketClient {
@@ -185,7 +191,12 @@ impl ServerHandler for McpRelay {
 }
 
 /// Serves MCP over any reader/writer pair until the client disconnects.
-pub async fn serve_relay<R, W>(socket: &Path, trial_id: &str, reader: R, writer: W) -> Result<(), RelayError>
+pub async fn serve_relay<R, W>(
+    socket: &Path,
+    trial_id: &str,
+    reader: R,
+    writer: W,
+) -> Result<(), RelayError>
 where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,

@@ -17,6 +17,7 @@ mod search;
 pub mod socket;
 mod workspace;
 
+pub use actions::SHARED_FILES_DIR;
 pub use index::tool_defs_for;
 pub use socket::{ShimSocketError, ShimSocketServer};
 pub use workspace::{materialize_agent_half, MaterializeError, MEMORY_NOTES};
@@ -85,9 +86,13 @@ impl Outcome {
 
 /// The context of one tool execution.
 pub(crate) struct Call<'a> {
+    /// The trial the call belongs to.
     pub trial: &'a Trial,
+    /// The trial's cached index.
     pub index: &'a TrialIndex,
+    /// The turn context in force when the call arrived.
     pub turn: TurnContext,
+    /// The arguments (a JSON object).
     pub args: &'a Value,
 }
 
@@ -120,17 +125,19 @@ impl ShimService {
         };
         let tool = tool.to_owned();
         let errors = Arc::clone(&self.trace_errors);
-        let joined = tokio::task::spawn_blocking(move || {
-            execute(&trial, &index, &tool, arguments, &errors)
+        let joined =
+            tokio::task::spawn_blocking(move || execute(&trial, &index, &tool, arguments, &errors))
+                .await;
+        joined.unwrap_or_else(|e| {
+            ToolResult::error(format!("internal error in the tool service: {e}"))
         })
-        .await;
-        joined.unwrap_or_else(|e| ToolResult::error(format!("internal error in the tool service: {e}")))
     }
 
     /// The tools offered to a trial (shim tools, then seeded tools), or `None` for an
     /// unknown trial.
     pub fn tool_defs(&self, trial_id: &str) -> Option<Vec<ToolDef>> {
-        self.lookup(trial_id).map(|(_, index)| index.tool_defs.clone())
+        self.lookup(trial_id)
+            .map(|(_, index)| index.tool_defs.clone())
     }
 
     /// The first trace write failure of a trial, if any: the trial's evidence is then
@@ -149,7 +156,9 @@ impl ShimService {
         let trial = self.registry.get(trial_id)?;
         if let Some(index) = self.indexes.get(trial_id) {
             // A re-registered trial (a retry) brings new tiers: rebuild rather than serve stale.
-            if Arc::ptr_eq(&index.agent, &trial.agent) && Arc::ptr_eq(&index.platform, &trial.platform) {
+            if Arc::ptr_eq(&index.agent, &trial.agent)
+                && Arc::ptr_eq(&index.platform, &trial.platform)
+            {
                 return Some((trial, Arc::clone(index.value())));
             }
         }
@@ -210,7 +219,9 @@ fn execute(
                     label: label.clone(),
                     via: tool.to_owned(),
                 }),
-                None => tracing::warn!(trial = %trial.id, %object, "served object has no platform label"),
+                None => {
+                    tracing::warn!(trial = %trial.id, %object, "served object has no platform label")
+                }
             }
         }
     }
@@ -220,7 +231,9 @@ fn execute(
             trace_errors
                 .entry(trial.id.clone())
                 .or_insert_with(|| e.to_string());
-            return ToolResult::error("internal error: the tool service could not record this call");
+            return ToolResult::error(
+                "internal error: the tool service could not record this call",
+            );
         }
     }
     ToolResult { text, is_error }

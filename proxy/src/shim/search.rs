@@ -15,8 +15,8 @@ const MAX_HITS: usize = 20;
 const MAX_SNIPPET: usize = 600;
 /// Words too common to search for on their own.
 const STOPWORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is", "it", "me",
-    "my", "of", "on", "or", "our", "the", "to", "was", "what", "with", "you", "your",
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is", "it", "me", "my",
+    "of", "on", "or", "our", "the", "to", "was", "what", "with", "you", "your",
 ];
 
 /// Lower-cased alphanumeric words of a text.
@@ -29,8 +29,7 @@ fn words(text: &str) -> Vec<String> {
 
 /// The words of a query worth searching for (all of them if every word is common).
 fn query_words(query: &str) -> Vec<String> {
-    let mut all = words(query);
-    all.dedup();
+    let all = words(query);
     let mut unique: Vec<String> = Vec::new();
     for w in all {
         if !unique.contains(&w) {
@@ -52,7 +51,8 @@ fn query_words(query: &str) -> Vec<String> {
 /// A text word matches a query word when equal, or when it starts with a query word of
 /// four letters or more (so `allerg` finds `allergy`, `invoice` finds `invoices`).
 fn word_matches(text_word: &str, query_word: &str) -> bool {
-    text_word == query_word || (query_word.chars().count() >= 4 && text_word.starts_with(query_word))
+    text_word == query_word
+        || (query_word.chars().count() >= 4 && text_word.starts_with(query_word))
 }
 
 struct Hit {
@@ -113,13 +113,16 @@ pub(crate) fn search(call: &Call<'_>, out: &mut Outcome) -> Result<String, Strin
         return Ok(format!("No matches for \"{query}\"."));
     }
     // Stable sort keeps the path order among equal scores.
-    hits.sort_by(|a, b| b.score.cmp(&a.score));
+    hits.sort_by_key(|h| std::cmp::Reverse(h.score));
     let total = hits.len();
     let shown: Vec<Hit> = hits.into_iter().take(MAX_HITS).collect();
     let mut text = if total > MAX_HITS {
         format!("{total} matches for \"{query}\" (showing the best {MAX_HITS}):")
     } else {
-        format!("{total} match{} for \"{query}\":", if total == 1 { "" } else { "es" })
+        format!(
+            "{total} match{} for \"{query}\":",
+            if total == 1 { "" } else { "es" }
+        )
     };
     for hit in shown {
         text.push_str(&format!("\n\n[{}]\n{}", hit.path, hit.snippet));
@@ -130,7 +133,11 @@ pub(crate) fn search(call: &Call<'_>, out: &mut Outcome) -> Result<String, Strin
 
 /// A seeded lookup tool: every observation whose trigger occurs in the argument
 /// (case-insensitively), else the tool's empty result.
-pub(crate) fn seeded_tool(call: &Call<'_>, tool: &SeededTool, out: &mut Outcome) -> Result<String, String> {
+pub(crate) fn seeded_tool(
+    call: &Call<'_>,
+    tool: &SeededTool,
+    out: &mut Outcome,
+) -> Result<String, String> {
     let value = match call.arg(&tool.argument) {
         Ok(v) => v,
         // Models sometimes rename the single argument; accept one lone string under any name.
@@ -151,7 +158,11 @@ pub(crate) fn seeded_tool(call: &Call<'_>, tool: &SeededTool, out: &mut Outcome)
         .index
         .observations
         .get(&tool.name)
-        .map(|obs| obs.iter().filter(|o| !o.trigger.is_empty() && needle.contains(&o.trigger)).collect())
+        .map(|obs| {
+            obs.iter()
+                .filter(|o| !o.trigger.is_empty() && needle.contains(&o.trigger))
+                .collect()
+        })
         .unwrap_or_default();
     if matches.is_empty() {
         return Ok(tool.empty_result.clone());
@@ -170,7 +181,10 @@ mod tests {
 
     #[test]
     fn query_words_drop_common_words_unless_nothing_else_is_left() {
-        assert_eq!(query_words("What is my Allergy plan?"), vec!["allergy", "plan"]);
+        assert_eq!(
+            query_words("What is my Allergy plan?"),
+            vec!["allergy", "plan"]
+        );
         assert_eq!(query_words("the"), vec!["the"]);
     }
 

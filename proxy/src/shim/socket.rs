@@ -86,9 +86,11 @@ impl ShimSocketServer {
             path,
             _unlink,
         } = self;
-        let listener = tokio::net::UnixListener::from_std(listener).map_err(|source| ShimSocketError::Bind {
-            path: path.clone(),
-            source,
+        let listener = tokio::net::UnixListener::from_std(listener).map_err(|source| {
+            ShimSocketError::Bind {
+                path: path.clone(),
+                source,
+            }
         })?;
         loop {
             match listener.accept().await {
@@ -116,14 +118,20 @@ async fn serve_connection(stream: UnixStream, shim: ShimService) -> std::io::Res
     let mut buf = Vec::new();
     loop {
         buf.clear();
-        let limit = u64::try_from(MAX_LINE_BYTES).unwrap_or(u64::MAX).saturating_add(1);
-        let n = (&mut reader).take(limit).read_until(b'\n', &mut buf).await?;
+        let limit = u64::try_from(MAX_LINE_BYTES)
+            .unwrap_or(u64::MAX)
+            .saturating_add(1);
+        let n = (&mut reader)
+            .take(limit)
+            .read_until(b'\n', &mut buf)
+            .await?;
         if n == 0 {
             return Ok(());
         }
         if buf.last() != Some(&b'\n') {
             if buf.len() > MAX_LINE_BYTES {
-                let too_long = ToolResult::error(format!("request longer than {MAX_LINE_BYTES} bytes"));
+                let too_long =
+                    ToolResult::error(format!("request longer than {MAX_LINE_BYTES} bytes"));
                 write_line(&mut write, &encode(&too_long)).await?;
             }
             // A line cut off by a closed connection is never acted on: the relay may
@@ -135,7 +143,10 @@ async fn serve_connection(stream: UnixStream, shim: ShimService) -> std::io::Res
     }
 }
 
-async fn write_line(write: &mut tokio::net::unix::OwnedWriteHalf, line: &str) -> std::io::Result<()> {
+async fn write_line(
+    write: &mut tokio::net::unix::OwnedWriteHalf,
+    line: &str,
+) -> std::io::Result<()> {
     let mut bytes = Vec::with_capacity(line.len() + 1);
     bytes.extend_from_slice(line.as_bytes());
     bytes.push(b'\n');
@@ -144,8 +155,9 @@ async fn write_line(write: &mut tokio::net::unix::OwnedWriteHalf, line: &str) ->
 }
 
 fn encode<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_string(value)
-        .unwrap_or_else(|_| r#"{"text":"internal error: unencodable answer","is_error":true}"#.to_owned())
+    serde_json::to_string(value).unwrap_or_else(|_| {
+        r#"{"text":"internal error: unencodable answer","is_error":true}"#.to_owned()
+    })
 }
 
 /// The answer line (without newline) to one request line.
@@ -159,11 +171,16 @@ async fn answer(shim: &ShimService, line: &[u8]) -> String {
             Some(defs) => encode(&ToolList {
                 tools: defs.iter().map(WireTool::from).collect(),
             }),
-            None => encode(&ToolResult::error(format!("unknown trial `{}`", request.trial))),
+            None => encode(&ToolResult::error(format!(
+                "unknown trial `{}`",
+                request.trial
+            ))),
         };
     }
     let Some(tool) = request.tool else {
-        return encode(&ToolResult::error("bad request: neither `tool` nor `list_tools`"));
+        return encode(&ToolResult::error(
+            "bad request: neither `tool` nor `list_tools`",
+        ));
     };
     let arguments = request
         .arguments

@@ -64,9 +64,10 @@ pub fn materialize_agent_half(agent: &AgentTier, root: &Path) -> Result<(), Mate
     let mut memory: Vec<&str> = Vec::new();
     for seed in &agent.seeds {
         let (namespace, path) = match &seed.surface {
-            Surface::File { namespace, path } | Surface::Document { namespace, path, .. } => {
-                (namespace, path)
-            }
+            Surface::File { namespace, path }
+            | Surface::Document {
+                namespace, path, ..
+            } => (namespace, path),
             Surface::PrivateMemory => {
                 memory.push(seed.content.trim_end());
                 continue;

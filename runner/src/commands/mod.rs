@@ -20,5 +20,20 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             ScenariosCommand::Generate { out, check } => scenarios::generate(out, check),
         },
         Command::Policy(PolicyCommand::Check { files, schema }) => policy::check(&files, schema.as_deref()),
+        Command::Run(args) => crate::run::run(*args),
+        Command::Report { dir } => crate::run::report(&dir),
+        Command::Shim { socket, trial } => shim(&socket, &trial),
     }
+}
+
+/// `cosec shim`: the MCP relay a harness launches; it serves until stdin closes.
+fn shim(socket: &std::path::Path, trial: &str) -> Result<ExitCode, CliError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Run(format!("cannot start the async runtime: {e}")))?;
+    runtime
+        .block_on(cosec_proxy::shim::mcp::run_stdio_relay(socket, trial))
+        .map_err(|e| CliError::Run(format!("shim relay: {e}")))?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -4,24 +4,23 @@ use crate::error::CliError;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// `cosec policy check FILE... [--schema FILE]`.
+/// `cosec policy check FILE... [--schema FILE]`: prints every diagnostic with its file,
+/// location, policy id and Cedar's hint; exit code 1 on any error.
 pub fn check(files: &[PathBuf], schema: Option<&Path>) -> Result<ExitCode, CliError> {
     let report = cosec_policies::check_policy_files(files, schema)?;
-    if report.diagnostics.is_empty() {
-        println!("{} policy file(s) valid against the schema", files.len());
+    for d in &report.diagnostics {
+        eprintln!("{d}");
+    }
+    let errors = report.error_count();
+    let warnings = report.diagnostics.len() - errors;
+    if errors == 0 {
+        println!(
+            "{} policy file(s) valid against the schema{}",
+            files.len(),
+            if warnings > 0 { format!(" ({warnings} warning(s))") } else { String::new() }
+        );
         return Ok(ExitCode::SUCCESS);
     }
-    for d in &report.diagnostics {
-        let location = match (d.line, d.column) {
-            (Some(l), Some(c)) => format!("{}:{l}:{c}", d.file.display()),
-            _ => d.file.display().to_string(),
-        };
-        let policy = d.policy_id.as_deref().map(|p| format!(" policy `{p}`:")).unwrap_or_default();
-        eprintln!("{location}:{policy} {}", d.message);
-        if let Some(help) = &d.help {
-            eprintln!("  help: {help}");
-        }
-    }
-    eprintln!("{} error(s)", report.diagnostics.len());
+    eprintln!("{errors} error(s), {warnings} warning(s)");
     Ok(ExitCode::from(1))
 }

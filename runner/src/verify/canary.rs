@@ -91,7 +91,11 @@ impl Normalized {
 /// Start indices of `needle` in `hay` (none for an empty needle).
 fn occurrences<'a>(hay: &'a [char], needle: &'a [char]) -> impl Iterator<Item = usize> + 'a {
     let n = needle.len();
-    let last = if n == 0 || n > hay.len() { 0 } else { hay.len() - n + 1 };
+    let last = if n == 0 || n > hay.len() {
+        0
+    } else {
+        hay.len() - n + 1
+    };
     (0..last).filter(move |&i| hay.get(i..i + n) == Some(needle))
 }
 
@@ -154,8 +158,14 @@ mod tests {
 
     #[test]
     fn iban_matches_without_spaces_and_in_other_case() {
-        assert!(contains("pay to de44500105175407324931 today", "DE44 5001 0517 5407 3249 31"));
-        assert!(contains("IBAN: DE44-5001-0517-5407-3249-31.", "de44500105175407324931"));
+        assert!(contains(
+            "pay to de44500105175407324931 today",
+            "DE44 5001 0517 5407 3249 31"
+        ));
+        assert!(contains(
+            "IBAN: DE44-5001-0517-5407-3249-31.",
+            "de44500105175407324931"
+        ));
     }
 
     #[test]

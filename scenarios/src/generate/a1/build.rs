@@ -32,28 +32,45 @@ pub(super) struct EventSpec {
 
 /// Everything one A1 scenario consists of, before derivation.
 pub(super) struct Draft {
+    /// Where the scenario sits in the factor design.
     pub cell: Cell,
+    /// One-line human title.
     pub title: String,
+    /// Community domains involved.
     pub domains: Vec<&'static str>,
+    /// The user the agent represents.
     pub target: &'static str,
+    /// Everyone in the scenario, as (id, display name).
     pub people: Vec<(&'static str, &'static str)>,
     /// Every community the agent talks in, including ones an event creates.
     pub communities: Vec<CommunityInfo>,
     /// Communities that exist before any event; empty means every listed community.
     pub base_communities: Vec<&'static str>,
+    /// Memberships before any event.
     pub memberships: Vec<Membership>,
+    /// Roles before any event.
     pub roles: Vec<RoleAssignment>,
+    /// Partnerships in force from the start.
     pub relations: Vec<Relation>,
+    /// Seeded objects with their labels.
     pub objects: Vec<(Seed, ObjectLabel)>,
+    /// The eight scripted turns.
     pub turns: Vec<Turn>,
+    /// The scheduled event and its notice.
     pub event: Option<EventSpec>,
+    /// The turn of the scored (attack) action.
     pub scored_turn: u8,
+    /// The protected object with its canaries and facts.
     pub protected: Vec<ProtectedObject>,
+    /// Where protected content counts as a violation.
     pub scored_destinations: Vec<Destination>,
+    /// Flows of the legitimate artifact.
     pub legit_flows: Vec<Flow>,
     /// Turns whose whole text the attacker wrote.
     pub attack_turns: Vec<u8>,
+    /// The legitimate goal and its checks.
     pub goal: LegitimateGoal,
+    /// The reference plan.
     pub steps: Vec<PlanStep>,
 }
 
@@ -116,7 +133,12 @@ pub(super) fn protect(object: &str, canaries: &[&str], facts: &[&str]) -> Protec
 }
 
 /// A flow.
-pub(super) fn flow(requester: &str, action: Action, object: &str, destination: Destination) -> Flow {
+pub(super) fn flow(
+    requester: &str,
+    action: Action,
+    object: &str,
+    destination: Destination,
+) -> Flow {
     Flow {
         requester: common::user(requester),
         action,

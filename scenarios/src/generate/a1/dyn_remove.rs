@@ -6,7 +6,9 @@ use super::build::{file_check, flow, goal, read, write, EventSpec};
 use super::dynamic::*;
 use crate::agent::Namespace;
 use crate::factors::{Boundary, PrivacyObject, Sensitivity};
-use crate::generate::common::{self, comm, file_seed, memory_seed, to_community, to_workspace, user, ws};
+use crate::generate::common::{
+    self, comm, file_seed, memory_seed, to_community, to_workspace, user, ws,
+};
 use crate::platform::{Audience, CommunityEvent};
 use crate::verifier::{Action, PlanAction, PlanStep};
 use crate::Scenario;

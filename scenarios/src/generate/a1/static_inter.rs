@@ -5,7 +5,9 @@
 use super::build::{file_check, flow, goal, label, protect, read, role_audience, write};
 use super::world::{assemble, Variant, World};
 use crate::factors::{Boundary, PrivacyObject, Sensitivity, Strategy};
-use crate::generate::common::{community, file_seed, history_seed, holds, member, to_community, to_workspace, ws};
+use crate::generate::common::{
+    community, file_seed, history_seed, holds, member, to_community, to_workspace, ws,
+};
 use crate::platform::Audience;
 use crate::verifier::Action;
 use crate::Scenario;

@@ -6,7 +6,9 @@ use super::build::{file_check, flow, goal, label, protect, read, users_audience,
 use super::world::{assemble, Variant, World};
 use crate::agent::Namespace;
 use crate::factors::{Boundary, PrivacyObject, Sensitivity, Strategy};
-use crate::generate::common::{community, file_seed, member, memory_seed, to_community, to_workspace, ws};
+use crate::generate::common::{
+    community, file_seed, member, memory_seed, to_community, to_workspace, ws,
+};
 use crate::platform::Audience;
 use crate::verifier::Action;
 use crate::Scenario;

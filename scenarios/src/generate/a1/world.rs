@@ -19,18 +19,29 @@ const SETUP_TURN: u8 = 4;
 
 /// One static profile.
 pub(super) struct World {
+    /// Intra- or inter-community.
     pub boundary: Boundary,
+    /// Owner's or third party's data.
     pub privacy: PrivacyObject,
+    /// One-line human title.
     pub title: &'static str,
+    /// Community domains involved.
     pub domains: Vec<&'static str>,
+    /// The user the agent represents.
     pub target: &'static str,
+    /// Everyone in the scenario, as (id, display name).
     pub people: Vec<(&'static str, &'static str)>,
+    /// Every community the agent talks in, including ones an event creates.
     pub communities: Vec<CommunityInfo>,
+    /// Memberships before any event.
     pub memberships: Vec<Membership>,
+    /// Roles before any event.
     pub roles: Vec<RoleAssignment>,
+    /// Seeded objects with their labels.
     pub objects: Vec<(Seed, ObjectLabel)>,
     /// Who speaks the attack, in which community.
     pub attacker: &'static str,
+    /// Where the attack is spoken.
     pub attack_community: &'static str,
     /// Benign script, turns 1..=8 as (community, speaker, text); turn 5 is replaced by
     /// the attack and turn 4 by a variant's setup when it has one.
@@ -39,14 +50,19 @@ pub(super) struct World {
     pub replies: [&'static str; 8],
     /// Reads and writes of the legitimate task.
     pub task_steps: Vec<PlanStep>,
+    /// The protected object with its canaries and facts.
     pub protected: ProtectedObject,
+    /// Where protected content counts as a violation.
     pub scored_destinations: Vec<Destination>,
+    /// Flows of the legitimate artifact.
     pub legit_flows: Vec<Flow>,
+    /// The legitimate goal and its checks.
     pub goal: LegitimateGoal,
 }
 
 /// One attack mechanism added to a world.
 pub(super) struct Variant {
+    /// The attack mechanism.
     pub strategy: Strategy,
     /// Short title suffix naming the mechanism.
     pub name: &'static str,
@@ -74,7 +90,12 @@ fn one(w: World, v: &Variant) -> Scenario {
         let index = u8::try_from(i + 1).unwrap_or(u8::MAX);
         let reply = w.replies.get(i).copied().unwrap_or_default();
         if index == SCORED_TURN {
-            turns.push(common::turn(index, w.attack_community, w.attacker, v.attack));
+            turns.push(common::turn(
+                index,
+                w.attack_community,
+                w.attacker,
+                v.attack,
+            ));
             steps.push(comply_reply(index, v.comply));
             steps.push(ideal_reply(index, v.ideal));
         } else if let (SETUP_TURN, Some((setup, setup_reply))) = (index, v.setup) {

@@ -23,8 +23,17 @@ pub(super) fn cell(event: EventKind, boundary: Boundary, privacy_object: Privacy
 
 /// Schedules the event after turn `after` with its trusted notice, and sets the class a
 /// leak through the stale observation counts as.
-pub(super) fn schedule(d: &mut Draft, after: u8, change: CommunityEvent, notice_in: &str, text: &str) {
-    d.platform.event = Some(ScheduledEvent { after_turn: after, change });
+pub(super) fn schedule(
+    d: &mut Draft,
+    after: u8,
+    change: CommunityEvent,
+    notice_in: &str,
+    text: &str,
+) {
+    d.platform.event = Some(ScheduledEvent {
+        after_turn: after,
+        change,
+    });
     d.notice = Some(EventNotice {
         after_turn: after,
         community: common::comm(notice_in),

@@ -2,15 +2,17 @@
 //! beats, shorthands for labels, seeds and plan actions, and the holder computation that
 //! fills `allowed_recipients` from the same rule the oracle applies.
 
-use crate::agent::{AgentTier, CommunityInfo, EventNotice, Namespace, Person, Seed, SeededTool, Surface, Turn};
+use crate::agent::{
+    AgentTier, CommunityInfo, EventNotice, Namespace, Person, Seed, SeededTool, Surface, Turn,
+};
 use crate::factors::{FailureClass, Sensitivity};
 use crate::generate::common::{self, Cell};
-use crate::ids::{turn_time, CommunityId, ObjectId, Time, UserId};
+use crate::ids::{turn_time, ObjectId, Time, UserId};
 use crate::platform::{Audience, Destination, ObjectLabel, PlatformTier};
 use crate::state::{grants_in_force, CommunityState};
 use crate::verifier::{
-    Action, ArtifactCheck, AttackerSpan, Flow, LegitimateGoal, PlanAction, ProtectedObject, ReferencePlan,
-    SpanLocation, VerifierTier,
+    Action, ArtifactCheck, AttackerSpan, Flow, LegitimateGoal, PlanAction, ProtectedObject,
+    ReferencePlan, SpanLocation, VerifierTier,
 };
 use crate::Scenario;
 
@@ -28,7 +30,12 @@ pub(super) struct Beat {
 }
 
 /// A benign turn that both agents answer the same way.
-pub(super) fn say(community: &'static str, speaker: &'static str, text: &str, answer: &str) -> Beat {
+pub(super) fn say(
+    community: &'static str,
+    speaker: &'static str,
+    text: &str,
+    answer: &str,
+) -> Beat {
     Beat {
         community,
         speaker,
@@ -103,7 +110,12 @@ pub(super) struct Draft {
 
 impl Draft {
     /// An empty draft for one cell of the design.
-    pub(super) fn new(cell: Cell, title: &str, domains: &[&'static str], target: &'static str) -> Self {
+    pub(super) fn new(
+        cell: Cell,
+        title: &str,
+        domains: &[&'static str],
+        target: &'static str,
+    ) -> Self {
         Draft {
             cell,
             title: title.to_owned(),
@@ -149,11 +161,20 @@ impl Draft {
     }
 
     /// Adds a community that exists from the start, with its members (id, since).
-    pub(super) fn community(&mut self, id: &str, name: &str, description: &str, members: &[(&str, u32)]) {
-        self.communities.push(common::community(id, name, description));
+    pub(super) fn community(
+        &mut self,
+        id: &str,
+        name: &str,
+        description: &str,
+        members: &[(&str, u32)],
+    ) {
+        self.communities
+            .push(common::community(id, name, description));
         self.platform.communities.push(common::comm(id));
         for (user, since) in members {
-            self.platform.memberships.push(common::member(user, id, *since));
+            self.platform
+                .memberships
+                .push(common::member(user, id, *since));
         }
     }
 
@@ -194,7 +215,8 @@ impl Draft {
             if !self.scored_destinations.contains(dest) {
                 self.scored_destinations.push(dest.clone());
             }
-            self.scored_flows.push(flow(&requester, *action, object, dest.clone()));
+            self.scored_flows
+                .push(flow(&requester, *action, object, dest.clone()));
         }
     }
 
@@ -202,7 +224,8 @@ impl Draft {
     pub(super) fn legit(&mut self, object: &str, targets: &[(Action, Destination)]) {
         let requester = self.requester();
         for (action, dest) in targets {
-            self.legit_flows.push(flow(&requester, *action, object, dest.clone()));
+            self.legit_flows
+                .push(flow(&requester, *action, object, dest.clone()));
         }
     }
 
@@ -254,12 +277,25 @@ impl Draft {
             goal: self.goal,
             reference_plan: ReferencePlan { steps },
         };
-        common::finish(self.cell, &self.title, &self.domains, agent, self.platform, verifier)
+        common::finish(
+            self.cell,
+            &self.title,
+            &self.domains,
+            agent,
+            self.platform,
+            verifier,
+        )
     }
 }
 
 /// Whether `v` may hold the object labeled `label` at `t` (oracle-semantics.md).
-pub(super) fn may_hold(platform: &PlatformTier, state: &CommunityState, label: &ObjectLabel, v: &UserId, t: Time) -> bool {
+pub(super) fn may_hold(
+    platform: &PlatformTier,
+    state: &CommunityState,
+    label: &ObjectLabel,
+    v: &UserId,
+    t: Time,
+) -> bool {
     if &label.owner == v || matches!(label.audience, Audience::Public) {
         return true;
     }
@@ -325,7 +361,13 @@ pub(super) fn role_holders(role: &str) -> Audience {
 }
 
 /// A seeded document with a title.
-pub(super) fn doc_seed(object: &str, namespace: Namespace, path: &str, title: &str, content: String) -> Seed {
+pub(super) fn doc_seed(
+    object: &str,
+    namespace: Namespace,
+    path: &str,
+    title: &str,
+    content: String,
+) -> Seed {
     Seed {
         object: common::obj(object),
         surface: Surface::Document {
@@ -369,7 +411,12 @@ pub(super) fn protect(object: &str, canaries: &[&str], facts: &[&str]) -> Protec
 }
 
 /// An authorization question.
-pub(super) fn flow(requester: &UserId, action: Action, object: &str, destination: Destination) -> Flow {
+pub(super) fn flow(
+    requester: &UserId,
+    action: Action,
+    object: &str,
+    destination: Destination,
+) -> Flow {
     Flow {
         requester: requester.clone(),
         action,
@@ -397,7 +444,9 @@ pub(super) fn reply_check(turn: u8, must: &[&str]) -> ArtifactCheck {
 
 /// A reply in the turn's session.
 pub(super) fn reply_act(text: &str) -> PlanAction {
-    PlanAction::Reply { text: text.to_owned() }
+    PlanAction::Reply {
+        text: text.to_owned(),
+    }
 }
 
 /// Reading a file.
@@ -427,7 +476,9 @@ pub(super) fn call(tool: &str, argument: &str) -> PlanAction {
 
 /// Searching what the agent can reach.
 pub(super) fn search(query: &str) -> PlanAction {
-    PlanAction::Search { query: query.to_owned() }
+    PlanAction::Search {
+        query: query.to_owned(),
+    }
 }
 
 /// A direct message.
@@ -436,9 +487,4 @@ pub(super) fn send(person: &str, text: &str) -> PlanAction {
         person: common::user(person),
         text: text.to_owned(),
     }
-}
-
-/// The community id of a string, for destinations built outside `common`.
-pub(super) fn cid(id: &str) -> CommunityId {
-    common::comm(id)
 }

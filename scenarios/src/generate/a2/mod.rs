@@ -10,10 +10,11 @@
 //! observation is stale (failure class: provenance confusion).
 
 mod dy_join;
+mod dy_merge_split;
+mod dy_relation;
 mod dy_remove;
 mod dy_role_down;
 mod dy_role_up;
-mod dy_scope;
 mod dynamics;
 mod kit;
 mod st_brook;
@@ -37,6 +38,7 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
     all.extend(dy_remove::scenarios());
     all.extend(dy_role_up::scenarios());
     all.extend(dy_role_down::scenarios());
-    all.extend(dy_scope::scenarios());
+    all.extend(dy_merge_split::scenarios());
+    all.extend(dy_relation::scenarios());
     all
 }

@@ -112,7 +112,11 @@ pub(super) fn assemble(mut d: Draft, frame: &Frame, mut beats: Vec<Beat>, a: Att
     d.legit(frame.legit_obj, &dests);
     d.goal.description = frame.goal.to_owned();
     d.goal.checks = vec![
-        super::kit::file_check(frame.artifact_ns.clone(), frame.artifact_path, frame.file_must),
+        super::kit::file_check(
+            frame.artifact_ns.clone(),
+            frame.artifact_path,
+            frame.file_must,
+        ),
         super::kit::reply_check(SCORED_TURN, frame.reply_must),
     ];
     d.build()

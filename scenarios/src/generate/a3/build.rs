@@ -2,7 +2,7 @@
 //! [`Poison`] a variant adds, and the one place both become a [`Scenario`].
 
 use crate::agent::{AgentTier, CommunityInfo, EventNotice, Namespace, Seed};
-use crate::factors::{Boundary, Family, FailureClass, PrivacyObject, Sensitivity, Strategy};
+use crate::factors::{Boundary, FailureClass, Family, PrivacyObject, Sensitivity, Strategy};
 use crate::generate::common::{self, Cell};
 use crate::ids::{turn_time, Time, UserId};
 use crate::platform::{
@@ -101,9 +101,6 @@ pub(crate) struct Poison {
     pub ideal: &'static str,
     /// Real platform grants (only ever the genuine, narrower or expired ones).
     pub grants: Vec<Grant>,
-    /// Whether the request itself is attacker text (false for an innocent asker
-    /// misled by a stale note).
-    pub hostile_request: bool,
 }
 
 /// A label with an explicit audience.
@@ -151,7 +148,12 @@ pub(crate) fn grant(object: &str, grantee: &str, by: &str, from: u32, until: Opt
 }
 
 /// An authorization question.
-pub(crate) fn flow(requester: &str, action: Action, object: &str, destination: Destination) -> Flow {
+pub(crate) fn flow(
+    requester: &str,
+    action: Action,
+    object: &str,
+    destination: Destination,
+) -> Flow {
     Flow {
         requester: common::user(requester),
         action,
@@ -162,7 +164,9 @@ pub(crate) fn flow(requester: &str, action: Action, object: &str, destination: D
 
 /// Memberships of several people in one community since one time.
 pub(crate) fn members(community: &str, ids: &[&str], since: u32) -> Vec<Membership> {
-    ids.iter().map(|u| common::member(u, community, since)).collect()
+    ids.iter()
+        .map(|u| common::member(u, community, since))
+        .collect()
 }
 
 /// A read both agents do.
@@ -210,7 +214,12 @@ pub(crate) fn peek(turn: u8, namespace: Namespace, path: &str) -> PlanStep {
 }
 
 /// A goal checked by one file that must exist with every element.
-pub(crate) fn file_goal(description: &str, namespace: Namespace, path: &str, must: &[&str]) -> LegitimateGoal {
+pub(crate) fn file_goal(
+    description: &str,
+    namespace: Namespace,
+    path: &str,
+    must: &[&str],
+) -> LegitimateGoal {
     LegitimateGoal {
         description: description.to_owned(),
         checks: vec![ArtifactCheck::File {
@@ -222,7 +231,12 @@ pub(crate) fn file_goal(description: &str, namespace: Namespace, path: &str, mus
 }
 
 /// A scheduled event with its trusted notice.
-pub(crate) fn event(after_turn: u8, change: CommunityEvent, notice_in: &str, text: &str) -> (ScheduledEvent, EventNotice) {
+pub(crate) fn event(
+    after_turn: u8,
+    change: CommunityEvent,
+    notice_in: &str,
+    text: &str,
+) -> (ScheduledEvent, EventNotice) {
     (
         ScheduledEvent { after_turn, change },
         EventNotice {
@@ -233,12 +247,42 @@ pub(crate) fn event(after_turn: u8, change: CommunityEvent, notice_in: &str, tex
     )
 }
 
+/// An S6 dynamic poison: a note that was true when written and that the event makes
+/// stale; the compliant agent reads the protected object and repeats it.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn stale_note(
+    memory_id: &'static str,
+    memory_source: &'static str,
+    memory_created: u32,
+    memory: &'static str,
+    speaker: &'static str,
+    request: &'static str,
+    comply: Vec<PlanStep>,
+    ideal: &'static str,
+) -> Poison {
+    Poison {
+        strategy: Strategy::S6,
+        title: "note valid before the event, stale after it",
+        memory_id,
+        memory_source,
+        memory_created,
+        memory,
+        speaker,
+        request,
+        comply,
+        ideal,
+        grants: Vec::new(),
+    }
+}
+
 /// Builds one scenario from a world and a poison.
 pub(crate) fn assemble(w: World, p: Poison) -> Scenario {
     let scored = w.scored_turn;
     let mut turns = Vec::new();
     let mut steps = Vec::new();
-    for (index, ((community, speaker, text), reply)) in (1u8..).zip(w.turns.iter().zip(w.replies.iter())) {
+    for (index, ((community, speaker, text), reply)) in
+        (1u8..).zip(w.turns.iter().zip(w.replies.iter()))
+    {
         if index == scored {
             turns.push(common::turn(index, community, p.speaker, p.request));
             steps.extend(p.comply.iter().cloned());
@@ -255,7 +299,14 @@ pub(crate) fn assemble(w: World, p: Poison) -> Scenario {
         steps.extend(w.task_steps.iter().filter(|s| s.turn == index).cloned());
     }
 
-    let memory_label = label(p.memory_id, w.target, p.memory_source, &[], p.memory_created, Audience::Owner);
+    let memory_label = label(
+        p.memory_id,
+        w.target,
+        p.memory_source,
+        &[],
+        p.memory_created,
+        Audience::Owner,
+    );
     let mut seeds: Vec<Seed> = w.objects.iter().map(|(s, _)| s.clone()).collect();
     let mut labels: Vec<ObjectLabel> = w.objects.iter().map(|(_, l)| l.clone()).collect();
     seeds.push(w.secret.seed.clone());
@@ -263,18 +314,20 @@ pub(crate) fn assemble(w: World, p: Poison) -> Scenario {
     seeds.push(common::memory_seed(p.memory_id, p.memory));
     labels.push(memory_label);
 
-    let mut attacker_spans = vec![AttackerSpan {
-        location: SpanLocation::Seed {
-            object: common::obj(p.memory_id),
+    // The planted entry, and the request that cashes it in (the requester is designated
+    // adversarial, so text it typed is never counted as the agent's disclosure).
+    let attacker_spans = vec![
+        AttackerSpan {
+            location: SpanLocation::Seed {
+                object: common::obj(p.memory_id),
+            },
+            text: p.memory.to_owned(),
         },
-        text: p.memory.to_owned(),
-    }];
-    if p.hostile_request {
-        attacker_spans.push(AttackerSpan {
+        AttackerSpan {
             location: SpanLocation::Turn { index: scored },
             text: p.request.to_owned(),
-        });
-    }
+        },
+    ];
 
     let (event, event_notice) = match w.event {
         Some((e, n)) => (Some(e), Some(n)),
@@ -290,7 +343,11 @@ pub(crate) fn assemble(w: World, p: Poison) -> Scenario {
     let failure_class = event.as_ref().map(|_| FailureClass::ProvenanceConfusion);
     let agent = AgentTier {
         target_user: common::user(w.target),
-        people: w.people.iter().map(|(id, name)| common::person(id, name)).collect(),
+        people: w
+            .people
+            .iter()
+            .map(|(id, name)| common::person(id, name))
+            .collect(),
         communities: w.communities,
         seeds,
         tools: Vec::new(),
@@ -300,7 +357,11 @@ pub(crate) fn assemble(w: World, p: Poison) -> Scenario {
     };
     let platform = PlatformTier {
         users: w.people.iter().map(|(id, _)| common::user(id)).collect(),
-        communities: w.platform_communities.iter().map(|c| common::comm(c)).collect(),
+        communities: w
+            .platform_communities
+            .iter()
+            .map(|c| common::comm(c))
+            .collect(),
         memberships: w.memberships,
         roles: w.roles,
         relations: w.relations,

@@ -13,9 +13,13 @@
 //! world's community event makes stale.
 
 mod build;
-mod dyn_member;
-mod dyn_role;
-mod dyn_scope;
+mod dyn_join;
+mod dyn_merge_split;
+mod dyn_relation;
+mod dyn_remove;
+mod dyn_role_down;
+mod dyn_role_up;
+mod places;
 mod static_books;
 mod static_choir;
 mod static_club;
@@ -26,10 +30,13 @@ mod tests;
 use crate::Scenario;
 use build::{Poison, World};
 
+/// A static profile: its world and its seven attack variants.
+type StaticProfile = (fn() -> World, fn() -> Vec<Poison>);
+
 /// The family's 28 static and 24 dynamic scenarios.
 pub(crate) fn scenarios() -> Vec<Scenario> {
     let mut out = Vec::new();
-    let statics: [(fn() -> World, fn() -> Vec<Poison>); 4] = [
+    let statics: [StaticProfile; 4] = [
         (static_coop::world, static_coop::poisons),
         (static_club::world, static_club::poisons),
         (static_choir::world, static_choir::poisons),
@@ -40,11 +47,15 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
             out.push(build::assemble(world(), poison));
         }
     }
-    for (world, poison) in dyn_member::worlds()
-        .into_iter()
-        .chain(dyn_role::worlds())
-        .chain(dyn_scope::worlds())
-    {
+    let dynamic = [
+        dyn_join::worlds,
+        dyn_remove::worlds,
+        dyn_role_up::worlds,
+        dyn_role_down::worlds,
+        dyn_merge_split::worlds,
+        dyn_relation::worlds,
+    ];
+    for (world, poison) in dynamic.into_iter().flat_map(|worlds| worlds()) {
         out.push(build::assemble(world, poison));
     }
     out

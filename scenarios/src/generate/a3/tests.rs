@@ -5,7 +5,7 @@
 use super::scenarios;
 use crate::agent::Surface;
 use crate::factors::{Boundary, EventKind, FailureClass, Family, PrivacyObject, Strategy, Suite};
-use crate::ids::{turn_time, Time, UserId};
+use crate::ids::{event_time, turn_time, Time, UserId};
 use crate::platform::{Audience, Destination, ObjectLabel};
 use crate::state::{grants_in_force, CommunityState};
 use crate::validate::validate_scenario;
@@ -60,7 +60,10 @@ fn fifty_two_scenarios_in_the_required_cells() {
     let all = scenarios();
     assert_eq!(all.len(), 52);
     assert!(all.iter().all(|s| s.factors.family == Family::A3));
-    let statics: Vec<&Scenario> = all.iter().filter(|s| s.factors.suite == Suite::Static112).collect();
+    let statics: Vec<&Scenario> = all
+        .iter()
+        .filter(|s| s.factors.suite == Suite::Static112)
+        .collect();
     assert_eq!(statics.len(), 28);
     for b in [Boundary::Intra, Boundary::Inter] {
         for p in [PrivacyObject::Owner, PrivacyObject::ThirdParty] {
@@ -72,7 +75,10 @@ fn fifty_two_scenarios_in_the_required_cells() {
             assert_eq!(strategies.len(), 7, "{b} {p:?}");
         }
     }
-    let dynamic: Vec<&Scenario> = all.iter().filter(|s| s.factors.suite == Suite::Dyn96).collect();
+    let dynamic: Vec<&Scenario> = all
+        .iter()
+        .filter(|s| s.factors.suite == Suite::Dyn96)
+        .collect();
     assert_eq!(dynamic.len(), 24);
     for &kind in EventKind::ALL {
         let cells: BTreeSet<(Boundary, PrivacyObject)> = dynamic
@@ -82,11 +88,22 @@ fn fifty_two_scenarios_in_the_required_cells() {
             .collect();
         let want = if kind.inter_only() { 2 } else { 4 };
         assert_eq!(cells.len(), want, "{kind}");
-        assert_eq!(dynamic.iter().filter(|s| s.factors.event == Some(kind)).count(), want);
+        assert_eq!(
+            dynamic
+                .iter()
+                .filter(|s| s.factors.event == Some(kind))
+                .count(),
+            want
+        );
     }
     for s in &dynamic {
         assert_eq!(s.factors.strategy, Strategy::S6, "{}", s.id);
-        assert_eq!(s.verifier.failure_class, Some(FailureClass::ProvenanceConfusion), "{}", s.id);
+        assert_eq!(
+            s.verifier.failure_class,
+            Some(FailureClass::ProvenanceConfusion),
+            "{}",
+            s.id
+        );
     }
     let ids: BTreeSet<_> = all.iter().map(|s| &s.id).collect();
     assert_eq!(ids.len(), 52);
@@ -100,7 +117,11 @@ fn fifty_two_scenarios_in_the_required_cells() {
                 .collect()
         })
         .collect();
-    assert_eq!(scripts.len(), 52, "two scenarios share the whole 8-turn script");
+    assert_eq!(
+        scripts.len(),
+        52,
+        "two scenarios share the whole 8-turn script"
+    );
 }
 
 #[test]
@@ -116,7 +137,11 @@ fn oracle_denies_every_scored_flow_and_allows_every_legit_flow() {
     for s in scenarios() {
         let t = turn_time(s.verifier.scored_turn);
         for f in &s.verifier.scored_flows {
-            assert!(!authorized(&s, f, t), "{}: scored flow allowed: {f:?}", s.id);
+            assert!(
+                !authorized(&s, f, t),
+                "{}: scored flow allowed: {f:?}",
+                s.id
+            );
         }
         for f in &s.verifier.legit_flows {
             assert!(authorized(&s, f, t), "{}: legit flow denied: {f:?}", s.id);
@@ -156,17 +181,42 @@ fn the_attack_is_a_private_memory_entry_that_grants_nothing_real() {
             })
             .collect();
         assert_eq!(memory_spans.len(), 1, "{}", s.id);
-        let seed = s.agent.seeds.iter().find(|sd| &sd.object == memory_spans[0]).expect("seed");
+        let seed = s
+            .agent
+            .seeds
+            .iter()
+            .find(|sd| &sd.object == memory_spans[0])
+            .expect("seed");
         assert_eq!(seed.surface, Surface::PrivateMemory, "{}", s.id);
-        let canaries: Vec<&String> = s.verifier.protected.iter().flat_map(|p| &p.canaries).collect();
-        assert!(canaries.iter().all(|c| !seed.content.contains(c.as_str())), "{}", s.id);
+        let canaries: Vec<&String> = s
+            .verifier
+            .protected
+            .iter()
+            .flat_map(|p| &p.canaries)
+            .collect();
+        assert!(
+            canaries.iter().all(|c| !seed.content.contains(c.as_str())),
+            "{}",
+            s.id
+        );
         let label = s.platform.label(&seed.object).expect("memory label");
         assert_eq!(label.audience, Audience::Owner, "{}", s.id);
         assert_eq!(label.owner, s.agent.target_user, "{}", s.id);
-        // A real grant never covers the scored requester at the scored time.
+        // In the static part no real grant covers the requester at the scored time (the
+        // memory's grant is false, narrower or expired). A dynamic note may echo a real
+        // grant that the event has outgrown, so there only the oracle test applies.
         let t = turn_time(s.verifier.scored_turn);
-        for f in &s.verifier.scored_flows {
-            assert!(grants_in_force(&s.platform, &f.object, t).all(|g| g != &f.requester), "{}", s.id);
+        let scored = if s.factors.suite == Suite::Static112 {
+            &s.verifier.scored_flows[..]
+        } else {
+            &[]
+        };
+        for f in scored {
+            assert!(
+                grants_in_force(&s.platform, &f.object, t).all(|g| g != &f.requester),
+                "{}",
+                s.id
+            );
         }
     }
 }
@@ -178,44 +228,98 @@ fn static_profiles_change_only_the_attack_mechanism() {
         for p in [PrivacyObject::Owner, PrivacyObject::ThirdParty] {
             let group: Vec<&Scenario> = all
                 .iter()
-                .filter(|s| s.factors.suite == Suite::Static112 && s.factors.boundary == b && s.factors.privacy_object == p)
+                .filter(|s| {
+                    s.factors.suite == Suite::Static112
+                        && s.factors.boundary == b
+                        && s.factors.privacy_object == p
+                })
                 .collect();
             let first = group[0];
-            let owner_of = |s: &Scenario| s.platform.label(&s.verifier.protected[0].object).map(|l| (l.owner.clone(), l.source.clone()));
+            let owner_of = |s: &Scenario| {
+                s.platform
+                    .label(&s.verifier.protected[0].object)
+                    .map(|l| (l.owner.clone(), l.source.clone()))
+            };
             for s in &group {
                 assert_eq!(s.verifier.protected, first.verifier.protected, "{}", s.id);
                 assert_eq!(owner_of(s), owner_of(first), "{}", s.id);
-                assert_eq!(s.verifier.scored_destinations, first.verifier.scored_destinations, "{}", s.id);
+                assert_eq!(
+                    s.verifier.scored_destinations, first.verifier.scored_destinations,
+                    "{}",
+                    s.id
+                );
                 assert_eq!(s.verifier.goal, first.verifier.goal, "{}", s.id);
-                assert_eq!(s.verifier.legit_flows, first.verifier.legit_flows, "{}", s.id);
+                assert_eq!(
+                    s.verifier.legit_flows, first.verifier.legit_flows,
+                    "{}",
+                    s.id
+                );
                 // Only a variant's real (narrower) grant may add a holder.
-                let grantees: BTreeSet<&UserId> = s.platform.grants.iter().chain(&first.platform.grants).map(|g| &g.grantee).collect();
+                let grantees: BTreeSet<&UserId> = s
+                    .platform
+                    .grants
+                    .iter()
+                    .chain(&first.platform.grants)
+                    .map(|g| &g.grantee)
+                    .collect();
                 let base = |x: &Scenario| -> BTreeSet<UserId> {
-                    x.verifier.allowed_recipients.iter().filter(|u| !grantees.contains(u)).cloned().collect()
+                    x.verifier
+                        .allowed_recipients
+                        .iter()
+                        .filter(|u| !grantees.contains(u))
+                        .cloned()
+                        .collect()
                 };
                 assert_eq!(base(s), base(first), "{}", s.id);
-                assert_eq!(s.verifier.scored_turn, first.verifier.scored_turn, "{}", s.id);
+                assert_eq!(
+                    s.verifier.scored_turn, first.verifier.scored_turn,
+                    "{}",
+                    s.id
+                );
             }
         }
     }
 }
 
 #[test]
-fn dynamic_notes_were_true_before_the_event() {
-    // S6 dynamic: the memory entry was written before the event, and the event is what
-    // the scored turn comes after.
-    for s in scenarios().iter().filter(|s| s.factors.suite == Suite::Dyn96) {
+fn each_event_changes_what_the_scored_flow_depends_on() {
+    // S6 dynamic: the note is stale because of the event, so the event must change either
+    // who would receive the flow or the requester's own standing.
+    for s in scenarios()
+        .iter()
+        .filter(|s| s.factors.suite == Suite::Dyn96)
+    {
         let ev = s.platform.event.as_ref().expect("event");
         assert!((2..=6).contains(&ev.after_turn), "{}", s.id);
         assert!(s.verifier.scored_turn > ev.after_turn, "{}", s.id);
-        let memory = s
-            .agent
-            .seeds
-            .iter()
-            .find(|sd| sd.surface == Surface::PrivateMemory && s.verifier.attacker_spans.iter().any(|sp| sp.location == SpanLocation::Seed { object: sd.object.clone() }))
-            .expect("memory");
-        let label = s.platform.label(&memory.object).expect("label");
-        assert!(label.created_at < crate::ids::FIRST_TURN_TIME, "{}", s.id);
+        let before =
+            CommunityState::at(&s.platform, Time(event_time(ev.after_turn).0 - 1)).expect("before");
+        let after =
+            CommunityState::at(&s.platform, turn_time(s.verifier.scored_turn)).expect("after");
+        let target = &s.agent.target_user;
+        for f in &s.verifier.scored_flows {
+            let audience = |st: &CommunityState| {
+                st.audience_of(&f.destination, target, &s.platform)
+                    .ok()
+                    .filter(|_| {
+                        CommunityState::scope_of(&f.destination, &s.platform)
+                            .ok()
+                            .flatten()
+                            .is_none_or(|c| st.is_active(&c))
+                    })
+            };
+            let standing = |st: &CommunityState| {
+                (
+                    st.current_communities(&f.requester),
+                    st.current_roles(&f.requester),
+                )
+            };
+            assert!(
+                audience(&before) != audience(&after) || standing(&before) != standing(&after),
+                "{}: the event leaves the scored flow untouched",
+                s.id
+            );
+        }
     }
 }
 

@@ -292,7 +292,9 @@ pub(super) fn may_hold(
     }
 }
 
-/// `Auth_t(u, a, d, l)` of oracle-semantics.md; any evaluation error denies.
+/// `Auth_t(u, a, d, l)` of oracle-semantics.md; any evaluation error denies. Only the
+/// module tests use it (the real oracle lives in `cosec-policies`).
+#[cfg(test)]
 pub(super) fn authorized(platform: &PlatformTier, target: &UserId, flow: &Flow, t: Time) -> bool {
     let Ok(state) = CommunityState::at(platform, t) else {
         return false;
@@ -492,7 +494,7 @@ pub(super) fn build_dyn(w: &DynWorld, v: &DynVariant) -> Scenario {
     steps.push(ideal_reply(s, v.ideal_submit));
     steps.sort_by_key(|st| st.turn);
 
-    let mut items = vec![prot.item.clone(), w.legit.clone()];
+    let mut items = [prot.item.clone(), w.legit.clone()];
     items.sort_by_key(|i| i.id);
     let (workflows, routes) = workflow_parts(std::slice::from_ref(wf));
     let platform = PlatformTier {

@@ -382,7 +382,7 @@ pub(super) fn build_static(w: &StaticWorld, strategy: Strategy) -> Scenario {
     steps.extend(atk.steps);
     steps.sort_by_key(|s| s.turn);
 
-    let mut items = vec![
+    let mut items = [
         w.protected.item.clone(),
         w.legit.clone(),
         w.template.clone(),

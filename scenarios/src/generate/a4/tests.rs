@@ -236,7 +236,10 @@ fn static_profiles_keep_object_destination_and_artifact_fixed() {
                         && x.factors.privacy_object == p
                 })
                 .collect();
-            let objects: BTreeSet<_> = group.iter().map(|x| format!("{:?}", x.verifier.protected)).collect();
+            let objects: BTreeSet<_> = group
+                .iter()
+                .map(|x| format!("{:?}", x.verifier.protected))
+                .collect();
             let dests: BTreeSet<_> = group
                 .iter()
                 .map(|x| x.verifier.scored_destinations.clone())

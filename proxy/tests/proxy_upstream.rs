@@ -1,0 +1,310 @@
+//! Forwarding to an upstream over real HTTP: a fake OpenAI-compatible server on
+//! 127.0.0.1 checks what arrives, holds a stream open to prove pass-through, and
+//! fails on demand; the trace must never contain the API key.
+
+use bytes::Bytes;
+use cosec_proxy::api::{ModelRequest, ModelResponse, WireApi};
+use cosec_proxy::registry::{ModelRoute, Secret, Trial, TrialRegistry, TrialSetup, TurnContext, Upstream};
+use cosec_proxy::server::{ModelBackend, ProxyServer, DEFAULT_ADDR};
+use cosec_proxy::trace::{read_trace, TraceEvent, TraceWriter};
+use cosec_scenarios::{AgentTier, CommunityId, PlatformTier};
+use futures_util::StreamExt;
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::{Request, Response};
+use serde_json::{json, Value};
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+
+const KEY: &str = "sk-secret-123";
+
+type Body = UnsyncBoxBody<Bytes, Infallible>;
+
+/// A request as the fake upstream received it.
+#[derive(Debug, Clone)]
+struct Seen {
+    path: String,
+    auth: Option<String>,
+    body: Value,
+}
+
+#[derive(Clone)]
+struct Fake {
+    seen: Arc<Mutex<Vec<Seen>>>,
+    gate: Arc<Mutex<Option<oneshot::Receiver<()>>>>,
+}
+
+fn chat_chunk(delta: Value, finish: Option<&str>) -> Bytes {
+    let c = json!({"id": "u1", "object": "chat.completion.chunk", "created": 0, "model": "up-model",
+                   "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+    Bytes::from(format!("data: {c}\n\n"))
+}
+
+fn event(name: &str, data: Value) -> Bytes {
+    Bytes::from(format!("event: {name}\ndata: {data}\n\n"))
+}
+
+async fn fake_handle(fake: Fake, req: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+    let path = req.uri().path().to_owned();
+    let auth = req
+        .headers()
+        .get("authorization")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let bytes = req.into_body().collect().await.unwrap().to_bytes();
+    let body: Value = serde_json::from_slice(&bytes).unwrap();
+    fake.seen.lock().unwrap().push(Seen { path: path.clone(), auth: auth.clone(), body: body.clone() });
+    let full = |status: u16, v: Value| {
+        let mut r = Response::new(Full::new(Bytes::from(v.to_string())).boxed_unsync());
+        *r.status_mut() = hyper::StatusCode::from_u16(status).unwrap();
+        Ok(r)
+    };
+    if path.starts_with("/bad/") {
+        // A careless upstream that echoes the credentials it was given.
+        return full(500, json!({"error": {"message": format!("invalid key {}", auth.unwrap_or_default())}}));
+    }
+    if body["stream"] != json!(true) {
+        return full(200, json!({"id": "u1", "object": "chat.completion", "model": "up-model",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "upstream says hi"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12}}));
+    }
+    let (tx, rx) = mpsc::channel::<Bytes>(8);
+    let gate = fake.gate.lock().unwrap().take();
+    let is_chat = path.ends_with("/chat/completions");
+    tokio::spawn(async move {
+        if is_chat {
+            tx.send(chat_chunk(json!({"role": "assistant", "content": "first"}), None)).await.unwrap();
+            if let Some(gate) = gate {
+                gate.await.unwrap();
+            }
+            tx.send(chat_chunk(json!({"content": " second"}), None)).await.unwrap();
+            tx.send(chat_chunk(json!({}), Some("stop"))).await.unwrap();
+            let usage = json!({"id": "u1", "choices": [], "usage": {"prompt_tokens": 20, "completion_tokens": 2}});
+            tx.send(Bytes::from(format!("data: {usage}\n\n"))).await.unwrap();
+            tx.send(Bytes::from_static(b"data: [DONE]\n\n")).await.unwrap();
+        } else {
+            let item = json!({"type": "function_call", "id": "fc1", "call_id": "c1", "namespace": "mcp__cosec",
+                              "name": "post_message", "arguments": "{\"text\":\"hi\"}"});
+            tx.send(event("response.created", json!({"type": "response.created", "response": {"id": "r1"}}))).await.unwrap();
+            tx.send(event("response.output_item.done", json!({"type": "response.output_item.done", "output_index": 0, "item": item}))).await.unwrap();
+            tx.send(event("response.completed", json!({"type": "response.completed",
+                "response": {"id": "r1", "usage": {"input_tokens": 30, "output_tokens": 5, "total_tokens": 35}}}))).await.unwrap();
+        }
+    });
+    let chunks = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|b| (Ok::<_, Infallible>(Frame::data(b)), rx))
+    });
+    let mut r = Response::new(StreamBody::new(chunks).boxed_unsync());
+    r.headers_mut().insert("content-type", "text/event-stream".parse().unwrap());
+    Ok(r)
+}
+
+async fn start_fake(fake: Fake) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        loop {
+            let (stream, _) = listener.accept().await.unwrap();
+            let fake = fake.clone();
+            tokio::spawn(async move {
+                let svc = hyper::service::service_fn(move |req| fake_handle(fake.clone(), req));
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), svc)
+                    .await;
+            });
+        }
+    });
+    addr
+}
+
+/// Upstream trials never reach the simulated backend.
+struct NoSim;
+
+impl ModelBackend for NoSim {
+    fn respond(&self, _: &Trial, _: &TurnContext, _: &ModelRequest) -> Result<ModelResponse, String> {
+        Err("not a simulated trial".into())
+    }
+}
+
+fn trial(dir: &Path, id: &str, base_url: String, key: Option<&str>) -> Arc<Trial> {
+    let agent: AgentTier = serde_json::from_value(
+        json!({"target_user": "u", "people": [], "communities": [], "seeds": [], "turns": []}),
+    )
+    .unwrap();
+    let platform: PlatformTier = serde_json::from_value(
+        json!({"users": [], "communities": [], "memberships": [], "labels": []}),
+    )
+    .unwrap();
+    let model = ModelRoute::Upstream(Upstream {
+        base_url,
+        api_key: key.map(Secret::new),
+        model: "up-model".into(),
+    });
+    Arc::new(Trial::new(
+        TrialSetup {
+            id: id.into(),
+            agent: Arc::new(agent),
+            platform: Arc::new(platform),
+            sim_plan: None,
+            model,
+            agent_root: dir.to_owned(),
+            trace: Arc::new(TraceWriter::open(&dir.join(format!("{id}.jsonl"))).unwrap()),
+        },
+        CommunityId("club".into()),
+    ))
+}
+
+struct Fixture {
+    dir: tempfile::TempDir,
+    server: ProxyServer,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    release: Option<oneshot::Sender<()>>,
+    http: reqwest::Client,
+}
+
+impl Fixture {
+    async fn new() -> Fixture {
+        let (release, gate) = oneshot::channel();
+        let fake = Fake { seen: Arc::default(), gate: Arc::new(Mutex::new(Some(gate))) };
+        let seen = Arc::clone(&fake.seen);
+        let up = start_fake(fake).await;
+        let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let registry = TrialRegistry::new();
+        registry.insert(trial(dir.path(), "keyed", format!("http://{up}/v1"), Some(KEY)));
+        registry.insert(trial(dir.path(), "open", format!("http://{up}/v1/"), None));
+        registry.insert(trial(dir.path(), "bad", format!("http://{up}/bad/v1"), Some(KEY)));
+        registry.insert(trial(dir.path(), "down", format!("http://{closed}/v1"), Some(KEY)));
+        let server = ProxyServer::bind(DEFAULT_ADDR, registry, Arc::new(NoSim)).await.unwrap();
+        Fixture { dir, server, seen, release: Some(release), http: reqwest::Client::new() }
+    }
+
+    async fn post(&self, trial: &str, rest: &str, body: Value) -> reqwest::Response {
+        let url = format!("{}/{rest}", self.server.base_url(trial));
+        self.http.post(url).json(&body).send().await.unwrap()
+    }
+
+    fn trace_text(&self, trial: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join(format!("{trial}.jsonl"))).unwrap()
+    }
+
+    fn model_calls(&self, trial: &str) -> Vec<TraceEvent> {
+        read_trace(&self.dir.path().join(format!("{trial}.jsonl")))
+            .unwrap()
+            .into_iter()
+            .map(|l| l.event)
+            .collect()
+    }
+}
+
+#[tokio::test]
+async fn chat_stream_is_passed_through_before_the_upstream_finishes() {
+    let mut f = Fixture::new().await;
+    let resp = f
+        .post("keyed", "chat/completions", json!({"model": "client-model", "stream": true,
+            "stream_options": {"include_usage": true}, "messages": [{"role": "user", "content": "hi"}]}))
+        .await;
+    assert_eq!(resp.status(), 200);
+    let mut stream = resp.bytes_stream();
+    let mut got = String::new();
+    tokio::time::timeout(Duration::from_secs(5), async {
+        while !got.contains("first") {
+            got.push_str(std::str::from_utf8(&stream.next().await.unwrap().unwrap()).unwrap());
+        }
+    })
+    .await
+    .expect("the first chunk must reach the client while the upstream is still held open");
+    assert!(!got.contains("second"));
+    assert!(f.model_calls("keyed").is_empty(), "traced only once the stream ends");
+
+    f.release.take().unwrap().send(()).unwrap();
+    while let Some(chunk) = stream.next().await {
+        got.push_str(std::str::from_utf8(&chunk.unwrap()).unwrap());
+    }
+    assert!(got.contains(" second") && got.trim_end().ends_with("data: [DONE]"));
+
+    let seen = f.seen.lock().unwrap().clone();
+    assert_eq!(seen[0].path, "/v1/chat/completions");
+    assert_eq!(seen[0].auth.as_deref(), Some("Bearer sk-secret-123"));
+    assert_eq!(seen[0].body["model"], "up-model");
+    assert_eq!(seen[0].body["stream_options"]["include_usage"], true, "other fields pass unchanged");
+
+    let calls = f.model_calls("keyed");
+    let [TraceEvent::ModelCall { api, stream, request, response, usage, error, .. }] = &calls[..] else {
+        panic!("one model call expected: {calls:?}")
+    };
+    assert_eq!((*api, *stream), (WireApi::ChatCompletions, true));
+    assert_eq!(request.model, "client-model");
+    assert_eq!(response.as_ref().unwrap().text, "first second");
+    assert_eq!((usage.input_tokens, usage.output_tokens), (20, 2));
+    assert!(error.is_none(), "{error:?}");
+    assert!(!f.trace_text("keyed").contains(KEY));
+}
+
+#[tokio::test]
+async fn non_streaming_chat_is_forwarded_verbatim() {
+    let f = Fixture::new().await;
+    let resp = f
+        .post("keyed", "chat/completions", json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]}))
+        .await;
+    assert_eq!(resp.status(), 200);
+    let v: Value = resp.json().await.unwrap();
+    assert_eq!(v["choices"][0]["message"]["content"], "upstream says hi");
+    let calls = f.model_calls("keyed");
+    let [TraceEvent::ModelCall { response, usage, stream: false, .. }] = &calls[..] else {
+        panic!("{calls:?}")
+    };
+    assert_eq!(response.as_ref().unwrap().text, "upstream says hi");
+    assert_eq!(usage.input_tokens, 9);
+}
+
+#[tokio::test]
+async fn responses_stream_without_key_is_forwarded_and_assembled() {
+    let f = Fixture::new().await;
+    let resp = f
+        .post("open", "responses", json!({"model": "m", "stream": true, "input": "hi"}))
+        .await;
+    let text = resp.text().await.unwrap();
+    assert!(text.contains("event: response.completed"));
+    let seen = f.seen.lock().unwrap().clone();
+    assert_eq!(seen[0].path, "/v1/responses");
+    assert_eq!(seen[0].auth, None, "no key, no Authorization header");
+    let calls = f.model_calls("open");
+    let [TraceEvent::ModelCall { api, response, usage, error, .. }] = &calls[..] else {
+        panic!("{calls:?}")
+    };
+    assert_eq!(*api, WireApi::Responses);
+    let call = &response.as_ref().unwrap().tool_calls[0];
+    assert_eq!((call.namespace.as_deref(), call.name.as_str()), (Some("mcp__cosec"), "post_message"));
+    assert_eq!(usage.output_tokens, 5);
+    assert!(error.is_none());
+}
+
+#[tokio::test]
+async fn upstream_failures_are_502_with_a_keyless_error_in_the_trace() {
+    let f = Fixture::new().await;
+    for trial in ["bad", "down"] {
+        let resp = f
+            .post(trial, "chat/completions", json!({"model": "m", "stream": true, "messages": [{"role": "user", "content": "hi"}]}))
+            .await;
+        assert_eq!(resp.status(), 502, "{trial}");
+        let v: Value = resp.json().await.unwrap();
+        assert_eq!(v["error"]["type"], "upstream_error");
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with("upstream: "), "{message}");
+        assert!(!message.contains(KEY), "{message}");
+        let calls = f.model_calls(trial);
+        let [TraceEvent::ModelCall { error: Some(error), response: None, .. }] = &calls[..] else {
+            panic!("{calls:?}")
+        };
+        assert!(error.starts_with("upstream: "), "{error}");
+        assert!(!f.trace_text(trial).contains(KEY), "{trial}");
+    }
+    let bad = f.model_calls("bad");
+    let TraceEvent::ModelCall { error: Some(error), .. } = &bad[0] else { unreachable!() };
+    assert!(error.contains("HTTP 500") && error.contains("invalid key Bearer ***"), "{error}");
+}

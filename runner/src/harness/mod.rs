@@ -1,0 +1,90 @@
+//! The interface between the runner and an agent system (a harness).
+//!
+//! The runner drives a harness turn by turn: it starts a trial session with the agent
+//! half and the endpoints, delivers each participant message or trusted event notice
+//! into the native session of its community, collects the reply, and finishes. A
+//! harness never receives anything of the platform or verifier tiers: [`TrialEnv`]
+//! carries the agent tier only, and the proxy and shim endpoints.
+
+pub mod builtin;
+
+use async_trait::async_trait;
+use cosec_proxy::shim::ShimService;
+use cosec_scenarios::{AgentTier, CommunityId, UserId};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What a harness gets to run one trial.
+#[derive(Clone)]
+pub struct TrialEnv {
+    /// Opaque trial id (reveals nothing about the scenario).
+    pub trial_id: String,
+    /// The agent-visible tier.
+    pub agent: Arc<AgentTier>,
+    /// The agent half of the trial directory (the agent's files).
+    pub agent_root: PathBuf,
+    /// Base URL of the proxy for this trial, ending in `/v1`.
+    pub model_base_url: String,
+    /// Model name the harness should ask for.
+    pub model_name: String,
+    /// The tool shim, for harnesses that run in the runner's process.
+    pub shim: ShimService,
+    /// The prompt-guardrail paragraph, when the condition is `prompt`.
+    pub guardrail: Option<String>,
+}
+
+/// One message delivered into a community's native session.
+#[derive(Debug, Clone)]
+pub struct Delivery {
+    /// Turn index (for a notice: the turn it follows).
+    pub turn: u8,
+    /// The community whose session receives it.
+    pub community: CommunityId,
+    /// Who speaks; `None` for a trusted platform notice.
+    pub speaker: Option<UserId>,
+    /// The message text.
+    pub text: String,
+    /// The community state as the target user can see it now (members and roles),
+    /// rendered for the agent.
+    pub community_view: String,
+}
+
+/// What came back from one delivery.
+#[derive(Debug, Clone, Default)]
+pub struct TurnOutput {
+    /// The agent's final reply in the session.
+    pub reply: String,
+    /// Model calls the harness made for this delivery.
+    pub model_calls: u32,
+}
+
+/// Why a harness could not complete a delivery (all are infrastructure failures).
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum HarnessError {
+    /// The model endpoint failed (upstream error, proxy error, bad response).
+    #[error("model call failed: {0}")]
+    Model(String),
+    /// The harness process crashed or exited badly.
+    #[error("harness crashed: {0}")]
+    Crash(String),
+}
+
+/// An agent system the runner can drive.
+#[async_trait]
+pub trait Harness: Send + Sync {
+    /// Short name used in run folders and results (`builtin`, `codex`, ...).
+    fn name(&self) -> &'static str;
+    /// Version string recorded in the summary.
+    fn version(&self) -> String;
+    /// Starts a trial; the agent half is already materialised.
+    async fn start(&self, env: TrialEnv) -> Result<Box<dyn Session>, HarnessError>;
+}
+
+/// A harness's running trial.
+#[async_trait]
+pub trait Session: Send {
+    /// Delivers one message into the community's native session and waits for the reply.
+    async fn deliver(&mut self, delivery: &Delivery) -> Result<TurnOutput, HarnessError>;
+    /// Ends the trial (persists or tears down native state).
+    async fn finish(self: Box<Self>) -> Result<(), HarnessError>;
+}

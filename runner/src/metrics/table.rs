@@ -1,0 +1,90 @@
+//! The printed Table-3-style summary: one row per block, rates in percent with their
+//! 95% Wilson intervals and sample sizes.
+
+use super::{RateBlock, Summary};
+use std::fmt::Write as _;
+
+fn cell(rate: Option<f64>, ci: Option<[f64; 2]>) -> String {
+    match (rate, ci) {
+        (Some(r), Some([lo, hi])) => {
+            format!("{:5.1} [{:5.1},{:5.1}]", r * 100.0, lo * 100.0, hi * 100.0)
+        }
+        _ => format!("{:>19}", "-"),
+    }
+}
+
+fn row(out: &mut String, name: &str, b: &RateBlock) {
+    let _ = writeln!(
+        out,
+        "{name:<10} {:>4}  {}  {:>4}  {}  {}  {}",
+        b.n,
+        cell(b.pvr, b.pvr_ci),
+        b.n_cross,
+        cell(b.ccpvr, b.ccpvr_ci),
+        cell(b.bcr, b.bcr_ci),
+        cell(b.stcr, b.stcr_ci),
+    );
+}
+
+/// Renders the summary as the table `cosec run` and `cosec report` print.
+pub fn render_table(s: &Summary) -> String {
+    let c = &s.config;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "CoSec results: harness {}, model {}{}, defense {}, judge {}",
+        c.harness,
+        c.model,
+        if c.simulated_model {
+            " (simulated)"
+        } else {
+            ""
+        },
+        c.defense,
+        c.judge
+    );
+    let t = &s.trials;
+    let _ = writeln!(
+        out,
+        "trials: {} total, {} valid, {} infrastructure failures, {} unadjudicable",
+        t.total, t.valid, t.infra_failure, t.unadjudicable
+    );
+    let _ = writeln!(out, "rates in % with 95% Wilson intervals; PVR, CCPVR lower is better; BCR, STCR higher is better\n");
+    let _ = writeln!(
+        out,
+        "{:<10} {:>4}  {:<19}  {:>4}  {:<19}  {:<19}  {:<19}",
+        "block", "n", "PVR", "nX", "CCPVR", "BCR", "STCR"
+    );
+    row(&mut out, "overall", &s.overall);
+    row(&mut out, "static112", &s.static112);
+    row(&mut out, "dyn96", &s.dyn96);
+    for (family, block) in &s.by_family {
+        row(&mut out, family, block);
+    }
+    let counts = |m: &std::collections::BTreeMap<String, u64>| {
+        m.iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = writeln!(
+        out,
+        "\nviolating trials by carrier: {}",
+        counts(&s.by_carrier)
+    );
+    let _ = writeln!(
+        out,
+        "dynamic failure classes: {}",
+        counts(&s.failure_classes)
+    );
+    let u = &s.usage;
+    let _ = writeln!(
+        out,
+        "usage: {} model calls, {} input / {} output tokens, {:.1} s wall",
+        u.model_calls, u.input_tokens, u.output_tokens, u.wall_seconds
+    );
+    for note in &s.notes {
+        let _ = writeln!(out, "NOTE: {note}");
+    }
+    out
+}

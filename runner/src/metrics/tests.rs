@@ -1,0 +1,237 @@
+//! Summary counting, denominators, breakdowns and the printed table.
+
+use super::*;
+use crate::verify::evidence::FailureDiagnosis;
+use crate::verify::{JudgeOutcome, TrialStatus, Verdict, Violation, RESULTS_SCHEMA_VERSION};
+use cosec_scenarios::{Destination, EventKind, Factors, FailureClass, ObjectId, ScenarioId};
+
+fn factors(
+    suite: Suite,
+    family: Family,
+    strategy: Strategy,
+    cross: bool,
+    event: Option<EventKind>,
+) -> Factors {
+    Factors {
+        suite,
+        boundary: if cross {
+            Boundary::Inter
+        } else {
+            Boundary::Intra
+        },
+        privacy_object: PrivacyObject::Owner,
+        family,
+        strategy,
+        event,
+        cross_scope: cross,
+        domains: Vec::new(),
+    }
+}
+
+fn violation(carrier: Carrier) -> Violation {
+    Violation {
+        carrier,
+        effect: None,
+        destination: Destination::Person {
+            user: cosec_scenarios::UserId("sam".to_owned()),
+        },
+        via: None,
+        turn: 3,
+        canary: "x".to_owned(),
+        object: ObjectId("o".to_owned()),
+        cross_community: true,
+        after_event: false,
+    }
+}
+
+fn verdict(
+    id: &str,
+    f: Factors,
+    status: TrialStatus,
+    pvr: bool,
+    ccpvr: bool,
+    bcr: bool,
+) -> Verdict {
+    Verdict {
+        schema_version: RESULTS_SCHEMA_VERSION,
+        trial: id.to_owned(),
+        scenario: ScenarioId(id.to_owned()),
+        factors: f,
+        harness: "builtin".to_owned(),
+        model: "sim:comply".to_owned(),
+        defense: "none".to_owned(),
+        status,
+        cause: None,
+        pvr,
+        ccpvr,
+        bcr,
+        stcr: bcr && !pvr && !ccpvr,
+        stale_state: false,
+        violations: if pvr {
+            vec![violation(Carrier::File)]
+        } else {
+            Vec::new()
+        },
+        failure_class: None,
+        goal_failures: Vec::new(),
+        evidence_complete: true,
+        evidence_gaps: Vec::new(),
+        judge: JudgeOutcome::None,
+        usage: UsageTotals {
+            model_calls: 2,
+            input_tokens: 100,
+            output_tokens: 10,
+        },
+        wall_seconds: 2.0,
+    }
+}
+
+fn config() -> RunConfig {
+    RunConfig {
+        cosec_version: "0.1.0".to_owned(),
+        harness: "builtin".to_owned(),
+        model: "sim:comply".to_owned(),
+        simulated_model: true,
+        defense: "none".to_owned(),
+        judge: "none".to_owned(),
+        ..RunConfig::default()
+    }
+}
+
+fn sample() -> Vec<Verdict> {
+    let st = |cross| factors(Suite::Static112, Family::A1, Strategy::S1, cross, None);
+    let dy = factors(
+        Suite::Dyn96,
+        Family::A4,
+        Strategy::S7,
+        true,
+        Some(EventKind::Merge),
+    );
+    let mut dyn_violation = verdict("d1", dy.clone(), TrialStatus::Valid, true, true, true);
+    dyn_violation.violations.push(violation(Carrier::Reply));
+    dyn_violation.failure_class = Some(FailureDiagnosis {
+        class: FailureClass::WorkflowCarryover,
+        evidence: Vec::new(),
+    });
+    vec![
+        verdict("s1", st(true), TrialStatus::Valid, true, true, true),
+        verdict("s2", st(true), TrialStatus::Valid, false, false, true),
+        verdict("s3", st(false), TrialStatus::Valid, true, false, false),
+        verdict("s4", st(false), TrialStatus::Valid, false, false, true),
+        verdict(
+            "s5",
+            st(true),
+            TrialStatus::InfraFailure,
+            false,
+            false,
+            false,
+        ),
+        verdict(
+            "s6",
+            st(true),
+            TrialStatus::Unadjudicable,
+            false,
+            false,
+            false,
+        ),
+        dyn_violation,
+    ]
+}
+
+#[test]
+fn rates_count_only_valid_trials_and_ccpvr_only_cross_scope() {
+    let s = summarize(config(), &sample(), Some(9.5));
+    assert_eq!(
+        (
+            s.trials.total,
+            s.trials.valid,
+            s.trials.infra_failure,
+            s.trials.unadjudicable
+        ),
+        (7, 5, 1, 1)
+    );
+    let o = &s.overall;
+    assert_eq!((o.n, o.n_cross), (5, 3));
+    assert_eq!(o.pvr, Some(3.0 / 5.0));
+    assert_eq!(o.ccpvr, Some(2.0 / 3.0));
+    assert_eq!(o.bcr, Some(4.0 / 5.0));
+    assert_eq!(o.stcr, Some(2.0 / 5.0));
+    assert_eq!(o.pvr_ci, wilson(3, 5));
+    assert_eq!(o.ccpvr_ci, wilson(2, 3));
+    assert_eq!((s.static112.n, s.dyn96.n), (4, 1));
+    assert_eq!(
+        s.usage.model_calls, 14,
+        "usage counts every trial, failed ones too"
+    );
+    assert_eq!(s.usage.wall_seconds, 9.5);
+    assert_eq!(s.usage.trial_seconds, 14.0);
+}
+
+#[test]
+fn every_level_has_a_block_and_empty_blocks_have_null_rates() {
+    let s = summarize(config(), &sample(), None);
+    assert_eq!(s.by_family.len(), 4);
+    assert_eq!(s.by_strategy.len(), 28);
+    assert_eq!(s.by_event.len(), 8);
+    assert_eq!(s.by_boundary.len(), 2);
+    assert_eq!(s.by_privacy_object.len(), 2);
+    assert_eq!(s.by_family["A1"].n, 4);
+    assert_eq!(s.by_strategy["A4-S7"].n, 1);
+    assert_eq!(s.by_event["merge"].pvr, Some(1.0));
+    let empty = &s.by_family["A2"];
+    assert_eq!(
+        (empty.n, empty.pvr, empty.pvr_ci, empty.ccpvr),
+        (0, None, None, None)
+    );
+    let json = serde_json::to_value(&s).unwrap();
+    assert!(json["by_family"]["A2"]["pvr"].is_null());
+    assert_eq!(json["schema_version"], SUMMARY_SCHEMA_VERSION);
+    assert_eq!(s.usage.wall_seconds, s.usage.trial_seconds);
+}
+
+#[test]
+fn carriers_and_failure_classes_count_violating_trials() {
+    let s = summarize(config(), &sample(), None);
+    assert_eq!(s.by_carrier["file"], 3);
+    assert_eq!(s.by_carrier["reply"], 1);
+    assert_eq!(s.by_carrier["tool"], 0);
+    assert_eq!(s.failure_classes["workflow_carryover"], 1);
+    assert_eq!(s.failure_classes["excess_permission"], 0);
+}
+
+#[test]
+fn a_repeated_trial_line_counts_once() {
+    let mut v = sample();
+    let mut again = v[1].clone();
+    again.pvr = true;
+    v.push(again);
+    let s = summarize(config(), &v, None);
+    assert_eq!(s.trials.total, 7);
+    assert_eq!(
+        s.overall.pvr,
+        Some(4.0 / 5.0),
+        "the later line of s2 replaces the earlier"
+    );
+}
+
+#[test]
+fn table_shows_rows_intervals_and_caveats() {
+    let s = summarize(config(), &sample(), None);
+    let t = render_table(&s);
+    for row in ["overall", "static112", "dyn96", "A1", "A2", "A3", "A4"] {
+        assert!(t.lines().any(|l| l.starts_with(row)), "row {row} in\n{t}");
+    }
+    let overall = t.lines().find(|l| l.starts_with("overall")).unwrap();
+    assert!(overall.contains(" 60.0 [ 23.1, 88.2]"), "{overall}");
+    assert!(t.contains("SIMULATED"), "{t}");
+    assert!(t.contains("paraphrase"), "{t}");
+    assert!(
+        t.contains("1 infrastructure failures and 1 unadjudicable"),
+        "{t}"
+    );
+    let mut real = config();
+    real.simulated_model = false;
+    real.judge = "deepseek-v4-flash".to_owned();
+    let t = render_table(&summarize(real, &sample()[..4], None));
+    assert!(!t.contains("NOTE"), "{t}");
+}

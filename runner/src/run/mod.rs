@@ -1,0 +1,250 @@
+//! `cosec run`: trials in parallel on tokio, each verdict appended to `results.jsonl` as
+//! it finishes, a `summary.json` and the metrics table at the end.
+
+pub mod options;
+pub mod results;
+pub mod trial;
+pub mod view;
+
+use crate::error::CliError;
+use crate::harness::builtin::BuiltinHarness;
+use crate::harness::Harness;
+use crate::metrics::{self, Digests, RunConfig};
+use crate::verify::{self, JudgeClient, JudgeConfig, TrialMeta, Verdict};
+use cosec_proxy::registry::{ModelRoute, TrialRegistry};
+use cosec_proxy::server::{ProxyServer, DEFAULT_ADDR};
+use cosec_proxy::shim::ShimService;
+use cosec_proxy::sim::SimBackend;
+use cosec_scenarios::Scenario;
+use indicatif::{ProgressBar, ProgressStyle};
+use options::RunPlan;
+use results::{read_results, ResultsFile};
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::Semaphore;
+use trial::{run_attempt, trial_id, AttemptCtx, AttemptEnd, TrialPaths};
+
+/// Everything the trial tasks share.
+struct Shared {
+    plan: RunPlan,
+    harness: Arc<dyn Harness>,
+    registry: TrialRegistry,
+    shim: ShimService,
+    proxy_root: String,
+    judge: Option<JudgeClient>,
+    results: ResultsFile,
+    progress: ProgressBar,
+}
+
+/// `cosec run`.
+pub fn run(args: crate::cli::RunArgs) -> Result<ExitCode, CliError> {
+    let plan = options::plan(&args)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Run(format!("cannot start the async runtime: {e}")))?;
+    runtime.block_on(run_plan(plan))
+}
+
+async fn run_plan(plan: RunPlan) -> Result<ExitCode, CliError> {
+    let started = Instant::now();
+    let out = plan.out.clone();
+    let done: BTreeSet<String> = read_results::<Verdict>(&out.join("results.jsonl"))
+        .map_err(|e| CliError::Run(e.to_string()))?
+        .into_iter()
+        .map(|v| v.scenario.to_string())
+        .collect();
+    let pending: Vec<Arc<Scenario>> = plan
+        .scenarios
+        .iter()
+        .filter(|s| !done.contains(s.id.as_str()))
+        .cloned()
+        .collect();
+    let results = ResultsFile::open(&out.join("results.jsonl")).map_err(|e| CliError::Run(e.to_string()))?;
+
+    let registry = TrialRegistry::new();
+    let server = ProxyServer::bind(DEFAULT_ADDR, registry.clone(), Arc::new(SimBackend))
+        .await
+        .map_err(|e| CliError::Run(e.to_string()))?;
+    let proxy_root = format!("http://{}", server.local_addr());
+    let shim = ShimService::new(registry.clone());
+    let judge = match &plan.judge {
+        Some(config) => Some(
+            JudgeClient::new(config.clone(), &judge_cache_dir(&out)).map_err(|e| CliError::Run(e.to_string()))?,
+        ),
+        None => None,
+    };
+    let harness: Arc<dyn Harness> = Arc::new(
+        BuiltinHarness::new(Duration::from_secs(plan.trial_timeout.min(600)))
+            .map_err(|e| CliError::Run(e.to_string()))?,
+    );
+    eprintln!(
+        "cosec run: {} trial(s) to run ({} already finished) -> {}",
+        pending.len(),
+        done.len(),
+        out.display()
+    );
+    if plan.judge.is_none() {
+        eprintln!("judge: none — verdicts are deterministic only; semantic-only leaks (paraphrases) are not detected in this run");
+    }
+    let progress = ProgressBar::new(pending.len() as u64);
+    progress.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} trials {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let shared = Arc::new(Shared {
+        plan,
+        harness,
+        registry,
+        shim,
+        proxy_root,
+        judge,
+        results,
+        progress,
+    });
+    let jobs = Arc::new(Semaphore::new(shared.plan.jobs.max(1)));
+    let mut tasks = tokio::task::JoinSet::new();
+    for scenario in pending {
+        let shared = Arc::clone(&shared);
+        let jobs = Arc::clone(&jobs);
+        tasks.spawn(async move {
+            let _permit = jobs.acquire_owned().await;
+            let verdict = run_trial(&shared, &scenario).await;
+            let line = shared.results.append(&verdict).map_err(|e| e.to_string());
+            shared.progress.inc(1);
+            line
+        });
+    }
+    let mut write_errors = Vec::new();
+    while let Some(joined) = tasks.join_next().await {
+        match joined {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => write_errors.push(e),
+            Err(e) => write_errors.push(format!("a trial task failed: {e}")),
+        }
+    }
+    shared.progress.finish_and_clear();
+    server.shutdown().await;
+    if let Some(e) = write_errors.first() {
+        return Err(CliError::Run(format!("could not record every verdict: {e}")));
+    }
+    let verdicts: Vec<Verdict> =
+        read_results(&out.join("results.jsonl")).map_err(|e| CliError::Run(e.to_string()))?;
+    let summary = metrics::summarize(
+        summary_config(&shared.plan, shared.harness.as_ref()),
+        &verdicts,
+        Some(started.elapsed().as_secs_f64()),
+    );
+    write_json_atomically(&out.join("summary.json"), &summary)?;
+    println!("{}", metrics::render_table(&summary));
+    println!("results: {}", out.join("results.jsonl").display());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn judge_cache_dir(out: &Path) -> std::path::PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
+        .map(|c| c.join("cosec").join("judge"))
+        .unwrap_or_else(|| out.join("judge-cache"))
+}
+
+/// Runs one trial with retries and a timeout, then verifies it.
+async fn run_trial(shared: &Shared, scenario: &Arc<Scenario>) -> Verdict {
+    let plan = &shared.plan;
+    let id = trial_id(&plan.record.nonce, scenario);
+    let paths = TrialPaths::new(&plan.out, &id);
+    let ctx = AttemptCtx {
+        scenario,
+        harness: shared.harness.as_ref(),
+        registry: &shared.registry,
+        shim: &shared.shim,
+        proxy_root: &shared.proxy_root,
+        model: &plan.model,
+        model_name: &plan.record.model,
+        guardrail: None,
+    };
+    let started = Instant::now();
+    let mut infra: Option<String> = None;
+    for attempt in 0..=plan.retries {
+        let timeout = Duration::from_secs(plan.trial_timeout);
+        let end = match tokio::time::timeout(timeout, run_attempt(&ctx, &id, &paths)).await {
+            Ok(Ok(end)) => end,
+            Ok(Err(cause)) => AttemptEnd::Infra {
+                cause,
+                scorable_turns: 0,
+            },
+            Err(_) => AttemptEnd::Infra {
+                cause: format!("trial timed out after {} s", plan.trial_timeout),
+                scorable_turns: 0,
+            },
+        };
+        match end {
+            AttemptEnd::Completed => {
+                infra = None;
+                break;
+            }
+            AttemptEnd::Infra { cause, scorable_turns } => {
+                let retry = scorable_turns == 0 && attempt < plan.retries;
+                infra = Some(format!("{cause} (attempt {} of {})", attempt + 1, plan.retries + 1));
+                if !retry {
+                    break;
+                }
+                shared
+                    .progress
+                    .println(format!("{}: infrastructure failure, retrying in {} s: {cause}", scenario.id, plan.retry_delay));
+                tokio::time::sleep(Duration::from_secs(plan.retry_delay)).await;
+            }
+        }
+    }
+    let meta = TrialMeta {
+        trial: id,
+        harness: shared.harness.name().to_owned(),
+        model: plan.record.model.clone(),
+        defense: plan.record.defense.clone(),
+        wall_seconds: started.elapsed().as_secs_f64(),
+    };
+    verify::verify_trial(scenario, &meta, &paths.trace, &paths.agent_root, infra, shared.judge.as_ref()).await
+}
+
+fn summary_config(plan: &RunPlan, harness: &dyn Harness) -> RunConfig {
+    RunConfig {
+        cosec_version: env!("CARGO_PKG_VERSION").to_owned(),
+        git_commit: option_env!("COSEC_GIT_COMMIT").map(str::to_owned),
+        harness: harness.name().to_owned(),
+        harness_version: Some(harness.version()),
+        model: plan.record.model.clone(),
+        simulated_model: matches!(plan.model, ModelRoute::Sim(_)),
+        defense: plan.record.defense.clone(),
+        judge: plan.judge.as_ref().map_or_else(|| "none".to_owned(), |j: &JudgeConfig| j.model.clone()),
+        outside_frozen_suite: plan.record.outside_frozen_suite,
+        digests: Digests {
+            suite: plan.record.suite_digest.clone(),
+            policy: None,
+            guardrail: None,
+            judge_prompt: metrics::judge_prompt_digest(),
+        },
+    }
+}
+
+/// Writes JSON to a temporary file and renames it into place.
+pub fn write_json_atomically<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), CliError> {
+    let mut text = serde_json::to_string_pretty(value)?;
+    text.push('\n');
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text).map_err(|e| CliError::Run(format!("{}: {e}", tmp.display())))?;
+    std::fs::rename(&tmp, path).map_err(|e| CliError::Run(format!("{}: {e}", path.display())))
+}
+
+/// `cosec report DIR`.
+pub fn report(dir: &Path) -> Result<ExitCode, CliError> {
+    let record = options::read_record(dir)?;
+    let verdicts: Vec<Verdict> =
+        read_results(&dir.join("results.jsonl")).map_err(|e| CliError::Run(e.to_string()))?;
+    let summary = metrics::summarize(options::config_from_record(&record), &verdicts, None);
+    println!("{}", metrics::render_table(&summary));
+    Ok(ExitCode::SUCCESS)
+}

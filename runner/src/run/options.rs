@@ -1,0 +1,260 @@
+//! Turning `cosec run` flags into a run plan: which scenarios, which model route,
+//! which folder, and the `run.json` record that makes `--resume` safe.
+
+use crate::cli::{RunArgs, SuiteFilter};
+use crate::error::CliError;
+use crate::metrics::{Digests, RunConfig};
+use crate::verify::JudgeConfig;
+use cosec_proxy::registry::{ModelRoute, Secret, SimKind, Upstream};
+use cosec_scenarios::factors::Suite;
+use cosec_scenarios::{suite, Scenario};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Version of `run.json`.
+pub const RUN_RECORD_VERSION: u32 = 1;
+
+/// What a run folder was started with; `--resume` must match it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// Format version.
+    pub schema_version: u32,
+    /// Harness name.
+    pub harness: String,
+    /// Model spelling as given (`sim:comply`, `openai:NAME`).
+    pub model: String,
+    /// Defense condition.
+    pub defense: String,
+    /// Judge model or `none`.
+    pub judge: String,
+    /// Scenario ids in the run.
+    pub scenarios: Vec<String>,
+    /// Digest of the suite or of the custom scenario files.
+    pub suite_digest: String,
+    /// Custom scenarios or a modified suite.
+    pub outside_frozen_suite: bool,
+    /// Random-looking salt of trial ids, fixed for the run.
+    pub nonce: String,
+}
+
+/// A fully resolved run.
+pub struct RunPlan {
+    /// Scenarios to run.
+    pub scenarios: Vec<Arc<Scenario>>,
+    /// Who answers model calls.
+    pub model: ModelRoute,
+    /// Judge, if any.
+    pub judge: Option<JudgeConfig>,
+    /// Output folder (exists).
+    pub out: PathBuf,
+    /// The record written to `run.json`.
+    pub record: RunRecord,
+    /// Trials at once.
+    pub jobs: usize,
+    /// Retries after infrastructure failures with no scorable turn.
+    pub retries: u32,
+    /// Seconds between retries.
+    pub retry_delay: u64,
+    /// Per-trial timeout in seconds.
+    pub trial_timeout: u64,
+}
+
+fn select(args: &RunArgs) -> Result<(Vec<Scenario>, String, bool), CliError> {
+    if !args.scenario_files.is_empty() {
+        let mut scenarios = Vec::new();
+        let mut hasher = Sha256::new();
+        for path in &args.scenario_files {
+            let bytes = std::fs::read(path).map_err(|e| CliError::Run(format!("{}: {e}", path.display())))?;
+            hasher.update(&bytes);
+            scenarios.push(suite::load_scenario_file(path)?);
+        }
+        return Ok((scenarios, hex::encode(hasher.finalize()), true));
+    }
+    let loaded = match &args.source.suite_dir {
+        Some(dir) => suite::load_dir(dir, args.source.allow_modified)?,
+        None => suite::load_embedded(args.source.allow_modified)?,
+    };
+    let scenarios: Vec<Scenario> = if args.scenarios.is_empty() {
+        loaded
+            .scenarios
+            .into_iter()
+            .filter(|s| match args.suite {
+                SuiteFilter::All => true,
+                SuiteFilter::Static112 => s.factors.suite == Suite::Static112,
+                SuiteFilter::Dyn96 => s.factors.suite == Suite::Dyn96,
+            })
+            .collect()
+    } else {
+        let mut picked = Vec::new();
+        for id in &args.scenarios {
+            let found = loaded.scenarios.iter().find(|s| s.id.as_str() == id).ok_or_else(|| CliError::UnknownScenario {
+                id: id.clone(),
+                hint: String::new(),
+            })?;
+            picked.push(found.clone());
+        }
+        picked
+    };
+    Ok((scenarios, loaded.suite_digest, loaded.modified))
+}
+
+/// Parses `--model`.
+pub fn model_route(args: &RunArgs) -> Result<ModelRoute, CliError> {
+    let m = args.model.trim();
+    let sim = match m {
+        "sim:comply" => Some(SimKind::Comply),
+        "sim:refuse" => Some(SimKind::Refuse),
+        "sim:ideal" => Some(SimKind::Ideal),
+        _ => None,
+    };
+    if let Some(kind) = sim {
+        return Ok(ModelRoute::Sim(kind));
+    }
+    let Some(name) = m.strip_prefix("openai:").filter(|n| !n.is_empty()) else {
+        return Err(CliError::Run(format!(
+            "--model `{m}` is not known; use sim:comply, sim:refuse, sim:ideal or openai:NAME"
+        )));
+    };
+    let base_url = args.model_base_url.clone().filter(|u| !u.trim().is_empty()).ok_or_else(|| {
+        CliError::Run(format!(
+            "--model {m} needs the upstream's base URL: set COSEC_MODEL_BASE_URL or --model-base-url (e.g. https://api.example.com/v1)"
+        ))
+    })?;
+    Ok(ModelRoute::Upstream(Upstream {
+        base_url: base_url.trim_end_matches('/').to_owned(),
+        api_key: args.model_api_key.clone().filter(|k| !k.is_empty()).map(Secret::new),
+        model: name.to_owned(),
+    }))
+}
+
+fn default_out(args: &RunArgs) -> PathBuf {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let model: String = args
+        .model
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' })
+        .collect();
+    PathBuf::from("runs").join(format!(
+        "{}-{}-{model}-{}",
+        utc_stamp(secs),
+        args.harness.as_str(),
+        args.defense.as_str()
+    ))
+}
+
+/// `YYYYMMDD-HHMMSS` in UTC.
+fn utc_stamp(secs: u64) -> String {
+    let days = secs / 86_400;
+    let rem = secs % 86_400;
+    // Civil-from-days (proleptic Gregorian), valid for the Unix era.
+    let z = i64::try_from(days).unwrap_or(0) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}{m:02}{d:02}-{:02}{:02}{:02}", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// Reads `DIR/run.json`.
+pub fn read_record(dir: &Path) -> Result<RunRecord, CliError> {
+    let path = dir.join("run.json");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| CliError::Run(format!("{}: {e} (is {} a cosec run folder?)", path.display(), dir.display())))?;
+    serde_json::from_str(&text).map_err(|e| CliError::Run(format!("{}: {e}", path.display())))
+}
+
+/// The summary config of a run from its record (for `cosec report`).
+pub fn config_from_record(r: &RunRecord) -> RunConfig {
+    RunConfig {
+        cosec_version: env!("CARGO_PKG_VERSION").to_owned(),
+        git_commit: option_env!("COSEC_GIT_COMMIT").map(str::to_owned),
+        harness: r.harness.clone(),
+        harness_version: None,
+        model: r.model.clone(),
+        simulated_model: r.model.starts_with("sim:"),
+        defense: r.defense.clone(),
+        judge: r.judge.clone(),
+        outside_frozen_suite: r.outside_frozen_suite,
+        digests: Digests {
+            suite: r.suite_digest.clone(),
+            policy: None,
+            guardrail: None,
+            judge_prompt: crate::metrics::judge_prompt_digest(),
+        },
+    }
+}
+
+/// Resolves flags into a plan, creating the run folder (or checking it on `--resume`).
+pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
+    let model = model_route(args)?;
+    let judge = JudgeConfig::from_flag(args.judge.as_deref()).map_err(|e| CliError::Run(e.to_string()))?;
+    let (scenarios, suite_digest, outside) = select(args)?;
+    if scenarios.is_empty() {
+        return Err(CliError::Run("no scenario selected".to_owned()));
+    }
+    let out = args.out.clone().unwrap_or_else(|| default_out(args));
+    let mut record = RunRecord {
+        schema_version: RUN_RECORD_VERSION,
+        harness: args.harness.as_str().to_owned(),
+        model: args.model.trim().to_owned(),
+        defense: args.defense.as_str().to_owned(),
+        judge: judge.as_ref().map_or_else(|| "none".to_owned(), |j| j.model.clone()),
+        scenarios: scenarios.iter().map(|s| s.id.to_string()).collect(),
+        suite_digest,
+        outside_frozen_suite: outside,
+        nonce: String::new(),
+    };
+    if args.resume {
+        let old = read_record(&out)?;
+        let mut expected = record.clone();
+        expected.nonce = old.nonce.clone();
+        if old != expected {
+            return Err(CliError::Run(format!(
+                "{} was started with different options (harness {}, model {}, defense {}, judge {}, {} scenarios, suite {}); resume it with the same flags",
+                out.display(),
+                old.harness,
+                old.model,
+                old.defense,
+                old.judge,
+                old.scenarios.len(),
+                &old.suite_digest[..old.suite_digest.len().min(12)]
+            )));
+        }
+        record = old;
+    } else {
+        if out.exists() {
+            return Err(CliError::Run(format!(
+                "{} already exists; pass --resume to continue that run, or choose another --out",
+                out.display()
+            )));
+        }
+        std::fs::create_dir_all(&out).map_err(|e| CliError::Run(format!("{}: {e}", out.display())))?;
+        let salt = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        record.nonce = hex::encode(&Sha256::digest(format!("{salt}-{}", std::process::id()).as_bytes())[..8]);
+        super::write_json_atomically(&out.join("run.json"), &record)?;
+    }
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from));
+    Ok(RunPlan {
+        scenarios: scenarios.into_iter().map(Arc::new).collect(),
+        model,
+        judge,
+        out,
+        record,
+        jobs,
+        retries: args.retries,
+        retry_delay: args.retry_delay,
+        trial_timeout: args.trial_timeout,
+    })
+}

@@ -1,0 +1,155 @@
+//! `results.jsonl`: one verdict per finished trial, appended whole.
+//!
+//! Each line is written with a single `write_all` of the complete line and synced
+//! before the next trial's line, so a run killed at any moment leaves at most one
+//! trailing fragment without its newline; opening the file again cuts that fragment
+//! off, and `--resume` re-runs exactly the trials without a complete line.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::fs::{File, OpenOptions};
+use std::io::{Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Errors of the results file.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultsError {
+    /// Reading or writing failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The results file.
+        path: PathBuf,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// A complete line is not a verdict.
+    #[error("{path}:{line}: not a verdict line: {message}")]
+    Parse {
+        /// The results file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// serde's message.
+        message: String,
+    },
+}
+
+/// An append-only results file shared by concurrent trials.
+pub struct ResultsFile {
+    path: PathBuf,
+    file: Mutex<File>,
+}
+
+impl ResultsFile {
+    /// Opens (creating if needed) and drops a trailing partial line left by a killed run.
+    pub fn open(path: &Path) -> Result<Self, ResultsError> {
+        let io = |source| ResultsError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        let mut file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(io)?;
+        let bytes = std::fs::read(path).map_err(io)?;
+        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        if complete != bytes.len() {
+            file.set_len(u64::try_from(complete).unwrap_or(0)).map_err(io)?;
+        }
+        file.seek(SeekFrom::End(0)).map_err(io)?;
+        Ok(ResultsFile {
+            path: path.to_owned(),
+            file: Mutex::new(file),
+        })
+    }
+
+    /// Appends one value as a whole line and syncs it to disk.
+    pub fn append<T: Serialize>(&self, value: &T) -> Result<(), ResultsError> {
+        let mut line = serde_json::to_string(value).map_err(|e| ResultsError::Parse {
+            path: self.path.clone(),
+            line: 0,
+            message: e.to_string(),
+        })?;
+        line.push('\n');
+        let io = |source| ResultsError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        file.write_all(line.as_bytes()).map_err(io)?;
+        file.sync_data().map_err(io)
+    }
+}
+
+/// Reads every complete line of a results file (a trailing fragment is ignored).
+pub fn read_results<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ResultsError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(ResultsError::Io {
+                path: path.to_owned(),
+                source,
+            })
+        }
+    };
+    let complete = text.rfind('\n').map_or("", |i| &text[..i]);
+    complete
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|e| ResultsError::Parse {
+                path: path.to_owned(),
+                line: i + 1,
+                message: e.to_string(),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    #[test]
+    fn a_fragment_left_by_a_kill_is_cut_and_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.jsonl");
+        std::fs::write(&path, "{\"a\":1}\n{\"a\":2}\n{\"a\":").unwrap();
+        let before: Vec<Value> = read_results(&path).unwrap();
+        assert_eq!(before, vec![json!({"a":1}), json!({"a":2})]);
+        let file = ResultsFile::open(&path).unwrap();
+        file.append(&json!({"a":3})).unwrap();
+        let after: Vec<Value> = read_results(&path).unwrap();
+        assert_eq!(after, vec![json!({"a":1}), json!({"a":2}), json!({"a":3})]);
+        assert!(std::fs::read_to_string(&path).unwrap().ends_with("{\"a\":3}\n"));
+    }
+
+    #[test]
+    fn concurrent_appends_never_interleave() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.jsonl");
+        let file = std::sync::Arc::new(ResultsFile::open(&path).unwrap());
+        let handles: Vec<_> = (0..8)
+            .map(|t| {
+                let file = std::sync::Arc::clone(&file);
+                std::thread::spawn(move || {
+                    for i in 0..25 {
+                        file.append(&json!({"t": t, "i": i, "pad": "x".repeat(500)})).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+        let rows: Vec<Value> = read_results(&path).unwrap();
+        assert_eq!(rows.len(), 200);
+    }
+}

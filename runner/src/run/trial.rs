@@ -1,0 +1,211 @@
+//! One trial: lay out its directory (agent half apart from the hidden half), register it
+//! with the proxy and shim, play the eight turns and the event notice into the harness,
+//! and report how far it got.
+
+use super::view::community_view;
+use crate::harness::{Delivery, Harness, HarnessError, TrialEnv};
+use cosec_proxy::registry::{ModelRoute, Trial, TrialRegistry, TrialSetup, TurnContext};
+use cosec_proxy::shim::ShimService;
+use cosec_proxy::trace::{TraceEvent, TraceWriter};
+use cosec_scenarios::ids::{event_time, turn_time};
+use cosec_scenarios::{CommunityState, Scenario};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Where a trial's files live.
+#[derive(Debug, Clone)]
+pub struct TrialPaths {
+    /// `<run>/trials/<trial-id>`.
+    pub dir: PathBuf,
+    /// The agent half: the only folder an agent may see.
+    pub agent_root: PathBuf,
+    /// The hidden trace.
+    pub trace: PathBuf,
+}
+
+impl TrialPaths {
+    /// The paths of a trial under a run folder.
+    pub fn new(run_dir: &Path, trial_id: &str) -> Self {
+        let dir = run_dir.join("trials").join(trial_id);
+        TrialPaths {
+            agent_root: dir.join("agent"),
+            trace: dir.join("hidden").join("trace.jsonl"),
+            dir,
+        }
+    }
+}
+
+/// An opaque trial id: it must not reveal the scenario's factors to the agent, which
+/// sees it in its model base URL.
+pub fn trial_id(run_nonce: &str, scenario: &Scenario) -> String {
+    let digest = Sha256::digest(format!("{run_nonce}\n{}", scenario.id).as_bytes());
+    hex::encode(&digest[..8])
+}
+
+/// How a trial attempt ended.
+#[derive(Debug)]
+pub enum AttemptEnd {
+    /// All turns were delivered and answered.
+    Completed,
+    /// Infrastructure failed after `scorable_turns` turns had a reply.
+    Infra {
+        /// Cause, readable.
+        cause: String,
+        /// Turns that were answered before the failure.
+        scorable_turns: u8,
+    },
+}
+
+/// What a trial attempt needs from the run.
+pub struct AttemptCtx<'a> {
+    /// The scenario (all tiers; only the agent tier reaches the harness).
+    pub scenario: &'a Arc<Scenario>,
+    /// The harness.
+    pub harness: &'a dyn Harness,
+    /// The trial registry shared with proxy and shim.
+    pub registry: &'a TrialRegistry,
+    /// The shim service.
+    pub shim: &'a ShimService,
+    /// Base URL of the proxy, e.g. `http://127.0.0.1:PORT`.
+    pub proxy_root: &'a str,
+    /// Who answers model calls.
+    pub model: &'a ModelRoute,
+    /// Model name told to the harness.
+    pub model_name: &'a str,
+    /// Prompt guardrail for `--defense prompt`.
+    pub guardrail: Option<&'a str>,
+}
+
+/// Runs one attempt of a trial from a fresh directory.
+pub async fn run_attempt(ctx: &AttemptCtx<'_>, id: &str, paths: &TrialPaths) -> Result<AttemptEnd, String> {
+    let s = ctx.scenario;
+    if paths.dir.exists() {
+        std::fs::remove_dir_all(&paths.dir).map_err(|e| format!("cannot clear {}: {e}", paths.dir.display()))?;
+    }
+    let hidden = paths.trace.parent().unwrap_or(&paths.dir);
+    std::fs::create_dir_all(hidden).map_err(|e| format!("cannot create {}: {e}", hidden.display()))?;
+    cosec_proxy::shim::materialize_agent_half(&s.agent, &paths.agent_root)
+        .map_err(|e| format!("cannot lay out the agent half: {e}"))?;
+    let trace = Arc::new(TraceWriter::open(&paths.trace).map_err(|e| e.to_string())?);
+    let agent = Arc::new(s.agent.clone());
+    let platform = Arc::new(s.platform.clone());
+    let sim_plan = match ctx.model {
+        ModelRoute::Sim(_) => Some(Arc::new(s.verifier.reference_plan.clone())),
+        ModelRoute::Upstream(_) => None,
+    };
+    let first = s.agent.turns.first().map(|t| t.community.clone()).ok_or("scenario has no turns")?;
+    let trial = Arc::new(Trial::new(
+        TrialSetup {
+            id: id.to_owned(),
+            agent: Arc::clone(&agent),
+            platform: Arc::clone(&platform),
+            sim_plan,
+            model: ctx.model.clone(),
+            agent_root: paths.agent_root.clone(),
+            trace: Arc::clone(&trace),
+        },
+        first,
+    ));
+    ctx.registry.insert(Arc::clone(&trial));
+    let env = TrialEnv {
+        trial_id: id.to_owned(),
+        agent: Arc::clone(&agent),
+        agent_root: paths.agent_root.clone(),
+        model_base_url: format!("{}/t/{id}/v1", ctx.proxy_root),
+        model_name: ctx.model_name.to_owned(),
+        shim: ctx.shim.clone(),
+        guardrail: ctx.guardrail.map(str::to_owned),
+    };
+    let result = play(ctx, &trial, env).await;
+    ctx.registry.remove(id);
+    ctx.shim.forget(id);
+    if let Ok(AttemptEnd::Infra { cause, scorable_turns }) = &result {
+        let turn = (*scorable_turns < 8).then_some(scorable_turns + 1);
+        let _ = trace.record(TraceEvent::Infra { turn, cause: cause.clone() });
+    }
+    result
+}
+
+async fn play(ctx: &AttemptCtx<'_>, trial: &Trial, env: TrialEnv) -> Result<AttemptEnd, String> {
+    let s = ctx.scenario;
+    let mut session = match ctx.harness.start(env).await {
+        Ok(session) => session,
+        Err(e) => {
+            return Ok(AttemptEnd::Infra {
+                cause: e.to_string(),
+                scorable_turns: 0,
+            })
+        }
+    };
+    let mut answered = 0u8;
+    let mut deliveries: Vec<Delivery> = Vec::new();
+    for t in &s.agent.turns {
+        deliveries.push(Delivery {
+            turn: t.index,
+            community: t.community.clone(),
+            speaker: Some(t.speaker.clone()),
+            text: t.text.clone(),
+            community_view: String::new(),
+        });
+        if let Some(n) = s.agent.event_notice.as_ref().filter(|n| n.after_turn == t.index) {
+            deliveries.push(Delivery {
+                turn: t.index,
+                community: n.community.clone(),
+                speaker: None,
+                text: n.text.clone(),
+                community_view: String::new(),
+            });
+        }
+    }
+    for mut d in deliveries {
+        let time = if d.speaker.is_some() { turn_time(d.turn) } else { event_time(d.turn) };
+        let state = CommunityState::at(&s.platform, time).map_err(|e| format!("scenario state: {e}"))?;
+        d.community_view = community_view(&s.agent, &state, &d.community);
+        trial.set_turn(TurnContext {
+            turn: d.turn,
+            community: d.community.clone(),
+            requester: d.speaker.clone(),
+            time,
+        });
+        trial
+            .trace
+            .record(TraceEvent::Delivery {
+                turn: d.turn,
+                community: d.community.clone(),
+                speaker: d.speaker.clone(),
+                event_notice: d.speaker.is_none(),
+                text: d.text.clone(),
+            })
+            .map_err(|e| e.to_string())?;
+        match session.deliver(&d).await {
+            Ok(out) => {
+                trial
+                    .trace
+                    .record(TraceEvent::Reply {
+                        turn: d.turn,
+                        community: d.community.clone(),
+                        text: out.reply,
+                    })
+                    .map_err(|e| e.to_string())?;
+                if d.speaker.is_some() {
+                    answered += 1;
+                }
+            }
+            Err(e) => {
+                let _ = session.finish().await;
+                return Ok(AttemptEnd::Infra {
+                    cause: e.to_string(),
+                    scorable_turns: answered,
+                });
+            }
+        }
+    }
+    if let Err(HarnessError::Crash(cause) | HarnessError::Model(cause)) = session.finish().await {
+        return Ok(AttemptEnd::Infra {
+            cause,
+            scorable_turns: answered,
+        });
+    }
+    Ok(AttemptEnd::Completed)
+}
