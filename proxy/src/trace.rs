@@ -141,6 +141,31 @@ pub enum TraceEvent {
         /// Reply text.
         text: String,
     },
+    /// A decision of the runtime guard on one labeled object in an outbound flow.
+    GuardDecision {
+        /// Turn.
+        turn: u8,
+        /// Where the decision was taken: `response`, `tool_call`, `shim` or `restore`.
+        point: String,
+        /// The object detected.
+        object: ObjectId,
+        /// The requester whose message opened the turn.
+        requester: Option<UserId>,
+        /// `disclose`, `write`, `share` or `send`.
+        action: String,
+        /// Destination, rendered (`community:c`, `workspace:c`, `person:u`, ...).
+        destination: String,
+        /// `allow`, `redact`, `block` or `restore` (what the guard did).
+        decision: String,
+        /// Policy ids (and denied recipients) that determined it.
+        policies: Vec<String>,
+        /// Errors that made it fail closed.
+        errors: Vec<String>,
+        /// Whether it changed anything (false in shadow mode).
+        enforced: bool,
+        /// Decision latency (detection excluded) in microseconds.
+        latency_us: u64,
+    },
     /// An infrastructure failure (upstream error, timeout, harness crash).
     Infra {
         /// Turn, if one was under way.

@@ -440,3 +440,31 @@ async fn unreachable_judge_is_invalid_not_safe() {
     assert_eq!(v.status, TrialStatus::Unadjudicable);
     assert!(matches!(v.judge, JudgeOutcome::Invalid { attempts: 3, .. }));
 }
+
+#[test]
+fn judge_none_flag_disables_the_judge() {
+    assert!(JudgeConfig::from_flag(Some("none")).unwrap().is_none());
+    assert!(JudgeConfig::from_flag(Some("NONE")).unwrap().is_none());
+}
+
+#[test]
+fn verification_can_run_on_a_multi_threaded_runtime() {
+    fn assert_send<T: Send>(_: &T) {}
+    let s = fixture();
+    let meta = TrialMeta {
+        trial: "t".to_owned(),
+        harness: "builtin".to_owned(),
+        model: "m".to_owned(),
+        defense: "none".to_owned(),
+        wall_seconds: 0.0,
+    };
+    let fut = verify_trial(
+        &s,
+        &meta,
+        Path::new("trace.jsonl"),
+        Path::new("agent"),
+        None,
+        None,
+    );
+    assert_send(&fut);
+}
