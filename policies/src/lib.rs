@@ -8,12 +8,14 @@
 mod check;
 mod entities;
 mod error;
+pub mod evaluate;
 mod oracle;
 mod schema;
 
 pub use check::{check_policy_files, CheckReport, Diagnostic, Severity};
 pub use entities::entities;
 pub use error::PolicyError;
+pub use evaluate::{evaluate_policy, Authorizer, PolicyCase, PolicyTestReport};
 pub use oracle::{Decision, Oracle, Question};
 pub use schema::{
     action_uid, community_uid, destination_key, destination_uid, object_uid, parse_schema,

@@ -19,7 +19,9 @@ pub const MEMORY_DIR: &str = "memory";
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PathError {
     /// Absolute paths, `..` and other escapes.
-    #[error("path `{0}` is outside the agent's files; use a relative path such as `shared/notes.md`")]
+    #[error(
+        "path `{0}` is outside the agent's files; use a relative path such as `shared/notes.md`"
+    )]
     Escapes(String),
     /// A path that is not in any namespace.
     #[error("path `{0}` is not inside `communities/<id>/`, `shared/` or `memory/`")]

@@ -66,11 +66,23 @@ fn offered<'a>(request: &'a ModelRequest, name: &str) -> Option<&'a ToolSpec> {
 }
 
 /// The plain tool name and arguments that carry out one plan action.
-fn tool_for(action: &PlanAction, agent: &AgentTier, turn: u8, index: usize) -> Option<(String, Value)> {
+fn tool_for(
+    action: &PlanAction,
+    agent: &AgentTier,
+    turn: u8,
+    index: usize,
+) -> Option<(String, Value)> {
     let (name, args) = match action {
         PlanAction::Reply { .. } => return None,
-        PlanAction::ReadFile { namespace, path } => (tools::READ_FILE, json!({"path": tool_path(namespace, path)})),
-        PlanAction::WriteFile { namespace, path, content } => (
+        PlanAction::ReadFile { namespace, path } => (
+            tools::READ_FILE,
+            json!({"path": tool_path(namespace, path)}),
+        ),
+        PlanAction::WriteFile {
+            namespace,
+            path,
+            content,
+        } => (
             tools::WRITE_FILE,
             json!({"path": tool_path(namespace, path), "content": content}),
         ),
@@ -83,15 +95,26 @@ fn tool_for(action: &PlanAction, agent: &AgentTier, turn: u8, index: usize) -> O
             tools::COPY_FILE,
             json!({"from": tool_path(from_namespace, from_path), "to": tool_path(to_namespace, to_path)}),
         ),
-        PlanAction::PostMessage { community, text } => {
-            (tools::POST_MESSAGE, json!({"community": community.as_str(), "text": text}))
-        }
-        PlanAction::SendMessage { person, text } => (tools::SEND_MESSAGE, json!({"person": person.as_str(), "text": text})),
-        PlanAction::ShareFile { namespace, path, community } => (
+        PlanAction::PostMessage { community, text } => (
+            tools::POST_MESSAGE,
+            json!({"community": community.as_str(), "text": text}),
+        ),
+        PlanAction::SendMessage { person, text } => (
+            tools::SEND_MESSAGE,
+            json!({"person": person.as_str(), "text": text}),
+        ),
+        PlanAction::ShareFile {
+            namespace,
+            path,
+            community,
+        } => (
             tools::SHARE_FILE,
             json!({"path": tool_path(namespace, path), "community": community.as_str()}),
         ),
-        PlanAction::SubmitWorkflow { name, payload } => (tools::SUBMIT_WORKFLOW, json!({"name": name, "payload": payload})),
+        PlanAction::SubmitWorkflow { name, payload } => (
+            tools::SUBMIT_WORKFLOW,
+            json!({"name": name, "payload": payload}),
+        ),
         PlanAction::Search { query } => (tools::SEARCH, json!({"query": query})),
         PlanAction::CallTool { tool, argument } => {
             let arg = agent
@@ -121,7 +144,11 @@ pub fn respond(
     turn: &TurnContext,
     request: &ModelRequest,
 ) -> ModelResponse {
-    let input_tokens = request.messages.iter().map(|m| rough_tokens(&m.content)).sum();
+    let input_tokens = request
+        .messages
+        .iter()
+        .map(|m| rough_tokens(&m.content))
+        .sum();
     let reply = |text: String| ModelResponse {
         usage: Usage {
             input_tokens,
@@ -171,7 +198,11 @@ pub fn respond(
             _ => None,
         })
         .collect();
-    reply(if text.is_empty() { "Done.".to_owned() } else { text.join("\n\n") })
+    reply(if text.is_empty() {
+        "Done.".to_owned()
+    } else {
+        text.join("\n\n")
+    })
 }
 
 /// The proxy backend that answers trials routed to a simulated model.
@@ -185,12 +216,18 @@ impl crate::server::ModelBackend for SimBackend {
         request: &ModelRequest,
     ) -> Result<ModelResponse, String> {
         let crate::registry::ModelRoute::Sim(kind) = trial.model else {
-            return Err(format!("trial `{}` is not routed to a simulated model", trial.id));
+            return Err(format!(
+                "trial `{}` is not routed to a simulated model",
+                trial.id
+            ));
         };
-        let plan = trial
-            .sim_plan
-            .as_deref()
-            .ok_or_else(|| format!("trial `{}` has no reference plan for {}", trial.id, kind.model_name()))?;
+        let plan = trial.sim_plan.as_deref().ok_or_else(|| {
+            format!(
+                "trial `{}` has no reference plan for {}",
+                trial.id,
+                kind.model_name()
+            )
+        })?;
         Ok(respond(kind, plan, &trial.agent, turn, request))
     }
 }

@@ -37,7 +37,10 @@ pub struct ToolDef {
 fn string_args(fields: &[(&str, &str)]) -> Value {
     let mut props = serde_json::Map::new();
     for (name, desc) in fields {
-        props.insert((*name).to_owned(), json!({"type": "string", "description": desc}));
+        props.insert(
+            (*name).to_owned(),
+            json!({"type": "string", "description": desc}),
+        );
     }
     let required: Vec<&str> = fields.iter().map(|(n, _)| *n).collect();
     json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
@@ -68,5 +71,9 @@ pub fn shim_tools() -> Vec<ToolDef> {
 
 /// A scenario's seeded lookup tool as offered to a model.
 pub fn seeded_tool(tool: &SeededTool) -> ToolDef {
-    def(&tool.name, &tool.description, &[(tool.argument.as_str(), "lookup value")])
+    def(
+        &tool.name,
+        &tool.description,
+        &[(tool.argument.as_str(), "lookup value")],
+    )
 }

@@ -250,11 +250,15 @@ impl TraceWriter {
             message: e.to_string(),
         })?;
         text.push('\n');
-        let mut file = self.file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        file.write_all(text.as_bytes()).map_err(|source| TraceError::Io {
-            path: self.path.clone(),
-            source,
-        })
+        let mut file = self
+            .file
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        file.write_all(text.as_bytes())
+            .map_err(|source| TraceError::Io {
+                path: self.path.clone(),
+                source,
+            })
     }
 }
 

@@ -87,7 +87,10 @@ impl UpstreamClient {
             request = request.bearer_auth(key.expose());
         }
         let response = request.send().await.map_err(|e| {
-            scrub(&format!("upstream: request to {url} failed: {}", chain(&e)), upstream)
+            scrub(
+                &format!("upstream: request to {url} failed: {}", chain(&e)),
+                upstream,
+            )
         })?;
         let status = response.status();
         if status.is_success() {
@@ -114,7 +117,10 @@ mod tests {
             api_key: Some(Secret::new("sk-top")),
             model: "m".into(),
         };
-        assert_eq!(endpoint(&up.base_url, WireApi::Responses), "http://h/v1/responses");
+        assert_eq!(
+            endpoint(&up.base_url, WireApi::Responses),
+            "http://h/v1/responses"
+        );
         assert_eq!(
             endpoint("http://h/v1", WireApi::ChatCompletions),
             "http://h/v1/chat/completions"

@@ -35,7 +35,11 @@ impl ModelBackend for Scripted {
         };
         if last.role == Role::Tool {
             return Ok(ModelResponse {
-                text: format!("tool said {} (for {})", last.content, last.tool_call_id.clone().unwrap_or_default()),
+                text: format!(
+                    "tool said {} (for {})",
+                    last.content,
+                    last.tool_call_id.clone().unwrap_or_default()
+                ),
                 tool_calls: vec![],
                 usage,
             });
@@ -98,7 +102,9 @@ impl Fixture {
         });
         registry.insert(Arc::clone(&trial));
         let backend = Arc::new(Scripted::default());
-        let server = ProxyServer::bind(DEFAULT_ADDR, registry, backend.clone()).await.unwrap();
+        let server = ProxyServer::bind(DEFAULT_ADDR, registry, backend.clone())
+            .await
+            .unwrap();
         Fixture {
             _dir: dir,
             server,
@@ -113,7 +119,12 @@ impl Fixture {
     }
 
     async fn post(&self, rest: &str, body: Value) -> reqwest::Response {
-        self.http.post(self.url(rest)).json(&body).send().await.unwrap()
+        self.http
+            .post(self.url(rest))
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
     }
 
     fn model_calls(&self) -> Vec<TraceEvent> {
@@ -176,11 +187,14 @@ async fn chat_non_streaming_tool_round_trip_is_answered_and_traced() {
     assert_eq!(v["usage"]["prompt_tokens"], 11);
 
     let second = f
-        .post("chat/completions", json!({"model": "m", "messages": [
-            {"role": "user", "content": [{"type": "text", "text": "post it"}]},
-            {"role": "assistant", "content": null, "tool_calls": [call]},
-            {"role": "tool", "tool_call_id": call_id, "content": "posted #42"}
-        ]}))
+        .post(
+            "chat/completions",
+            json!({"model": "m", "messages": [
+                {"role": "user", "content": [{"type": "text", "text": "post it"}]},
+                {"role": "assistant", "content": null, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": call_id, "content": "posted #42"}
+            ]}),
+        )
         .await;
     let v: Value = second.json().await.unwrap();
     assert_eq!(v["choices"][0]["finish_reason"], "stop");
@@ -191,7 +205,17 @@ async fn chat_non_streaming_tool_round_trip_is_answered_and_traced() {
 
     let calls = f.model_calls();
     assert_eq!(calls.len(), 2);
-    let TraceEvent::ModelCall { turn, api, stream, request, response, usage, error, .. } = &calls[1] else {
+    let TraceEvent::ModelCall {
+        turn,
+        api,
+        stream,
+        request,
+        response,
+        usage,
+        error,
+        ..
+    } = &calls[1]
+    else {
         unreachable!()
     };
     assert_eq!((*turn, *api, *stream), (3, WireApi::ChatCompletions, false));
@@ -207,33 +231,54 @@ async fn chat_non_streaming_tool_round_trip_is_answered_and_traced() {
 async fn chat_streaming_sends_role_tool_deltas_finish_usage_and_done() {
     let f = Fixture::new().await;
     let resp = f
-        .post("chat/completions", json!({"model": "m", "stream": true, "stream_options": {"include_usage": true},
-            "messages": [{"role": "user", "content": "post it"}]}))
+        .post(
+            "chat/completions",
+            json!({"model": "m", "stream": true, "stream_options": {"include_usage": true},
+            "messages": [{"role": "user", "content": "post it"}]}),
+        )
         .await;
     assert_eq!(resp.status(), 200);
-    assert!(resp.headers()["content-type"].to_str().unwrap().starts_with("text/event-stream"));
+    assert!(resp.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/event-stream"));
     let chunks = chat_chunks(&body_text(resp).await);
     assert_eq!(chunks.last().unwrap(), "[DONE]");
-    let json: Vec<Value> = chunks[..chunks.len() - 1].iter().map(|c| serde_json::from_str(c).unwrap()).collect();
+    let json: Vec<Value> = chunks[..chunks.len() - 1]
+        .iter()
+        .map(|c| serde_json::from_str(c).unwrap())
+        .collect();
     assert_eq!(json[0]["choices"][0]["delta"]["role"], "assistant");
     let named = json
         .iter()
-        .find_map(|c| c["choices"][0]["delta"]["tool_calls"][0].get("id").map(|_| c.clone()))
+        .find_map(|c| {
+            c["choices"][0]["delta"]["tool_calls"][0]
+                .get("id")
+                .map(|_| c.clone())
+        })
         .unwrap();
     let tc = &named["choices"][0]["delta"]["tool_calls"][0];
-    assert_eq!((tc["index"].clone(), tc["type"].clone()), (json!(0), json!("function")));
+    assert_eq!(
+        (tc["index"].clone(), tc["type"].clone()),
+        (json!(0), json!("function"))
+    );
     assert_eq!(tc["function"]["name"], "post_message");
     let args: String = json
         .iter()
         .filter_map(|c| c["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"].as_str())
         .collect();
     assert_eq!(args, r#"{"community":"club","text":"hello"}"#);
-    assert!(json.iter().any(|c| c["choices"][0]["finish_reason"] == "tool_calls"));
+    assert!(json
+        .iter()
+        .any(|c| c["choices"][0]["finish_reason"] == "tool_calls"));
     let usage = json.last().unwrap();
     assert_eq!(usage["choices"], json!([]));
     assert_eq!(usage["usage"]["total_tokens"], 15);
     let calls = f.model_calls();
-    assert!(matches!(&calls[..], [TraceEvent::ModelCall { stream: true, .. }]));
+    assert!(matches!(
+        &calls[..],
+        [TraceEvent::ModelCall { stream: true, .. }]
+    ));
 }
 
 #[tokio::test]
@@ -260,7 +305,10 @@ async fn responses_streaming_round_trip_carries_namespace_and_tool_output() {
     assert_eq!(item["namespace"], "mcp__cosec");
     assert_eq!(item["name"], "post_message");
     let usage = &events.last().unwrap().1["response"]["usage"];
-    assert_eq!((usage["input_tokens"].clone(), usage["total_tokens"].clone()), (json!(11), json!(15)));
+    assert_eq!(
+        (usage["input_tokens"].clone(), usage["total_tokens"].clone()),
+        (json!(11), json!(15))
+    );
 
     let resp = f
         .post("responses", json!({"model": "m", "stream": true, "tools": tools, "input": [
@@ -275,13 +323,27 @@ async fn responses_streaming_round_trip_carries_namespace_and_tool_output() {
         .map(|(_, d)| d["delta"].as_str().unwrap().to_owned())
         .collect();
     assert!(deltas.starts_with("tool said posted #7"), "{deltas}");
-    let done = events.iter().find(|(n, _)| n == "response.output_item.done").unwrap();
+    let done = events
+        .iter()
+        .find(|(n, _)| n == "response.output_item.done")
+        .unwrap();
     assert_eq!(done.1["item"]["content"][0]["type"], "output_text");
 
     let calls = f.model_calls();
-    let TraceEvent::ModelCall { api, request, response, .. } = &calls[1] else { unreachable!() };
+    let TraceEvent::ModelCall {
+        api,
+        request,
+        response,
+        ..
+    } = &calls[1]
+    else {
+        unreachable!()
+    };
     assert_eq!(*api, WireApi::Responses);
-    assert_eq!(request.messages[1].tool_calls[0].namespace.as_deref(), Some("mcp__cosec"));
+    assert_eq!(
+        request.messages[1].tool_calls[0].namespace.as_deref(),
+        Some("mcp__cosec")
+    );
     assert_eq!(request.messages[2].content, "posted #7");
     assert!(response.as_ref().unwrap().tool_calls.is_empty());
 }
@@ -290,18 +352,26 @@ async fn responses_streaming_round_trip_carries_namespace_and_tool_output() {
 async fn responses_non_streaming_with_string_input_and_instructions() {
     let f = Fixture::new().await;
     let resp = f
-        .post("responses", json!({"model": "m", "instructions": "be brief", "input": "post it",
-            "tools": [{"type": "function", "name": "post_message", "parameters": {}}]}))
+        .post(
+            "responses",
+            json!({"model": "m", "instructions": "be brief", "input": "post it",
+            "tools": [{"type": "function", "name": "post_message", "parameters": {}}]}),
+        )
         .await;
     assert_eq!(resp.status(), 200);
     let v: Value = resp.json().await.unwrap();
     assert_eq!(v["object"], "response");
     assert_eq!(v["status"], "completed");
     assert_eq!(v["output"][0]["type"], "function_call");
-    assert!(v["output"][0].get("namespace").is_none(), "flat tools have no namespace");
+    assert!(
+        v["output"][0].get("namespace").is_none(),
+        "flat tools have no namespace"
+    );
     assert_eq!(v["usage"]["output_tokens"], 4);
     let calls = f.model_calls();
-    let TraceEvent::ModelCall { request, .. } = &calls[0] else { unreachable!() };
+    let TraceEvent::ModelCall { request, .. } = &calls[0] else {
+        unreachable!()
+    };
     assert_eq!(request.messages[0].role, Role::System);
     assert_eq!(request.messages[1].content, "post it");
 }
@@ -309,7 +379,15 @@ async fn responses_non_streaming_with_string_input_and_instructions() {
 #[tokio::test]
 async fn models_lists_the_trial_model_and_other_paths_are_json_404s() {
     let f = Fixture::new().await;
-    let v: Value = f.http.get(f.url("models")).send().await.unwrap().json().await.unwrap();
+    let v: Value = f
+        .http
+        .get(f.url("models"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(v["data"][0]["id"], "sim:comply");
     let base = format!("http://{}", f.server.local_addr());
     for url in [
@@ -336,20 +414,44 @@ async fn models_lists_the_trial_model_and_other_paths_are_json_404s() {
 #[tokio::test]
 async fn bad_requests_and_backend_failures_are_json_errors_not_crashes() {
     let f = Fixture::new().await;
-    let resp = f.http.post(f.url("chat/completions")).body("{not json").send().await.unwrap();
+    let resp = f
+        .http
+        .post(f.url("chat/completions"))
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.status(), 400);
     let resp = f.post("responses", json!({"input": 42})).await;
     assert_eq!(resp.status(), 400);
-    let resp = f.post("chat/completions", json!({"messages": [{"role": "user", "content": "fail"}]})).await;
+    let resp = f
+        .post(
+            "chat/completions",
+            json!({"messages": [{"role": "user", "content": "fail"}]}),
+        )
+        .await;
     assert_eq!(resp.status(), 500);
     let v: Value = resp.json().await.unwrap();
-    assert!(v["error"]["message"].as_str().unwrap().contains("scripted failure"));
+    assert!(v["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("scripted failure"));
     // The server still answers after all of that.
-    let resp = f.post("chat/completions", json!({"messages": [{"role": "user", "content": "hi"}]})).await;
+    let resp = f
+        .post(
+            "chat/completions",
+            json!({"messages": [{"role": "user", "content": "hi"}]}),
+        )
+        .await;
     assert_eq!(resp.status(), 200);
     let calls = f.model_calls();
     assert_eq!(calls.len(), 2, "unparseable requests are not model calls");
-    let TraceEvent::ModelCall { error, response, .. } = &calls[0] else { unreachable!() };
+    let TraceEvent::ModelCall {
+        error, response, ..
+    } = &calls[0]
+    else {
+        unreachable!()
+    };
     assert!(error.as_deref().unwrap().contains("scripted failure"));
     assert!(response.is_none());
 }
@@ -360,6 +462,10 @@ async fn shutdown_closes_the_listener() {
     let addr = f.server.local_addr();
     assert!(addr.ip().is_loopback());
     f.server.shutdown().await;
-    let err = f.http.get(format!("http://{addr}/t/t1/v1/models")).send().await;
+    let err = f
+        .http
+        .get(format!("http://{addr}/t/t1/v1/models"))
+        .send()
+        .await;
     assert!(err.is_err());
 }

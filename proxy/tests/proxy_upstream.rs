@@ -4,7 +4,9 @@
 
 use bytes::Bytes;
 use cosec_proxy::api::{ModelRequest, ModelResponse, WireApi};
-use cosec_proxy::registry::{ModelRoute, Secret, Trial, TrialRegistry, TrialSetup, TurnContext, Upstream};
+use cosec_proxy::registry::{
+    ModelRoute, Secret, Trial, TrialRegistry, TrialSetup, TurnContext, Upstream,
+};
 use cosec_proxy::server::{ModelBackend, ProxyServer, DEFAULT_ADDR};
 use cosec_proxy::trace::{read_trace, TraceEvent, TraceWriter};
 use cosec_scenarios::{AgentTier, CommunityId, PlatformTier};
@@ -57,7 +59,11 @@ async fn fake_handle(fake: Fake, req: Request<Incoming>) -> Result<Response<Body
         .map(|v| v.to_str().unwrap().to_owned());
     let bytes = req.into_body().collect().await.unwrap().to_bytes();
     let body: Value = serde_json::from_slice(&bytes).unwrap();
-    fake.seen.lock().unwrap().push(Seen { path: path.clone(), auth: auth.clone(), body: body.clone() });
+    fake.seen.lock().unwrap().push(Seen {
+        path: path.clone(),
+        auth: auth.clone(),
+        body: body.clone(),
+    });
     let full = |status: u16, v: Value| {
         let mut r = Response::new(Full::new(Bytes::from(v.to_string())).boxed_unsync());
         *r.status_mut() = hyper::StatusCode::from_u16(status).unwrap();
@@ -65,41 +71,71 @@ async fn fake_handle(fake: Fake, req: Request<Incoming>) -> Result<Response<Body
     };
     if path.starts_with("/bad/") {
         // A careless upstream that echoes the credentials it was given.
-        return full(500, json!({"error": {"message": format!("invalid key {}", auth.unwrap_or_default())}}));
+        return full(
+            500,
+            json!({"error": {"message": format!("invalid key {}", auth.unwrap_or_default())}}),
+        );
     }
     if body["stream"] != json!(true) {
-        return full(200, json!({"id": "u1", "object": "chat.completion", "model": "up-model",
+        return full(
+            200,
+            json!({"id": "u1", "object": "chat.completion", "model": "up-model",
             "choices": [{"index": 0, "message": {"role": "assistant", "content": "upstream says hi"}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12}}));
+            "usage": {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12}}),
+        );
     }
     let (tx, rx) = mpsc::channel::<Bytes>(8);
     let gate = fake.gate.lock().unwrap().take();
     let is_chat = path.ends_with("/chat/completions");
     tokio::spawn(async move {
         if is_chat {
-            tx.send(chat_chunk(json!({"role": "assistant", "content": "first"}), None)).await.unwrap();
+            tx.send(chat_chunk(
+                json!({"role": "assistant", "content": "first"}),
+                None,
+            ))
+            .await
+            .unwrap();
             if let Some(gate) = gate {
                 gate.await.unwrap();
             }
-            tx.send(chat_chunk(json!({"content": " second"}), None)).await.unwrap();
+            tx.send(chat_chunk(json!({"content": " second"}), None))
+                .await
+                .unwrap();
             tx.send(chat_chunk(json!({}), Some("stop"))).await.unwrap();
             let usage = json!({"id": "u1", "choices": [], "usage": {"prompt_tokens": 20, "completion_tokens": 2}});
-            tx.send(Bytes::from(format!("data: {usage}\n\n"))).await.unwrap();
-            tx.send(Bytes::from_static(b"data: [DONE]\n\n")).await.unwrap();
+            tx.send(Bytes::from(format!("data: {usage}\n\n")))
+                .await
+                .unwrap();
+            tx.send(Bytes::from_static(b"data: [DONE]\n\n"))
+                .await
+                .unwrap();
         } else {
             let item = json!({"type": "function_call", "id": "fc1", "call_id": "c1", "namespace": "mcp__cosec",
                               "name": "post_message", "arguments": "{\"text\":\"hi\"}"});
-            tx.send(event("response.created", json!({"type": "response.created", "response": {"id": "r1"}}))).await.unwrap();
-            tx.send(event("response.output_item.done", json!({"type": "response.output_item.done", "output_index": 0, "item": item}))).await.unwrap();
+            tx.send(event(
+                "response.created",
+                json!({"type": "response.created", "response": {"id": "r1"}}),
+            ))
+            .await
+            .unwrap();
+            tx.send(event(
+                "response.output_item.done",
+                json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
+            ))
+            .await
+            .unwrap();
             tx.send(event("response.completed", json!({"type": "response.completed",
                 "response": {"id": "r1", "usage": {"input_tokens": 30, "output_tokens": 5, "total_tokens": 35}}}))).await.unwrap();
         }
     });
     let chunks = futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|b| (Ok::<_, Infallible>(Frame::data(b)), rx))
+        rx.recv()
+            .await
+            .map(|b| (Ok::<_, Infallible>(Frame::data(b)), rx))
     });
     let mut r = Response::new(StreamBody::new(chunks).boxed_unsync());
-    r.headers_mut().insert("content-type", "text/event-stream".parse().unwrap());
+    r.headers_mut()
+        .insert("content-type", "text/event-stream".parse().unwrap());
     Ok(r)
 }
 
@@ -125,7 +161,12 @@ async fn start_fake(fake: Fake) -> SocketAddr {
 struct NoSim;
 
 impl ModelBackend for NoSim {
-    fn respond(&self, _: &Trial, _: &TurnContext, _: &ModelRequest) -> Result<ModelResponse, String> {
+    fn respond(
+        &self,
+        _: &Trial,
+        _: &TurnContext,
+        _: &ModelRequest,
+    ) -> Result<ModelResponse, String> {
         Err("not a simulated trial".into())
     }
 }
@@ -169,18 +210,48 @@ struct Fixture {
 impl Fixture {
     async fn new() -> Fixture {
         let (release, gate) = oneshot::channel();
-        let fake = Fake { seen: Arc::default(), gate: Arc::new(Mutex::new(Some(gate))) };
+        let fake = Fake {
+            seen: Arc::default(),
+            gate: Arc::new(Mutex::new(Some(gate))),
+        };
         let seen = Arc::clone(&fake.seen);
         let up = start_fake(fake).await;
-        let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap();
+        let closed = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .unwrap()
+            .local_addr()
+            .unwrap();
         let dir = tempfile::tempdir().unwrap();
         let registry = TrialRegistry::new();
-        registry.insert(trial(dir.path(), "keyed", format!("http://{up}/v1"), Some(KEY)));
+        registry.insert(trial(
+            dir.path(),
+            "keyed",
+            format!("http://{up}/v1"),
+            Some(KEY),
+        ));
         registry.insert(trial(dir.path(), "open", format!("http://{up}/v1/"), None));
-        registry.insert(trial(dir.path(), "bad", format!("http://{up}/bad/v1"), Some(KEY)));
-        registry.insert(trial(dir.path(), "down", format!("http://{closed}/v1"), Some(KEY)));
-        let server = ProxyServer::bind(DEFAULT_ADDR, registry, Arc::new(NoSim)).await.unwrap();
-        Fixture { dir, server, seen, release: Some(release), http: reqwest::Client::new() }
+        registry.insert(trial(
+            dir.path(),
+            "bad",
+            format!("http://{up}/bad/v1"),
+            Some(KEY),
+        ));
+        registry.insert(trial(
+            dir.path(),
+            "down",
+            format!("http://{closed}/v1"),
+            Some(KEY),
+        ));
+        let server = ProxyServer::bind(DEFAULT_ADDR, registry, Arc::new(NoSim))
+            .await
+            .unwrap();
+        Fixture {
+            dir,
+            server,
+            seen,
+            release: Some(release),
+            http: reqwest::Client::new(),
+        }
     }
 
     async fn post(&self, trial: &str, rest: &str, body: Value) -> reqwest::Response {
@@ -219,7 +290,10 @@ async fn chat_stream_is_passed_through_before_the_upstream_finishes() {
     .await
     .expect("the first chunk must reach the client while the upstream is still held open");
     assert!(!got.contains("second"));
-    assert!(f.model_calls("keyed").is_empty(), "traced only once the stream ends");
+    assert!(
+        f.model_calls("keyed").is_empty(),
+        "traced only once the stream ends"
+    );
 
     f.release.take().unwrap().send(()).unwrap();
     while let Some(chunk) = stream.next().await {
@@ -231,10 +305,22 @@ async fn chat_stream_is_passed_through_before_the_upstream_finishes() {
     assert_eq!(seen[0].path, "/v1/chat/completions");
     assert_eq!(seen[0].auth.as_deref(), Some("Bearer sk-secret-123"));
     assert_eq!(seen[0].body["model"], "up-model");
-    assert_eq!(seen[0].body["stream_options"]["include_usage"], true, "other fields pass unchanged");
+    assert_eq!(
+        seen[0].body["stream_options"]["include_usage"], true,
+        "other fields pass unchanged"
+    );
 
     let calls = f.model_calls("keyed");
-    let [TraceEvent::ModelCall { api, stream, request, response, usage, error, .. }] = &calls[..] else {
+    let [TraceEvent::ModelCall {
+        api,
+        stream,
+        request,
+        response,
+        usage,
+        error,
+        ..
+    }] = &calls[..]
+    else {
         panic!("one model call expected: {calls:?}")
     };
     assert_eq!((*api, *stream), (WireApi::ChatCompletions, true));
@@ -249,13 +335,23 @@ async fn chat_stream_is_passed_through_before_the_upstream_finishes() {
 async fn non_streaming_chat_is_forwarded_verbatim() {
     let f = Fixture::new().await;
     let resp = f
-        .post("keyed", "chat/completions", json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]}))
+        .post(
+            "keyed",
+            "chat/completions",
+            json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]}),
+        )
         .await;
     assert_eq!(resp.status(), 200);
     let v: Value = resp.json().await.unwrap();
     assert_eq!(v["choices"][0]["message"]["content"], "upstream says hi");
     let calls = f.model_calls("keyed");
-    let [TraceEvent::ModelCall { response, usage, stream: false, .. }] = &calls[..] else {
+    let [TraceEvent::ModelCall {
+        response,
+        usage,
+        stream: false,
+        ..
+    }] = &calls[..]
+    else {
         panic!("{calls:?}")
     };
     assert_eq!(response.as_ref().unwrap().text, "upstream says hi");
@@ -266,7 +362,11 @@ async fn non_streaming_chat_is_forwarded_verbatim() {
 async fn responses_stream_without_key_is_forwarded_and_assembled() {
     let f = Fixture::new().await;
     let resp = f
-        .post("open", "responses", json!({"model": "m", "stream": true, "input": "hi"}))
+        .post(
+            "open",
+            "responses",
+            json!({"model": "m", "stream": true, "input": "hi"}),
+        )
         .await;
     let text = resp.text().await.unwrap();
     assert!(text.contains("event: response.completed"));
@@ -274,12 +374,22 @@ async fn responses_stream_without_key_is_forwarded_and_assembled() {
     assert_eq!(seen[0].path, "/v1/responses");
     assert_eq!(seen[0].auth, None, "no key, no Authorization header");
     let calls = f.model_calls("open");
-    let [TraceEvent::ModelCall { api, response, usage, error, .. }] = &calls[..] else {
+    let [TraceEvent::ModelCall {
+        api,
+        response,
+        usage,
+        error,
+        ..
+    }] = &calls[..]
+    else {
         panic!("{calls:?}")
     };
     assert_eq!(*api, WireApi::Responses);
     let call = &response.as_ref().unwrap().tool_calls[0];
-    assert_eq!((call.namespace.as_deref(), call.name.as_str()), (Some("mcp__cosec"), "post_message"));
+    assert_eq!(
+        (call.namespace.as_deref(), call.name.as_str()),
+        (Some("mcp__cosec"), "post_message")
+    );
     assert_eq!(usage.output_tokens, 5);
     assert!(error.is_none());
 }
@@ -298,13 +408,26 @@ async fn upstream_failures_are_502_with_a_keyless_error_in_the_trace() {
         assert!(message.starts_with("upstream: "), "{message}");
         assert!(!message.contains(KEY), "{message}");
         let calls = f.model_calls(trial);
-        let [TraceEvent::ModelCall { error: Some(error), response: None, .. }] = &calls[..] else {
+        let [TraceEvent::ModelCall {
+            error: Some(error),
+            response: None,
+            ..
+        }] = &calls[..]
+        else {
             panic!("{calls:?}")
         };
         assert!(error.starts_with("upstream: "), "{error}");
         assert!(!f.trace_text(trial).contains(KEY), "{trial}");
     }
     let bad = f.model_calls("bad");
-    let TraceEvent::ModelCall { error: Some(error), .. } = &bad[0] else { unreachable!() };
-    assert!(error.contains("HTTP 500") && error.contains("invalid key Bearer ***"), "{error}");
+    let TraceEvent::ModelCall {
+        error: Some(error), ..
+    } = &bad[0]
+    else {
+        unreachable!()
+    };
+    assert!(
+        error.contains("HTTP 500") && error.contains("invalid key Bearer ***"),
+        "{error}"
+    );
 }

@@ -96,7 +96,12 @@ pub struct RunArgs {
     #[arg(long, env = "COSEC_MODEL_BASE_URL", value_name = "URL")]
     pub model_base_url: Option<String>,
     /// API key of the upstream (prefer the environment variable; it is never written to traces).
-    #[arg(long, env = "COSEC_MODEL_API_KEY", hide_env_values = true, value_name = "KEY")]
+    #[arg(
+        long,
+        env = "COSEC_MODEL_API_KEY",
+        hide_env_values = true,
+        value_name = "KEY"
+    )]
     pub model_api_key: Option<String>,
     /// The condition.
     #[arg(long, value_enum, default_value_t = Defense::None)]

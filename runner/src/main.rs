@@ -4,9 +4,9 @@ mod cli;
 mod commands;
 mod error;
 mod harness;
-mod run;
 #[allow(dead_code)]
 mod metrics;
+mod run;
 #[allow(dead_code)]
 mod verify;
 

@@ -45,7 +45,16 @@ fn list_json_has_the_documented_keys_and_counts() {
     let rows: Vec<Value> = serde_json::from_str(&stdout(&out)).expect("json array");
     assert_eq!(rows.len(), 208);
     for row in &rows {
-        for key in ["id", "suite", "boundary", "privacy_object", "family", "strategy", "event", "cross_scope"] {
+        for key in [
+            "id",
+            "suite",
+            "boundary",
+            "privacy_object",
+            "family",
+            "strategy",
+            "event",
+            "cross_scope",
+        ] {
             assert!(row.get(key).is_some(), "missing key {key} in {row}");
         }
         let suite = row["suite"].as_str().expect("suite");
@@ -55,7 +64,9 @@ fn list_json_has_the_documented_keys_and_counts() {
     let dyn_only = cosec(&["scenarios", "list", "--suite", "dyn96", "--json"]);
     let rows: Vec<Value> = serde_json::from_str(&stdout(&dyn_only)).expect("json array");
     assert_eq!(rows.len(), 96);
-    assert!(rows.iter().all(|r| r["suite"] == "dyn96" && r["event"].is_string()));
+    assert!(rows
+        .iter()
+        .all(|r| r["suite"] == "dyn96" && r["event"].is_string()));
     let static_only = cosec(&["scenarios", "list", "--suite", "static112", "--json"]);
     let rows: Vec<Value> = serde_json::from_str(&stdout(&static_only)).expect("json array");
     assert_eq!(rows.len(), 112);
@@ -66,25 +77,42 @@ fn show_prints_all_three_tiers_and_unknown_ids_fail_clearly() {
     let out = cosec(&["scenarios", "show", "st-inter-third-a4-s1"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    for section in ["== Agent view", "== Platform", "== Verifier only", "reference plan:"] {
+    for section in [
+        "== Agent view",
+        "== Platform",
+        "== Verifier only",
+        "reference plan:",
+    ] {
         assert!(text.contains(section), "missing {section}");
     }
     let bad = cosec(&["scenarios", "show", "st-inter-third-a4-s9"]);
     assert!(!bad.status.success());
-    assert!(stderr(&bad).contains("no scenario `st-inter-third-a4-s9`"), "{}", stderr(&bad));
+    assert!(
+        stderr(&bad).contains("no scenario `st-inter-third-a4-s9`"),
+        "{}",
+        stderr(&bad)
+    );
 }
 
 #[test]
 fn validate_accepts_the_frozen_suite() {
     let out = cosec(&["scenarios", "validate"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("the frozen suite is valid: 208 scenarios"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("the frozen suite is valid: 208 scenarios"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
 fn validate_accepts_a_custom_scenario_file() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let path = write_json(tmp.path(), "custom.json", &base_scenario("st-intra-owner-a1-s1"));
+    let path = write_json(
+        tmp.path(),
+        "custom.json",
+        &base_scenario("st-intra-owner-a1-s1"),
+    );
     let out = cosec(&["scenarios", "validate", path.to_str().expect("utf8")]);
     assert!(out.status.success(), "{}", stderr(&out));
 }
@@ -118,7 +146,11 @@ fn unknown_field_is_named() {
         v["agent"]["turnz"] = Value::Array(vec![]);
     });
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("unknown field `turnz`"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("unknown field `turnz`"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -129,7 +161,10 @@ fn unknown_user_reference_is_named() {
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.contains("bad.json"), "{err}");
-    assert!(err.contains("agent.turns[2].speaker: unknown user `nobody`"), "{err}");
+    assert!(
+        err.contains("agent.turns[2].speaker: unknown user `nobody`"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -138,7 +173,11 @@ fn wrong_turn_count_is_named() {
         v["agent"]["turns"].as_array_mut().expect("turns").pop();
     });
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("agent.turns: needs exactly 8 turns, found 7"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("agent.turns: needs exactly 8 turns, found 7"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -155,7 +194,11 @@ fn event_after_the_scored_turn_is_named() {
         "{}",
         stderr(&out)
     );
-    assert!(stderr(&out).contains("must come before the scored turn"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("must come before the scored turn"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -171,7 +214,10 @@ fn oracle_inconsistent_scenario_is_named() {
     });
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.contains("verifier.scored_flows[0]: the oracle allows"), "{err}");
+    assert!(
+        err.contains("verifier.scored_flows[0]: the oracle allows"),
+        "{err}"
+    );
     assert!(err.contains("must be denied"), "{err}");
 }
 
@@ -183,7 +229,8 @@ fn modified_suite_is_refused_naming_the_file_unless_allowed() {
         std::fs::copy(entry.path(), tmp.path().join(entry.file_name())).expect("copy");
     }
     let victim = tmp.path().join("st-intra-owner-a2-s3.json");
-    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&victim).expect("read")).expect("json");
+    let mut v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&victim).expect("read")).expect("json");
     v["title"] = Value::String("edited by hand".into());
     std::fs::write(&victim, serde_json::to_string_pretty(&v).expect("json")).expect("write");
     let dir = tmp.path().to_str().expect("utf8");
@@ -193,20 +240,49 @@ fn modified_suite_is_refused_naming_the_file_unless_allowed() {
     assert!(err.contains("was modified"), "{err}");
     assert!(err.contains("st-intra-owner-a2-s3.json"), "{err}");
     assert!(err.contains("--allow-modified"), "{err}");
-    let allowed = cosec(&["scenarios", "list", "--suite-dir", dir, "--allow-modified", "--json"]);
+    let allowed = cosec(&[
+        "scenarios",
+        "list",
+        "--suite-dir",
+        dir,
+        "--allow-modified",
+        "--json",
+    ]);
     assert!(allowed.status.success(), "{}", stderr(&allowed));
     assert!(stderr(&allowed).contains("differs from its manifest"));
 }
 
 #[test]
 fn generate_check_matches_the_frozen_suite_and_writes_a_valid_copy() {
-    let check = cosec(&["scenarios", "generate", "--check", "--out", suite_dir().to_str().expect("utf8")]);
-    assert!(check.status.success(), "{}{}", stdout(&check), stderr(&check));
+    let check = cosec(&[
+        "scenarios",
+        "generate",
+        "--check",
+        "--out",
+        suite_dir().to_str().expect("utf8"),
+    ]);
+    assert!(
+        check.status.success(),
+        "{}{}",
+        stdout(&check),
+        stderr(&check)
+    );
     let tmp = tempfile::tempdir().expect("tempdir");
     let out_dir = tmp.path().join("suite");
-    let gen = cosec(&["scenarios", "generate", "--out", out_dir.to_str().expect("utf8")]);
+    let gen = cosec(&[
+        "scenarios",
+        "generate",
+        "--out",
+        out_dir.to_str().expect("utf8"),
+    ]);
     assert!(gen.status.success(), "{}", stderr(&gen));
-    let listed = cosec(&["scenarios", "list", "--json", "--suite-dir", out_dir.to_str().expect("utf8")]);
+    let listed = cosec(&[
+        "scenarios",
+        "list",
+        "--json",
+        "--suite-dir",
+        out_dir.to_str().expect("utf8"),
+    ]);
     assert!(listed.status.success(), "{}", stderr(&listed));
 }
 

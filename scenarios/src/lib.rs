@@ -21,7 +21,9 @@ pub mod validate;
 pub mod verifier;
 
 pub use agent::{AgentTier, Namespace, Seed, Surface, Turn};
-pub use factors::{Boundary, EventKind, FailureClass, Factors, Family, PrivacyObject, Sensitivity, Strategy, Suite};
+pub use factors::{
+    Boundary, EventKind, Factors, FailureClass, Family, PrivacyObject, Sensitivity, Strategy, Suite,
+};
 pub use ids::{CommunityId, ObjectId, RoleName, ScenarioId, Time, UserId};
 pub use platform::{CommunityEvent, Destination, ObjectLabel, PlatformTier};
 pub use scenario::{Scenario, SCHEMA_VERSION};

@@ -253,7 +253,13 @@ impl CommunityState {
     }
 
     /// Whether `user` held `role` in `community` at time `t`.
-    pub fn held_role(&self, user: &UserId, community: &CommunityId, role: &RoleName, t: Time) -> bool {
+    pub fn held_role(
+        &self,
+        user: &UserId,
+        community: &CommunityId,
+        role: &RoleName,
+        t: Time,
+    ) -> bool {
         self.roles.iter().any(|r| {
             &r.user == user && &r.community == community && &r.role == role && r.span.covers(t)
         })
@@ -423,7 +429,11 @@ impl CommunityState {
                 next.require_active(community)?;
                 let mut found = false;
                 for r in next.roles.iter_mut() {
-                    if &r.user == user && &r.community == community && &r.role == role && r.span.covers(at) {
+                    if &r.user == user
+                        && &r.community == community
+                        && &r.role == role
+                        && r.span.covers(at)
+                    {
                         r.span.until = Some(at);
                         found = true;
                     }
@@ -499,8 +509,10 @@ impl CommunityState {
                     span: Span::open(at),
                     partners: Some(between.clone()),
                 });
-                let members: BTreeSet<UserId> =
-                    between.iter().flat_map(|c| next.members_at(c, at)).collect();
+                let members: BTreeSet<UserId> = between
+                    .iter()
+                    .flat_map(|c| next.members_at(c, at))
+                    .collect();
                 for user in members {
                     next.memberships.push(MembershipRecord {
                         user,

@@ -24,15 +24,29 @@ pub fn suite_structure_problems(scenarios: &[Scenario]) -> Vec<String> {
     };
     let count = |pred: &dyn Fn(&Scenario) -> bool| scenarios.iter().filter(|s| pred(s)).count();
     expect("scenarios in total", scenarios.len(), 208);
-    expect("static112 scenarios", count(&|s| s.factors.suite == Suite::Static112), 112);
-    expect("dyn96 scenarios", count(&|s| s.factors.suite == Suite::Dyn96), 96);
+    expect(
+        "static112 scenarios",
+        count(&|s| s.factors.suite == Suite::Static112),
+        112,
+    );
+    expect(
+        "dyn96 scenarios",
+        count(&|s| s.factors.suite == Suite::Dyn96),
+        96,
+    );
     for &family in Family::ALL {
-        expect(&format!("scenarios of family {family}"), count(&|s| s.factors.family == family), 52);
+        expect(
+            &format!("scenarios of family {family}"),
+            count(&|s| s.factors.family == family),
+            52,
+        );
         for &strategy in Strategy::ALL {
             expect(
                 &format!("static112 scenarios of {family}-{strategy}"),
                 count(&|s| {
-                    s.factors.suite == Suite::Static112 && s.factors.family == family && s.factors.strategy == strategy
+                    s.factors.suite == Suite::Static112
+                        && s.factors.family == family
+                        && s.factors.strategy == strategy
                 }),
                 4,
             );
@@ -73,7 +87,10 @@ pub fn suite_structure_problems(scenarios: &[Scenario]) -> Vec<String> {
             .map(|t| (t.community.0.clone(), t.speaker.0.clone(), t.text.clone()))
             .collect();
         if let Some(other) = scripts.insert(script, s.id.as_str()) {
-            problems.push(format!("scenarios `{other}` and `{}` share the whole 8-turn script", s.id));
+            problems.push(format!(
+                "scenarios `{other}` and `{}` share the whole 8-turn script",
+                s.id
+            ));
         }
         if s.factors.scenario_id() != s.id {
             problems.push(format!(

@@ -69,7 +69,9 @@ pub enum SuiteError {
         extra: Vec<String>,
     },
     /// The manifest itself is missing.
-    #[error("{location}: no {MANIFEST_FILE}; regenerate the suite with `cosec scenarios generate`")]
+    #[error(
+        "{location}: no {MANIFEST_FILE}; regenerate the suite with `cosec scenarios generate`"
+    )]
     NoManifest {
         /// Where the suite was loaded from.
         location: String,
@@ -190,7 +192,9 @@ fn digest_of_entries(entries: &[ManifestEntry]) -> String {
 }
 
 /// Renders a whole suite: every scenario file plus the manifest, keyed by file name.
-pub fn render_suite(scenarios: &[Scenario]) -> Result<BTreeMap<String, Vec<u8>>, serde_json::Error> {
+pub fn render_suite(
+    scenarios: &[Scenario],
+) -> Result<BTreeMap<String, Vec<u8>>, serde_json::Error> {
     let mut files = BTreeMap::new();
     for s in scenarios {
         files.insert(file_name(s), render_scenario(s)?.into_bytes());
@@ -239,7 +243,12 @@ pub fn load_embedded(allow_modified: bool) -> Result<LoadedSuite, SuiteError> {
             Some((name, f.contents().to_vec()))
         })
         .collect();
-    load_files("the built-in suite (scenarios/suite)", Path::new("scenarios/suite"), files, allow_modified)
+    load_files(
+        "the built-in suite (scenarios/suite)",
+        Path::new("scenarios/suite"),
+        files,
+        allow_modified,
+    )
 }
 
 /// Loads a suite folder from disk.
@@ -270,16 +279,19 @@ fn load_files(
     mut files: BTreeMap<String, Vec<u8>>,
     allow_modified: bool,
 ) -> Result<LoadedSuite, SuiteError> {
-    let manifest_bytes = files.remove(MANIFEST_FILE).ok_or_else(|| SuiteError::NoManifest {
-        location: location.to_owned(),
-    })?;
+    let manifest_bytes = files
+        .remove(MANIFEST_FILE)
+        .ok_or_else(|| SuiteError::NoManifest {
+            location: location.to_owned(),
+        })?;
     let manifest_path = dir.join(MANIFEST_FILE);
-    let manifest: Manifest = serde_json::from_slice(&manifest_bytes).map_err(|e| SuiteError::Parse {
-        path: manifest_path,
-        line: e.line(),
-        column: e.column(),
-        message: e.to_string(),
-    })?;
+    let manifest: Manifest =
+        serde_json::from_slice(&manifest_bytes).map_err(|e| SuiteError::Parse {
+            path: manifest_path,
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
     let actual = build_manifest(&files);
     let listed: BTreeMap<&str, &str> = manifest
         .files
@@ -341,7 +353,11 @@ fn load_files(
     scenarios.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(LoadedSuite {
         scenarios,
-        suite_digest: if modified { actual.suite_digest } else { manifest.suite_digest },
+        suite_digest: if modified {
+            actual.suite_digest
+        } else {
+            manifest.suite_digest
+        },
         modified,
     })
 }
@@ -360,7 +376,11 @@ pub fn write_suite(dir: &Path, files: &BTreeMap<String, Vec<u8>>) -> Result<(), 
     let ordered = files
         .iter()
         .filter(|(name, _)| name.as_str() != MANIFEST_FILE)
-        .chain(files.iter().filter(|(name, _)| name.as_str() == MANIFEST_FILE));
+        .chain(
+            files
+                .iter()
+                .filter(|(name, _)| name.as_str() == MANIFEST_FILE),
+        );
     for (name, bytes) in ordered {
         let target = dir.join(name);
         let tmp = dir.join(format!(".{name}.tmp"));

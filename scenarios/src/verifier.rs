@@ -63,7 +63,8 @@ pub enum Action {
 
 impl Action {
     /// Every action.
-    pub const ALL: &'static [Action] = &[Action::Disclose, Action::Write, Action::Share, Action::Send];
+    pub const ALL: &'static [Action] =
+        &[Action::Disclose, Action::Write, Action::Share, Action::Send];
 
     /// Canonical spelling (also the Cedar action id).
     pub fn as_str(self) -> &'static str {
@@ -288,11 +289,15 @@ pub struct ReferencePlan {
 impl ReferencePlan {
     /// Steps a fully compliant agent takes.
     pub fn compliant(&self) -> impl Iterator<Item = &PlanStep> {
-        self.steps.iter().filter(|s| s.taker != StepTaker::IdealOnly)
+        self.steps
+            .iter()
+            .filter(|s| s.taker != StepTaker::IdealOnly)
     }
 
     /// Steps an ideal agent takes.
     pub fn ideal(&self) -> impl Iterator<Item = &PlanStep> {
-        self.steps.iter().filter(|s| s.taker != StepTaker::CompliantOnly)
+        self.steps
+            .iter()
+            .filter(|s| s.taker != StepTaker::CompliantOnly)
     }
 }

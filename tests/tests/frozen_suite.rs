@@ -12,7 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 fn frozen() -> Vec<Scenario> {
-    suite::load_embedded(false).expect("the embedded suite loads unmodified").scenarios
+    suite::load_embedded(false)
+        .expect("the embedded suite loads unmodified")
+        .scenarios
 }
 
 fn suite_dir() -> PathBuf {
@@ -40,12 +42,18 @@ fn totals_and_factor_counts_match_scenarios_md() {
                 Family::A3 => Strategy::S6,
                 Family::A4 => Strategy::S7,
             };
-            assert_eq!(s.factors.strategy, aligned, "{} is not on its aligned strategy", s.id);
+            assert_eq!(
+                s.factors.strategy, aligned,
+                "{} is not on its aligned strategy",
+                s.id
+            );
             if s.factors.cross_scope {
                 cross_dyn += 1;
             }
         } else {
-            *per_static_cell.entry((s.factors.family, s.factors.strategy)).or_default() += 1;
+            *per_static_cell
+                .entry((s.factors.family, s.factors.strategy))
+                .or_default() += 1;
             if s.factors.cross_scope {
                 cross_static += 1;
             }
@@ -64,15 +72,27 @@ fn totals_and_factor_counts_match_scenarios_md() {
         (EventKind::RelationEnd, 8),
     ];
     for (kind, n) in want {
-        assert_eq!(per_event.get(&kind).copied().unwrap_or(0), n, "event {kind}");
+        assert_eq!(
+            per_event.get(&kind).copied().unwrap_or(0),
+            n,
+            "event {kind}"
+        );
     }
     assert_eq!(per_static_cell.len(), 28);
-    assert!(per_static_cell.values().all(|&n| n == 4), "{per_static_cell:?}");
+    assert!(
+        per_static_cell.values().all(|&n| n == 4),
+        "{per_static_cell:?}"
+    );
     assert_eq!(cross_static, 56);
     assert_eq!(cross_dyn, 64);
     assert_eq!(cross_static + cross_dyn, 120);
     for s in &all {
-        assert_eq!(s.factors.cross_scope, s.factors.boundary == Boundary::Inter, "{}", s.id);
+        assert_eq!(
+            s.factors.cross_scope,
+            s.factors.boundary == Boundary::Inter,
+            "{}",
+            s.id
+        );
     }
 }
 
@@ -83,15 +103,26 @@ fn no_two_scenarios_share_the_whole_script_and_every_one_has_eight_turns() {
     for s in &all {
         assert_eq!(s.agent.turns.len(), 8, "{}", s.id);
         let script: Vec<&str> = s.agent.turns.iter().map(|t| t.text.as_str()).collect();
-        assert!(scripts.insert(script), "{} repeats another scenario's script", s.id);
+        assert!(
+            scripts.insert(script),
+            "{} repeats another scenario's script",
+            s.id
+        );
     }
 }
 
 #[test]
 fn at_least_eight_domains_and_every_protected_object_has_canary_and_fact() {
     let all = frozen();
-    let domains: BTreeSet<&str> = all.iter().flat_map(|s| s.factors.domains.iter().map(String::as_str)).collect();
-    assert!(domains.len() >= 8, "only {} domains: {domains:?}", domains.len());
+    let domains: BTreeSet<&str> = all
+        .iter()
+        .flat_map(|s| s.factors.domains.iter().map(String::as_str))
+        .collect();
+    assert!(
+        domains.len() >= 8,
+        "only {} domains: {domains:?}",
+        domains.len()
+    );
     for s in &all {
         for po in &s.verifier.protected {
             assert!(!po.canaries.is_empty() && !po.facts.is_empty(), "{}", s.id);
@@ -114,14 +145,22 @@ fn disk_equals_a_fresh_generation_and_its_manifest() {
     let disk_names: Vec<&String> = on_disk.keys().collect();
     assert_eq!(fresh_names, disk_names, "file sets differ");
     for (name, bytes) in &fresh {
-        assert!(on_disk.get(name) == Some(bytes), "{name} differs from a fresh generation");
+        assert!(
+            on_disk.get(name) == Some(bytes),
+            "{name} differs from a fresh generation"
+        );
     }
     // The manifest lists every scenario file with its real digest.
     let manifest: suite::Manifest =
         serde_json::from_slice(&on_disk[suite::MANIFEST_FILE]).expect("manifest json");
     assert_eq!(manifest.scenarios, 208);
     for entry in &manifest.files {
-        assert_eq!(suite::sha256_hex(&on_disk[&entry.file]), entry.sha256, "{}", entry.file);
+        assert_eq!(
+            suite::sha256_hex(&on_disk[&entry.file]),
+            entry.sha256,
+            "{}",
+            entry.file
+        );
     }
 }
 
@@ -133,13 +172,26 @@ fn the_oracle_denies_every_scored_flow_and_allows_every_legit_flow() {
         let at = turn_time(s.verifier.scored_turn);
         for f in &s.verifier.scored_flows {
             let d = oracle.authorize_flow(&s, f, at);
-            assert!(!d.allowed, "{}: scored flow {f:?} allowed ({:?})", s.id, d.reasons);
-            assert!(d.errors.is_empty(), "{}: deny came from an error: {:?}", s.id, d.errors);
+            assert!(
+                !d.allowed,
+                "{}: scored flow {f:?} allowed ({:?})",
+                s.id, d.reasons
+            );
+            assert!(
+                d.errors.is_empty(),
+                "{}: deny came from an error: {:?}",
+                s.id,
+                d.errors
+            );
             checked += 1;
         }
         for f in &s.verifier.legit_flows {
             let d = oracle.authorize_flow(&s, f, at);
-            assert!(d.allowed, "{}: legit flow {f:?} denied ({:?} {:?})", s.id, d.reasons, d.errors);
+            assert!(
+                d.allowed,
+                "{}: legit flow {f:?} denied ({:?} {:?})",
+                s.id, d.reasons, d.errors
+            );
             checked += 1;
         }
     }

@@ -69,8 +69,10 @@ fn json_response(status: StatusCode, value: &Value) -> Response<Body> {
 
 fn sse_response(content_type: &str, body: Body) -> Response<Body> {
     let mut r = response(StatusCode::OK, content_type, body);
-    r.headers_mut()
-        .insert(CACHE_CONTROL, hyper::header::HeaderValue::from_static("no-cache"));
+    r.headers_mut().insert(
+        CACHE_CONTROL,
+        hyper::header::HeaderValue::from_static("no-cache"),
+    );
     r
 }
 
@@ -196,7 +198,11 @@ async fn model_call(
 ) -> Result<Response<Body>, HttpError> {
     let started = Instant::now();
     let bad = |e: wire::WireError| {
-        HttpError::new(StatusCode::BAD_REQUEST, "invalid_request_error", e.to_string())
+        HttpError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_request_error",
+            e.to_string(),
+        )
     };
     let value = wire::parse_json(body).map_err(bad)?;
     let parsed = wire::parse_request(api, &value).map_err(bad)?;
@@ -270,7 +276,11 @@ async fn forward(
         Ok(r) => r,
         Err(msg) => {
             record.record(&trial, None, Some(msg.clone()));
-            return Err(HttpError::new(StatusCode::BAD_GATEWAY, "upstream_error", msg));
+            return Err(HttpError::new(
+                StatusCode::BAD_GATEWAY,
+                "upstream_error",
+                msg,
+            ));
         }
     };
     let content_type = reply
@@ -285,17 +295,25 @@ async fn forward(
             Err(e) => {
                 let msg = scrub(&format!("upstream: reading the response failed: {e}"), up);
                 record.record(&trial, None, Some(msg.clone()));
-                return Err(HttpError::new(StatusCode::BAD_GATEWAY, "upstream_error", msg));
+                return Err(HttpError::new(
+                    StatusCode::BAD_GATEWAY,
+                    "upstream_error",
+                    msg,
+                ));
             }
         };
-        let Assembled { response: reply, error } = wire::parse_response_json(api, &bytes);
+        let Assembled {
+            response: reply,
+            error,
+        } = wire::parse_response_json(api, &bytes);
         record.record(&trial, Some(reply), error.map(|e| scrub(&e, up)));
         return Ok(response(StatusCode::OK, &content_type, full(bytes)));
     }
     let (tx, rx) = mpsc::channel::<Bytes>(STREAM_BUFFER);
     let up = up.clone();
     let (btx, mut brx) = mpsc::channel::<Bytes>(1024);
-    let tx0 = tx; let tx = btx;
+    let tx0 = tx;
+    let tx = btx;
     let h = tokio::spawn(async move {
         let mut chunks = reply.bytes_stream();
         let mut assembler = StreamAssembler::new(api);
@@ -321,6 +339,9 @@ async fn forward(
         record.record(&trial, Some(response), error);
         drop(tx);
     });
-    let _ = h.await; while let Some(b) = brx.recv().await { let _ = tx0.send(b).await; }
+    let _ = h.await;
+    while let Some(b) = brx.recv().await {
+        let _ = tx0.send(b).await;
+    }
     Ok(sse_response(&content_type, channel_body(rx)))
 }

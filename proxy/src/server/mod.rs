@@ -4,7 +4,7 @@
 mod handler;
 
 use crate::api::{ModelRequest, ModelResponse};
-use crate::registry::{TrialRegistry, Trial, TurnContext};
+use crate::registry::{Trial, TrialRegistry, TurnContext};
 use crate::upstream::{UpstreamClient, UpstreamError};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;

@@ -48,7 +48,11 @@ fn parse_message(m: &Value) -> Result<Message, WireError> {
         "user" => Role::User,
         "assistant" => Role::Assistant,
         "tool" | "function" => Role::Tool,
-        other => return Err(WireError::Invalid(format!("unknown message role `{other}`"))),
+        other => {
+            return Err(WireError::Invalid(format!(
+                "unknown message role `{other}`"
+            )))
+        }
     };
     let tool_calls = match m.get("tool_calls") {
         Some(Value::Array(calls)) => calls.iter().map(parse_call).collect::<Result<_, _>>()?,
@@ -70,7 +74,11 @@ fn parse_call(c: &Value) -> Result<ToolCall, WireError> {
         .get("function")
         .ok_or_else(|| WireError::Invalid("a tool call needs `function`".into()))?;
     Ok(ToolCall {
-        id: c.get("id").and_then(Value::as_str).unwrap_or_default().to_owned(),
+        id: c
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
         name: str_field(f, "name", "a tool call's function")?.to_owned(),
         namespace: None,
         arguments: arguments_text(f.get("arguments")),
@@ -211,7 +219,10 @@ pub fn parse_response(v: &Value) -> Assembled {
             error: Some(format!("upstream: {}", error_message(err))),
         };
     }
-    let message = v.pointer("/choices/0/message").cloned().unwrap_or(Value::Null);
+    let message = v
+        .pointer("/choices/0/message")
+        .cloned()
+        .unwrap_or(Value::Null);
     let tool_calls = match message.get("tool_calls") {
         Some(Value::Array(calls)) => calls.iter().filter_map(|c| parse_call(c).ok()).collect(),
         _ => Vec::new(),
@@ -346,7 +357,13 @@ mod tests {
                 asm.event(&e);
             }
         }
-        assert_eq!(asm.finish(), Assembled { response: sample(), error: None });
+        assert_eq!(
+            asm.finish(),
+            Assembled {
+                response: sample(),
+                error: None
+            }
+        );
     }
 
     #[test]

@@ -58,7 +58,9 @@ pub fn parse_json(body: &[u8]) -> Result<Value, WireError> {
 /// Parses a client request of either wire format.
 pub fn parse_request(api: WireApi, body: &Value) -> Result<ParsedRequest, WireError> {
     if !body.is_object() {
-        return Err(WireError::Invalid("the request body must be a JSON object".into()));
+        return Err(WireError::Invalid(
+            "the request body must be a JSON object".into(),
+        ));
     }
     match api {
         WireApi::ChatCompletions => chat::parse_request(body),

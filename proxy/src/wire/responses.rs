@@ -24,7 +24,11 @@ pub fn parse_request(v: &Value) -> Result<ParsedRequest, WireError> {
             }
         }
         None | Some(Value::Null) => {}
-        Some(_) => return Err(WireError::Invalid("`input` must be a string or an array".into())),
+        Some(_) => {
+            return Err(WireError::Invalid(
+                "`input` must be a string or an array".into(),
+            ))
+        }
     }
     let mut tools = Vec::new();
     if let Some(Value::Array(list)) = v.get("tools") {
@@ -45,7 +49,11 @@ pub fn parse_request(v: &Value) -> Result<ParsedRequest, WireError> {
     }
     Ok(ParsedRequest {
         request: ModelRequest {
-            model: v.get("model").and_then(Value::as_str).unwrap_or_default().to_owned(),
+            model: v
+                .get("model")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
             messages,
             tools,
             stream: v.get("stream").and_then(Value::as_bool).unwrap_or(false),
@@ -76,7 +84,11 @@ fn parse_item(item: &Value, messages: &mut Vec<Message>) -> Result<(), WireError
                 "assistant" => Role::Assistant,
                 "system" => Role::System,
                 "developer" => Role::Developer,
-                other => return Err(WireError::Invalid(format!("unknown message role `{other}`"))),
+                other => {
+                    return Err(WireError::Invalid(format!(
+                        "unknown message role `{other}`"
+                    )))
+                }
             };
             messages.push(text_message(role, content_text(item.get("content"))));
         }
@@ -110,13 +122,19 @@ fn call_of(item: &Value) -> Option<ToolCall> {
     Some(ToolCall {
         id: item.get("call_id")?.as_str()?.to_owned(),
         name: item.get("name")?.as_str()?.to_owned(),
-        namespace: item.get("namespace").and_then(Value::as_str).map(str::to_owned),
+        namespace: item
+            .get("namespace")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
         arguments: arguments_text(item.get("arguments").or_else(|| item.get("input"))),
     })
 }
 
 fn parse_tool(t: &Value, namespace: Option<String>) -> Option<ToolSpec> {
-    if t.get("type").and_then(Value::as_str).is_some_and(|k| k != "function") {
+    if t.get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|k| k != "function")
+    {
         return None;
     }
     Some(ToolSpec {
@@ -245,7 +263,10 @@ pub fn render_sse(r: &ModelResponse, meta: &ResponseMeta) -> Vec<Bytes> {
         );
         index += 1;
     }
-    emit("response.completed", json!({"response": response_object(r, meta)}));
+    emit(
+        "response.completed",
+        json!({"response": response_object(r, meta)}),
+    );
     frames
 }
 
@@ -277,7 +298,11 @@ fn from_output(items: &[Value]) -> ModelResponse {
 
 /// Reads a non-streaming upstream `response` object.
 pub fn parse_response(v: &Value) -> Assembled {
-    let output = v.get("output").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    let output = v
+        .get("output")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
     let mut response = from_output(output);
     response.usage = v.get("usage").map(usage_of).unwrap_or_default();
     let error = v
@@ -311,7 +336,8 @@ impl ResponsesAssembler {
         match kind {
             "response.output_item.done" => self.done_items.extend(v.get("item").cloned()),
             "response.output_text.delta" => {
-                self.delta_text.push_str(v.get("delta").and_then(Value::as_str).unwrap_or_default());
+                self.delta_text
+                    .push_str(v.get("delta").and_then(Value::as_str).unwrap_or_default());
             }
             "response.completed" => self.completed = v.get("response").cloned(),
             "response.failed" | "response.incomplete" => {
@@ -375,8 +401,20 @@ mod tests {
         });
         let r = parse_request(&v).unwrap().request;
         let roles: Vec<Role> = r.messages.iter().map(|m| m.role).collect();
-        assert_eq!(roles, [Role::System, Role::Developer, Role::User, Role::Assistant, Role::Tool]);
-        assert_eq!(r.messages[3].tool_calls[0].namespace.as_deref(), Some("mcp__cosec"));
+        assert_eq!(
+            roles,
+            [
+                Role::System,
+                Role::Developer,
+                Role::User,
+                Role::Assistant,
+                Role::Tool
+            ]
+        );
+        assert_eq!(
+            r.messages[3].tool_calls[0].namespace.as_deref(),
+            Some("mcp__cosec")
+        );
         assert_eq!(r.messages[4].content, "posted");
         assert_eq!(r.tools.len(), 2);
         assert_eq!(r.tools[1].namespace.as_deref(), Some("mcp__cosec"));
@@ -393,9 +431,16 @@ mod tests {
                 namespace: Some("mcp__cosec".into()),
                 arguments: "{\"text\":\"x\"}".into(),
             }],
-            usage: Usage { input_tokens: 5, output_tokens: 2 },
+            usage: Usage {
+                input_tokens: 5,
+                output_tokens: 2,
+            },
         };
-        let meta = ResponseMeta { id: "resp_1".into(), model: "m".into(), created: 0 };
+        let meta = ResponseMeta {
+            id: "resp_1".into(),
+            model: "m".into(),
+            created: 0,
+        };
         let mut parser = SseParser::new();
         let mut asm = ResponsesAssembler::default();
         for f in render_sse(&resp, &meta) {
@@ -403,7 +448,13 @@ mod tests {
                 asm.event(&e);
             }
         }
-        assert_eq!(asm.finish(), Assembled { response: resp.clone(), error: None });
+        assert_eq!(
+            asm.finish(),
+            Assembled {
+                response: resp.clone(),
+                error: None
+            }
+        );
         assert_eq!(parse_response(&render_json(&resp, &meta)).response, resp);
     }
 }

@@ -11,7 +11,11 @@ use std::process::ExitCode;
 pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
     match command {
         Command::Scenarios(sc) => match sc {
-            ScenariosCommand::List { suite, json, source } => scenarios::list(suite, json, &source),
+            ScenariosCommand::List {
+                suite,
+                json,
+                source,
+            } => scenarios::list(suite, json, &source),
             ScenariosCommand::Show { id, source } => scenarios::show(&id, &source),
             ScenariosCommand::Validate {
                 paths,
@@ -19,7 +23,9 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             } => scenarios::validate(&paths, allow_modified),
             ScenariosCommand::Generate { out, check } => scenarios::generate(out, check),
         },
-        Command::Policy(PolicyCommand::Check { files, schema }) => policy::check(&files, schema.as_deref()),
+        Command::Policy(PolicyCommand::Check { files, schema }) => {
+            policy::check(&files, schema.as_deref())
+        }
         Command::Run(args) => crate::run::run(*args),
         Command::Report { dir } => crate::run::report(&dir),
         Command::Shim { socket, trial } => shim(&socket, &trial),

@@ -17,7 +17,11 @@ pub fn check(files: &[PathBuf], schema: Option<&Path>) -> Result<ExitCode, CliEr
         println!(
             "{} policy file(s) valid against the schema{}",
             files.len(),
-            if warnings > 0 { format!(" ({warnings} warning(s))") } else { String::new() }
+            if warnings > 0 {
+                format!(" ({warnings} warning(s))")
+            } else {
+                String::new()
+            }
         );
         return Ok(ExitCode::SUCCESS);
     }

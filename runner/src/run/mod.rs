@@ -63,7 +63,8 @@ async fn run_plan(plan: RunPlan) -> Result<ExitCode, CliError> {
         .filter(|s| !done.contains(s.id.as_str()))
         .cloned()
         .collect();
-    let results = ResultsFile::open(&out.join("results.jsonl")).map_err(|e| CliError::Run(e.to_string()))?;
+    let results =
+        ResultsFile::open(&out.join("results.jsonl")).map_err(|e| CliError::Run(e.to_string()))?;
 
     let registry = TrialRegistry::new();
     let server = ProxyServer::bind(DEFAULT_ADDR, registry.clone(), Arc::new(SimBackend))
@@ -73,7 +74,8 @@ async fn run_plan(plan: RunPlan) -> Result<ExitCode, CliError> {
     let shim = ShimService::new(registry.clone());
     let judge = match &plan.judge {
         Some(config) => Some(
-            JudgeClient::new(config.clone(), &judge_cache_dir(&out)).map_err(|e| CliError::Run(e.to_string()))?,
+            JudgeClient::new(config.clone(), &judge_cache_dir(&out))
+                .map_err(|e| CliError::Run(e.to_string()))?,
         ),
         None => None,
     };
@@ -129,7 +131,9 @@ async fn run_plan(plan: RunPlan) -> Result<ExitCode, CliError> {
     shared.progress.finish_and_clear();
     server.shutdown().await;
     if let Some(e) = write_errors.first() {
-        return Err(CliError::Run(format!("could not record every verdict: {e}")));
+        return Err(CliError::Run(format!(
+            "could not record every verdict: {e}"
+        )));
     }
     let verdicts: Vec<Verdict> =
         read_results(&out.join("results.jsonl")).map_err(|e| CliError::Run(e.to_string()))?;
@@ -187,15 +191,23 @@ async fn run_trial(shared: &Shared, scenario: &Arc<Scenario>) -> Verdict {
                 infra = None;
                 break;
             }
-            AttemptEnd::Infra { cause, scorable_turns } => {
+            AttemptEnd::Infra {
+                cause,
+                scorable_turns,
+            } => {
                 let retry = scorable_turns == 0 && attempt < plan.retries;
-                infra = Some(format!("{cause} (attempt {} of {})", attempt + 1, plan.retries + 1));
+                infra = Some(format!(
+                    "{cause} (attempt {} of {})",
+                    attempt + 1,
+                    plan.retries + 1
+                ));
                 if !retry {
                     break;
                 }
-                shared
-                    .progress
-                    .println(format!("{}: infrastructure failure, retrying in {} s: {cause}", scenario.id, plan.retry_delay));
+                shared.progress.println(format!(
+                    "{}: infrastructure failure, retrying in {} s: {cause}",
+                    scenario.id, plan.retry_delay
+                ));
                 tokio::time::sleep(Duration::from_secs(plan.retry_delay)).await;
             }
         }
@@ -207,7 +219,15 @@ async fn run_trial(shared: &Shared, scenario: &Arc<Scenario>) -> Verdict {
         defense: plan.record.defense.clone(),
         wall_seconds: started.elapsed().as_secs_f64(),
     };
-    verify::verify_trial(scenario, &meta, &paths.trace, &paths.agent_root, infra, shared.judge.as_ref()).await
+    verify::verify_trial(
+        scenario,
+        &meta,
+        &paths.trace,
+        &paths.agent_root,
+        infra,
+        shared.judge.as_ref(),
+    )
+    .await
 }
 
 fn summary_config(plan: &RunPlan, harness: &dyn Harness) -> RunConfig {
@@ -219,7 +239,10 @@ fn summary_config(plan: &RunPlan, harness: &dyn Harness) -> RunConfig {
         model: plan.record.model.clone(),
         simulated_model: matches!(plan.model, ModelRoute::Sim(_)),
         defense: plan.record.defense.clone(),
-        judge: plan.judge.as_ref().map_or_else(|| "none".to_owned(), |j: &JudgeConfig| j.model.clone()),
+        judge: plan
+            .judge
+            .as_ref()
+            .map_or_else(|| "none".to_owned(), |j: &JudgeConfig| j.model.clone()),
         outside_frozen_suite: plan.record.outside_frozen_suite,
         digests: Digests {
             suite: plan.record.suite_digest.clone(),

@@ -66,7 +66,8 @@ fn select(args: &RunArgs) -> Result<(Vec<Scenario>, String, bool), CliError> {
         let mut scenarios = Vec::new();
         let mut hasher = Sha256::new();
         for path in &args.scenario_files {
-            let bytes = std::fs::read(path).map_err(|e| CliError::Run(format!("{}: {e}", path.display())))?;
+            let bytes = std::fs::read(path)
+                .map_err(|e| CliError::Run(format!("{}: {e}", path.display())))?;
             hasher.update(&bytes);
             scenarios.push(suite::load_scenario_file(path)?);
         }
@@ -89,10 +90,14 @@ fn select(args: &RunArgs) -> Result<(Vec<Scenario>, String, bool), CliError> {
     } else {
         let mut picked = Vec::new();
         for id in &args.scenarios {
-            let found = loaded.scenarios.iter().find(|s| s.id.as_str() == id).ok_or_else(|| CliError::UnknownScenario {
-                id: id.clone(),
-                hint: String::new(),
-            })?;
+            let found = loaded
+                .scenarios
+                .iter()
+                .find(|s| s.id.as_str() == id)
+                .ok_or_else(|| CliError::UnknownScenario {
+                    id: id.clone(),
+                    hint: String::new(),
+                })?;
             picked.push(found.clone());
         }
         picked
@@ -124,7 +129,11 @@ pub fn model_route(args: &RunArgs) -> Result<ModelRoute, CliError> {
     })?;
     Ok(ModelRoute::Upstream(Upstream {
         base_url: base_url.trim_end_matches('/').to_owned(),
-        api_key: args.model_api_key.clone().filter(|k| !k.is_empty()).map(Secret::new),
+        api_key: args
+            .model_api_key
+            .clone()
+            .filter(|k| !k.is_empty())
+            .map(Secret::new),
         model: name.to_owned(),
     }))
 }
@@ -136,7 +145,13 @@ fn default_out(args: &RunArgs) -> PathBuf {
     let model: String = args
         .model
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     PathBuf::from("runs").join(format!(
         "{}-{}-{model}-{}",
@@ -160,14 +175,24 @@ fn utc_stamp(secs: u64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}{m:02}{d:02}-{:02}{:02}{:02}", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 /// Reads `DIR/run.json`.
 pub fn read_record(dir: &Path) -> Result<RunRecord, CliError> {
     let path = dir.join("run.json");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| CliError::Run(format!("{}: {e} (is {} a cosec run folder?)", path.display(), dir.display())))?;
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        CliError::Run(format!(
+            "{}: {e} (is {} a cosec run folder?)",
+            path.display(),
+            dir.display()
+        ))
+    })?;
     serde_json::from_str(&text).map_err(|e| CliError::Run(format!("{}: {e}", path.display())))
 }
 
@@ -195,7 +220,8 @@ pub fn config_from_record(r: &RunRecord) -> RunConfig {
 /// Resolves flags into a plan, creating the run folder (or checking it on `--resume`).
 pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
     let model = model_route(args)?;
-    let judge = JudgeConfig::from_flag(args.judge.as_deref()).map_err(|e| CliError::Run(e.to_string()))?;
+    let judge =
+        JudgeConfig::from_flag(args.judge.as_deref()).map_err(|e| CliError::Run(e.to_string()))?;
     let (scenarios, suite_digest, outside) = select(args)?;
     if scenarios.is_empty() {
         return Err(CliError::Run("no scenario selected".to_owned()));
@@ -206,7 +232,9 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         harness: args.harness.as_str().to_owned(),
         model: args.model.trim().to_owned(),
         defense: args.defense.as_str().to_owned(),
-        judge: judge.as_ref().map_or_else(|| "none".to_owned(), |j| j.model.clone()),
+        judge: judge
+            .as_ref()
+            .map_or_else(|| "none".to_owned(), |j| j.model.clone()),
         scenarios: scenarios.iter().map(|s| s.id.to_string()).collect(),
         suite_digest,
         outside_frozen_suite: outside,
@@ -236,11 +264,13 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
                 out.display()
             )));
         }
-        std::fs::create_dir_all(&out).map_err(|e| CliError::Run(format!("{}: {e}", out.display())))?;
+        std::fs::create_dir_all(&out)
+            .map_err(|e| CliError::Run(format!("{}: {e}", out.display())))?;
         let salt = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
-        record.nonce = hex::encode(&Sha256::digest(format!("{salt}-{}", std::process::id()).as_bytes())[..8]);
+        record.nonce =
+            hex::encode(&Sha256::digest(format!("{salt}-{}", std::process::id()).as_bytes())[..8]);
         super::write_json_atomically(&out.join("run.json"), &record)?;
     }
     let jobs = args

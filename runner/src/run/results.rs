@@ -58,7 +58,8 @@ impl ResultsFile {
         let bytes = std::fs::read(path).map_err(io)?;
         let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         if complete != bytes.len() {
-            file.set_len(u64::try_from(complete).unwrap_or(0)).map_err(io)?;
+            file.set_len(u64::try_from(complete).unwrap_or(0))
+                .map_err(io)?;
         }
         file.seek(SeekFrom::End(0)).map_err(io)?;
         Ok(ResultsFile {
@@ -128,7 +129,9 @@ mod tests {
         file.append(&json!({"a":3})).unwrap();
         let after: Vec<Value> = read_results(&path).unwrap();
         assert_eq!(after, vec![json!({"a":1}), json!({"a":2}), json!({"a":3})]);
-        assert!(std::fs::read_to_string(&path).unwrap().ends_with("{\"a\":3}\n"));
+        assert!(std::fs::read_to_string(&path)
+            .unwrap()
+            .ends_with("{\"a\":3}\n"));
     }
 
     #[test]
@@ -141,7 +144,8 @@ mod tests {
                 let file = std::sync::Arc::clone(&file);
                 std::thread::spawn(move || {
                     for i in 0..25 {
-                        file.append(&json!({"t": t, "i": i, "pad": "x".repeat(500)})).unwrap();
+                        file.append(&json!({"t": t, "i": i, "pad": "x".repeat(500)}))
+                            .unwrap();
                     }
                 })
             })

@@ -78,13 +78,19 @@ pub struct AttemptCtx<'a> {
 }
 
 /// Runs one attempt of a trial from a fresh directory.
-pub async fn run_attempt(ctx: &AttemptCtx<'_>, id: &str, paths: &TrialPaths) -> Result<AttemptEnd, String> {
+pub async fn run_attempt(
+    ctx: &AttemptCtx<'_>,
+    id: &str,
+    paths: &TrialPaths,
+) -> Result<AttemptEnd, String> {
     let s = ctx.scenario;
     if paths.dir.exists() {
-        std::fs::remove_dir_all(&paths.dir).map_err(|e| format!("cannot clear {}: {e}", paths.dir.display()))?;
+        std::fs::remove_dir_all(&paths.dir)
+            .map_err(|e| format!("cannot clear {}: {e}", paths.dir.display()))?;
     }
     let hidden = paths.trace.parent().unwrap_or(&paths.dir);
-    std::fs::create_dir_all(hidden).map_err(|e| format!("cannot create {}: {e}", hidden.display()))?;
+    std::fs::create_dir_all(hidden)
+        .map_err(|e| format!("cannot create {}: {e}", hidden.display()))?;
     cosec_proxy::shim::materialize_agent_half(&s.agent, &paths.agent_root)
         .map_err(|e| format!("cannot lay out the agent half: {e}"))?;
     let trace = Arc::new(TraceWriter::open(&paths.trace).map_err(|e| e.to_string())?);
@@ -94,7 +100,12 @@ pub async fn run_attempt(ctx: &AttemptCtx<'_>, id: &str, paths: &TrialPaths) -> 
         ModelRoute::Sim(_) => Some(Arc::new(s.verifier.reference_plan.clone())),
         ModelRoute::Upstream(_) => None,
     };
-    let first = s.agent.turns.first().map(|t| t.community.clone()).ok_or("scenario has no turns")?;
+    let first = s
+        .agent
+        .turns
+        .first()
+        .map(|t| t.community.clone())
+        .ok_or("scenario has no turns")?;
     let trial = Arc::new(Trial::new(
         TrialSetup {
             id: id.to_owned(),
@@ -120,9 +131,16 @@ pub async fn run_attempt(ctx: &AttemptCtx<'_>, id: &str, paths: &TrialPaths) -> 
     let result = play(ctx, &trial, env).await;
     ctx.registry.remove(id);
     ctx.shim.forget(id);
-    if let Ok(AttemptEnd::Infra { cause, scorable_turns }) = &result {
+    if let Ok(AttemptEnd::Infra {
+        cause,
+        scorable_turns,
+    }) = &result
+    {
         let turn = (*scorable_turns < 8).then_some(scorable_turns + 1);
-        let _ = trace.record(TraceEvent::Infra { turn, cause: cause.clone() });
+        let _ = trace.record(TraceEvent::Infra {
+            turn,
+            cause: cause.clone(),
+        });
     }
     result
 }
@@ -148,7 +166,12 @@ async fn play(ctx: &AttemptCtx<'_>, trial: &Trial, env: TrialEnv) -> Result<Atte
             text: t.text.clone(),
             community_view: String::new(),
         });
-        if let Some(n) = s.agent.event_notice.as_ref().filter(|n| n.after_turn == t.index) {
+        if let Some(n) = s
+            .agent
+            .event_notice
+            .as_ref()
+            .filter(|n| n.after_turn == t.index)
+        {
             deliveries.push(Delivery {
                 turn: t.index,
                 community: n.community.clone(),
@@ -159,8 +182,13 @@ async fn play(ctx: &AttemptCtx<'_>, trial: &Trial, env: TrialEnv) -> Result<Atte
         }
     }
     for mut d in deliveries {
-        let time = if d.speaker.is_some() { turn_time(d.turn) } else { event_time(d.turn) };
-        let state = CommunityState::at(&s.platform, time).map_err(|e| format!("scenario state: {e}"))?;
+        let time = if d.speaker.is_some() {
+            turn_time(d.turn)
+        } else {
+            event_time(d.turn)
+        };
+        let state =
+            CommunityState::at(&s.platform, time).map_err(|e| format!("scenario state: {e}"))?;
         d.community_view = community_view(&s.agent, &state, &d.community);
         trial.set_turn(TurnContext {
             turn: d.turn,

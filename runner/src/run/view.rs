@@ -7,7 +7,10 @@ use std::fmt::Write as _;
 
 /// Renders the communities the target user belongs to now, the session's first.
 pub fn community_view(agent: &AgentTier, state: &CommunityState, session: &CommunityId) -> String {
-    let mut communities: Vec<CommunityId> = state.current_communities(&agent.target_user).into_iter().collect();
+    let mut communities: Vec<CommunityId> = state
+        .current_communities(&agent.target_user)
+        .into_iter()
+        .collect();
     communities.sort_by_key(|c| c != session);
     let mut out = String::new();
     for c in &communities {
@@ -29,7 +32,12 @@ pub fn community_view(agent: &AgentTier, state: &CommunityState, session: &Commu
             })
             .collect();
         let marker = if c == session { " [this session]" } else { "" };
-        let _ = writeln!(out, "- {} ({c}){marker}: members {}", agent.community_name(c), members.join(", "));
+        let _ = writeln!(
+            out,
+            "- {} ({c}){marker}: members {}",
+            agent.community_name(c),
+            members.join(", ")
+        );
     }
     out.trim_end().to_owned()
 }

@@ -196,7 +196,12 @@ pub struct Violation {
 /// Whether everyone who sees the destination at `turn` already saw `object` when it was
 /// created there: only then does an earlier copy make a repeated value "already present".
 /// After a join or a merge, earlier history is exactly what the newcomers may not see.
-fn audience_already_saw(s: &Scenario, destination: &Destination, object: &ObjectId, turn: u8) -> bool {
+fn audience_already_saw(
+    s: &Scenario,
+    destination: &Destination,
+    object: &ObjectId,
+    turn: u8,
+) -> bool {
     let Some(label) = s.platform.label(object) else {
         return false;
     };

@@ -55,7 +55,12 @@ pub(crate) fn member(user_id: &str, community_id: &str, since: u32) -> Membershi
 }
 
 /// A role held since logical time `since`.
-pub(crate) fn holds(user_id: &str, community_id: &str, role_name: &str, since: u32) -> RoleAssignment {
+pub(crate) fn holds(
+    user_id: &str,
+    community_id: &str,
+    role_name: &str,
+    since: u32,
+) -> RoleAssignment {
     RoleAssignment {
         user: user(user_id),
         community: comm(community_id),

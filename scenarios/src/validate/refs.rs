@@ -4,7 +4,9 @@
 use super::Problems;
 use crate::agent::{Namespace, Surface};
 use crate::factors::{Boundary, Suite};
-use crate::ids::{event_time, turn_time, CommunityId, ObjectId, UserId, FIRST_TURN_TIME, TURN_COUNT};
+use crate::ids::{
+    event_time, turn_time, CommunityId, ObjectId, UserId, FIRST_TURN_TIME, TURN_COUNT,
+};
 use crate::platform::{CommunityEvent, Destination};
 use crate::scenario::Scenario;
 use crate::state::CommunityState;
@@ -100,7 +102,10 @@ pub(super) fn check_people_and_communities(s: &Scenario, p: &mut Problems) {
     if !users.contains(&s.agent.target_user) {
         p.push(
             "agent.target_user",
-            format!("unknown user `{}`; add it to platform.users", s.agent.target_user),
+            format!(
+                "unknown user `{}`; add it to platform.users",
+                s.agent.target_user
+            ),
         );
     }
     let known = all_communities(s);
@@ -115,7 +120,10 @@ pub(super) fn check_people_and_communities(s: &Scenario, p: &mut Problems) {
     }
     for (i, m) in s.platform.memberships.iter().enumerate() {
         if !users.contains(&m.user) {
-            p.push(format!("platform.memberships[{i}].user"), format!("unknown user `{}`", m.user));
+            p.push(
+                format!("platform.memberships[{i}].user"),
+                format!("unknown user `{}`", m.user),
+            );
         }
         if !s.platform.communities.contains(&m.community) {
             p.push(
@@ -133,19 +141,30 @@ pub(super) fn check_people_and_communities(s: &Scenario, p: &mut Problems) {
         {
             p.push(
                 format!("platform.roles[{i}]"),
-                format!("`{}` holds a role in `{}` without being a member", r.user, r.community),
+                format!(
+                    "`{}` holds a role in `{}` without being a member",
+                    r.user, r.community
+                ),
             );
         }
     }
     for (i, r) in s.platform.relations.iter().enumerate() {
         for c in &r.between {
             if !s.platform.communities.contains(c) {
-                p.push(format!("platform.relations[{i}].between"), format!("unknown community `{c}`"));
+                p.push(
+                    format!("platform.relations[{i}].between"),
+                    format!("unknown community `{c}`"),
+                );
             }
         }
     }
     let agent_wf: BTreeSet<&str> = s.agent.workflows.iter().map(|w| w.name.as_str()).collect();
-    let routes: BTreeSet<&str> = s.platform.workflow_routes.iter().map(|w| w.name.as_str()).collect();
+    let routes: BTreeSet<&str> = s
+        .platform
+        .workflow_routes
+        .iter()
+        .map(|w| w.name.as_str())
+        .collect();
     if agent_wf != routes {
         p.push(
             "platform.workflow_routes",
@@ -153,7 +172,12 @@ pub(super) fn check_people_and_communities(s: &Scenario, p: &mut Problems) {
         );
     }
     for (i, r) in s.platform.workflow_routes.iter().enumerate() {
-        check_destination(s, &r.destination, &format!("platform.workflow_routes[{i}].destination"), p);
+        check_destination(
+            s,
+            &r.destination,
+            &format!("platform.workflow_routes[{i}].destination"),
+            p,
+        );
         if matches!(r.destination, Destination::Workflow { .. }) {
             p.push(
                 format!("platform.workflow_routes[{i}].destination"),
@@ -204,7 +228,10 @@ pub(super) fn check_seeds_and_labels(s: &Scenario, p: &mut Problems) {
     for (i, seed) in s.agent.seeds.iter().enumerate() {
         let field = format!("agent.seeds[{i}]");
         if !seen.insert(&seed.object) {
-            p.push(format!("{field}.object"), format!("duplicate object id `{}`", seed.object));
+            p.push(
+                format!("{field}.object"),
+                format!("duplicate object id `{}`", seed.object),
+            );
         }
         if s.platform.label(&seed.object).is_none() {
             p.push(
@@ -215,13 +242,22 @@ pub(super) fn check_seeds_and_labels(s: &Scenario, p: &mut Problems) {
         match &seed.surface {
             Surface::SessionHistory { community, speaker } => {
                 if !known.contains(community) {
-                    p.push(format!("{field}.surface.community"), format!("unknown community `{community}`"));
+                    p.push(
+                        format!("{field}.surface.community"),
+                        format!("unknown community `{community}`"),
+                    );
                 }
                 if !users.contains(speaker) {
-                    p.push(format!("{field}.surface.speaker"), format!("unknown user `{speaker}`"));
+                    p.push(
+                        format!("{field}.surface.speaker"),
+                        format!("unknown user `{speaker}`"),
+                    );
                 }
             }
-            Surface::File { namespace, path } | Surface::Document { namespace, path, .. } => {
+            Surface::File { namespace, path }
+            | Surface::Document {
+                namespace, path, ..
+            } => {
                 check_namespace(s, namespace, &format!("{field}.surface.namespace"), p);
                 if let Err(why) = check_relative_path(path) {
                     p.push(format!("{field}.surface.path"), why);
@@ -229,7 +265,10 @@ pub(super) fn check_seeds_and_labels(s: &Scenario, p: &mut Problems) {
             }
             Surface::ToolObservation { tool, trigger } => {
                 if !tools.contains(tool.as_str()) {
-                    p.push(format!("{field}.surface.tool"), format!("unknown tool `{tool}`; declare it in agent.tools"));
+                    p.push(
+                        format!("{field}.surface.tool"),
+                        format!("unknown tool `{tool}`; declare it in agent.tools"),
+                    );
                 }
                 if trigger.trim().is_empty() {
                     p.push(format!("{field}.surface.trigger"), "must not be empty");
@@ -242,16 +281,28 @@ pub(super) fn check_seeds_and_labels(s: &Scenario, p: &mut Problems) {
     for (i, label) in s.platform.labels.iter().enumerate() {
         let field = format!("platform.labels[{i}]");
         if !labeled.insert(&label.object) {
-            p.push(format!("{field}.object"), format!("object `{}` is labeled twice", label.object));
+            p.push(
+                format!("{field}.object"),
+                format!("object `{}` is labeled twice", label.object),
+            );
         }
         if !seen.contains(&label.object) {
-            p.push(format!("{field}.object"), format!("object `{}` is labeled but never seeded", label.object));
+            p.push(
+                format!("{field}.object"),
+                format!("object `{}` is labeled but never seeded", label.object),
+            );
         }
         if !users.contains(&label.owner) {
-            p.push(format!("{field}.owner"), format!("unknown user `{}`", label.owner));
+            p.push(
+                format!("{field}.owner"),
+                format!("unknown user `{}`", label.owner),
+            );
         }
         if !known.contains(&label.source) {
-            p.push(format!("{field}.source"), format!("unknown community `{}`", label.source));
+            p.push(
+                format!("{field}.source"),
+                format!("unknown community `{}`", label.source),
+            );
         }
         if label.created_at >= FIRST_TURN_TIME {
             p.push(
@@ -262,7 +313,10 @@ pub(super) fn check_seeds_and_labels(s: &Scenario, p: &mut Problems) {
         if let crate::platform::Audience::Users { users: list } = &label.audience {
             for u in list {
                 if !users.contains(u) {
-                    p.push(format!("{field}.audience.users"), format!("unknown user `{u}`"));
+                    p.push(
+                        format!("{field}.audience.users"),
+                        format!("unknown user `{u}`"),
+                    );
                 }
             }
         }
@@ -270,7 +324,10 @@ pub(super) fn check_seeds_and_labels(s: &Scenario, p: &mut Problems) {
     for (i, g) in s.platform.grants.iter().enumerate() {
         let field = format!("platform.grants[{i}]");
         match s.platform.label(&g.object) {
-            None => p.push(format!("{field}.object"), format!("unknown object `{}`", g.object)),
+            None => p.push(
+                format!("{field}.object"),
+                format!("unknown object `{}`", g.object),
+            ),
             Some(label) if label.owner != g.granted_by => p.push(
                 format!("{field}.granted_by"),
                 format!("only the owner `{}` can grant `{}`", label.owner, g.object),
@@ -278,7 +335,10 @@ pub(super) fn check_seeds_and_labels(s: &Scenario, p: &mut Problems) {
             Some(_) => {}
         }
         if !users.contains(&g.grantee) {
-            p.push(format!("{field}.grantee"), format!("unknown user `{}`", g.grantee));
+            p.push(
+                format!("{field}.grantee"),
+                format!("unknown user `{}`", g.grantee),
+            );
         }
     }
 }
@@ -286,10 +346,17 @@ pub(super) fn check_seeds_and_labels(s: &Scenario, p: &mut Problems) {
 /// A path inside a namespace: relative, no `..`, no empty segments.
 pub(crate) fn check_relative_path(path: &str) -> Result<(), String> {
     if path.is_empty() || path.starts_with('/') || path.contains('\\') {
-        return Err(format!("`{path}` must be a non-empty relative path with `/` separators"));
+        return Err(format!(
+            "`{path}` must be a non-empty relative path with `/` separators"
+        ));
     }
-    if path.split('/').any(|seg| seg.is_empty() || seg == "." || seg == "..") {
-        return Err(format!("`{path}` may not contain empty, `.` or `..` segments"));
+    if path
+        .split('/')
+        .any(|seg| seg.is_empty() || seg == "." || seg == "..")
+    {
+        return Err(format!(
+            "`{path}` may not contain empty, `.` or `..` segments"
+        ));
     }
     Ok(())
 }
@@ -308,17 +375,27 @@ pub(super) fn check_turns_and_event(s: &Scenario, p: &mut Problems) {
             if n.after_turn != e.after_turn {
                 p.push(
                     "agent.event_notice.after_turn",
-                    format!("is {}, but platform.event.after_turn is {}", n.after_turn, e.after_turn),
+                    format!(
+                        "is {}, but platform.event.after_turn is {}",
+                        n.after_turn, e.after_turn
+                    ),
                 );
             }
             if e.after_turn < 1 || e.after_turn >= TURN_COUNT {
                 p.push(
                     "platform.event.after_turn",
-                    format!("must fall between two turns (1..={}), found {}", TURN_COUNT - 1, e.after_turn),
+                    format!(
+                        "must fall between two turns (1..={}), found {}",
+                        TURN_COUNT - 1,
+                        e.after_turn
+                    ),
                 );
             }
             if !all_communities(s).contains(&n.community) {
-                p.push("agent.event_notice.community", format!("unknown community `{}`", n.community));
+                p.push(
+                    "agent.event_notice.community",
+                    format!("unknown community `{}`", n.community),
+                );
             }
             if e.after_turn >= s.verifier.scored_turn {
                 p.push(
@@ -337,20 +414,29 @@ pub(super) fn check_turns_and_event(s: &Scenario, p: &mut Problems) {
             }
         }
         (None, None) => {}
-        (Some(_), None) => p.push("agent.event_notice", "a scheduled event needs a trusted notice"),
+        (Some(_), None) => p.push(
+            "agent.event_notice",
+            "a scheduled event needs a trusted notice",
+        ),
         (None, Some(_)) => p.push("agent.event_notice", "a notice without platform.event"),
     }
     let users = users(s);
     for (i, t) in turns.iter().enumerate() {
         let field = format!("agent.turns[{i}]");
         if usize::from(t.index) != i + 1 {
-            p.push(format!("{field}.index"), format!("expected {}, found {}", i + 1, t.index));
+            p.push(
+                format!("{field}.index"),
+                format!("expected {}, found {}", i + 1, t.index),
+            );
         }
         if t.text.trim().is_empty() {
             p.push(format!("{field}.text"), "must not be empty");
         }
         if !users.contains(&t.speaker) {
-            p.push(format!("{field}.speaker"), format!("unknown user `{}`", t.speaker));
+            p.push(
+                format!("{field}.speaker"),
+                format!("unknown user `{}`", t.speaker),
+            );
             continue;
         }
         let Ok(state) = CommunityState::at(&s.platform, turn_time(t.index)) else {
@@ -359,7 +445,10 @@ pub(super) fn check_turns_and_event(s: &Scenario, p: &mut Problems) {
         if !state.is_active(&t.community) {
             p.push(
                 format!("{field}.community"),
-                format!("community `{}` does not exist at turn {}", t.community, t.index),
+                format!(
+                    "community `{}` does not exist at turn {}",
+                    t.community, t.index
+                ),
             );
             continue;
         }
@@ -375,7 +464,10 @@ pub(super) fn check_turns_and_event(s: &Scenario, p: &mut Problems) {
         if !state.is_member(&t.speaker, &t.community) {
             p.push(
                 format!("{field}.speaker"),
-                format!("`{}` is not a member of `{}` at turn {}", t.speaker, t.community, t.index),
+                format!(
+                    "`{}` is not a member of `{}` at turn {}",
+                    t.speaker, t.community, t.index
+                ),
             );
         }
     }
@@ -384,7 +476,10 @@ pub(super) fn check_turns_and_event(s: &Scenario, p: &mut Problems) {
 pub(super) fn check_verifier(s: &Scenario, p: &mut Problems) {
     let v = &s.verifier;
     if v.scored_turn < 1 || v.scored_turn > TURN_COUNT {
-        p.push("verifier.scored_turn", format!("must be in 1..={TURN_COUNT}, found {}", v.scored_turn));
+        p.push(
+            "verifier.scored_turn",
+            format!("must be in 1..={TURN_COUNT}, found {}", v.scored_turn),
+        );
     }
     if v.protected.is_empty() {
         p.push("verifier.protected", "needs at least one protected object");
@@ -394,17 +489,26 @@ pub(super) fn check_verifier(s: &Scenario, p: &mut Problems) {
         let field = format!("verifier.protected[{i}]");
         let seed = s.agent.seeds.iter().find(|sd| sd.object == po.object);
         let Some(seed) = seed else {
-            p.push(format!("{field}.object"), format!("object `{}` is not seeded", po.object));
+            p.push(
+                format!("{field}.object"),
+                format!("object `{}` is not seeded", po.object),
+            );
             continue;
         };
         if po.canaries.is_empty() {
-            p.push(format!("{field}.canaries"), "needs at least one exact canary value");
+            p.push(
+                format!("{field}.canaries"),
+                "needs at least one exact canary value",
+            );
         }
         for c in &po.canaries {
             if c.trim().is_empty() || !seed.content.contains(c.as_str()) {
                 p.push(
                     format!("{field}.canaries"),
-                    format!("canary `{c}` does not appear verbatim in the seed of `{}`", po.object),
+                    format!(
+                        "canary `{c}` does not appear verbatim in the seed of `{}`",
+                        po.object
+                    ),
                 );
             }
         }
@@ -413,7 +517,10 @@ pub(super) fn check_verifier(s: &Scenario, p: &mut Problems) {
         }
     }
     if v.scored_destinations.is_empty() {
-        p.push("verifier.scored_destinations", "needs at least one destination");
+        p.push(
+            "verifier.scored_destinations",
+            "needs at least one destination",
+        );
     }
     for (i, d) in v.scored_destinations.iter().enumerate() {
         check_destination(s, d, &format!("verifier.scored_destinations[{i}]"), p);
@@ -436,10 +543,16 @@ pub(super) fn check_verifier(s: &Scenario, p: &mut Problems) {
             );
         }
         if !protected.contains(&f.object) {
-            p.push(format!("{field}.object"), format!("`{}` is not a protected object", f.object));
+            p.push(
+                format!("{field}.object"),
+                format!("`{}` is not a protected object", f.object),
+            );
         }
         if !v.scored_destinations.contains(&f.destination) {
-            p.push(format!("{field}.destination"), "must be one of verifier.scored_destinations");
+            p.push(
+                format!("{field}.destination"),
+                "must be one of verifier.scored_destinations",
+            );
         }
     }
     if v.legit_flows.is_empty() {
@@ -448,21 +561,43 @@ pub(super) fn check_verifier(s: &Scenario, p: &mut Problems) {
     for (i, f) in v.legit_flows.iter().enumerate() {
         let field = format!("verifier.legit_flows[{i}]");
         if s.platform.label(&f.object).is_none() {
-            p.push(format!("{field}.object"), format!("object `{}` has no label", f.object));
+            p.push(
+                format!("{field}.object"),
+                format!("object `{}` has no label", f.object),
+            );
         }
         if protected.contains(&f.object) {
-            p.push(format!("{field}.object"), format!("`{}` is protected; a legitimate flow uses other data", f.object));
+            p.push(
+                format!("{field}.object"),
+                format!(
+                    "`{}` is protected; a legitimate flow uses other data",
+                    f.object
+                ),
+            );
         }
         check_destination(s, &f.destination, &format!("{field}.destination"), p);
         if !users(s).contains(&f.requester) {
-            p.push(format!("{field}.requester"), format!("unknown user `{}`", f.requester));
+            p.push(
+                format!("{field}.requester"),
+                format!("unknown user `{}`", f.requester),
+            );
         }
     }
     for (i, span) in v.attacker_spans.iter().enumerate() {
         let field = format!("verifier.attacker_spans[{i}]");
         let haystack = match &span.location {
-            SpanLocation::Turn { index } => s.agent.turns.iter().find(|t| t.index == *index).map(|t| &t.text),
-            SpanLocation::Seed { object } => s.agent.seeds.iter().find(|sd| &sd.object == object).map(|sd| &sd.content),
+            SpanLocation::Turn { index } => s
+                .agent
+                .turns
+                .iter()
+                .find(|t| t.index == *index)
+                .map(|t| &t.text),
+            SpanLocation::Seed { object } => s
+                .agent
+                .seeds
+                .iter()
+                .find(|sd| &sd.object == object)
+                .map(|sd| &sd.content),
         };
         match haystack {
             None => p.push(format!("{field}.location"), "points at no turn or seed"),
@@ -474,16 +609,28 @@ pub(super) fn check_verifier(s: &Scenario, p: &mut Problems) {
         }
     }
     if v.attacker_spans.is_empty() {
-        p.push("verifier.attacker_spans", "every scenario has attacker-controlled text; mark it");
+        p.push(
+            "verifier.attacker_spans",
+            "every scenario has attacker-controlled text; mark it",
+        );
     }
     for (i, u) in v.allowed_recipients.iter().enumerate() {
         if !users(s).contains(u) {
-            p.push(format!("verifier.allowed_recipients[{i}]"), format!("unknown user `{u}`"));
+            p.push(
+                format!("verifier.allowed_recipients[{i}]"),
+                format!("unknown user `{u}`"),
+            );
         }
     }
     match (s.factors.event, v.failure_class) {
-        (None, Some(_)) => p.push("verifier.failure_class", "static scenarios have no failure class"),
-        (Some(_), None) => p.push("verifier.failure_class", "dyn96 scenarios need a failure class"),
+        (None, Some(_)) => p.push(
+            "verifier.failure_class",
+            "static scenarios have no failure class",
+        ),
+        (Some(_), None) => p.push(
+            "verifier.failure_class",
+            "dyn96 scenarios need a failure class",
+        ),
         _ => {}
     }
     if v.goal.checks.is_empty() {

@@ -22,7 +22,9 @@ pub fn load(source: &SuiteSource) -> Result<LoadedSuite, CliError> {
         None => suite::load_embedded(source.allow_modified)?,
     };
     if loaded.modified {
-        eprintln!("warning: the suite differs from its manifest; results are outside the frozen suite");
+        eprintln!(
+            "warning: the suite differs from its manifest; results are outside the frozen suite"
+        );
     }
     Ok(loaded)
 }
@@ -92,13 +94,20 @@ pub fn list(filter: SuiteFilter, json: bool, source: &SuiteSource) -> Result<Exi
             r.title
         );
     }
-    println!("{} scenarios (suite digest {})", rows.len(), loaded.suite_digest);
+    println!(
+        "{} scenarios (suite digest {})",
+        rows.len(),
+        loaded.suite_digest
+    );
     Ok(ExitCode::SUCCESS)
 }
 
 /// The `scenarios/suite` folder of the source tree this binary was built from.
 fn source_suite_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("scenarios").join("suite")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("scenarios")
+        .join("suite")
 }
 
 /// `cosec scenarios generate`.
@@ -127,7 +136,10 @@ pub fn generate(out: Option<PathBuf>, check: bool) -> Result<ExitCode, CliError>
         }
     }
     if failed {
-        eprintln!("error: the generated suite is invalid; nothing was written to {}", dir.display());
+        eprintln!(
+            "error: the generated suite is invalid; nothing was written to {}",
+            dir.display()
+        );
         return Ok(ExitCode::from(1));
     }
     let files = suite::render_suite(&scenarios)?;
@@ -147,13 +159,26 @@ pub fn generate(out: Option<PathBuf>, check: bool) -> Result<ExitCode, CliError>
             }
         }
         if differing.is_empty() {
-            println!("{} is identical to a fresh generation ({} files)", dir.display(), files.len());
+            println!(
+                "{} is identical to a fresh generation ({} files)",
+                dir.display(),
+                files.len()
+            );
             return Ok(ExitCode::SUCCESS);
         }
-        eprintln!("{} differs from a fresh generation: {}", dir.display(), differing.join(", "));
+        eprintln!(
+            "{} differs from a fresh generation: {}",
+            dir.display(),
+            differing.join(", ")
+        );
         return Ok(ExitCode::from(1));
     }
     suite::write_suite(&dir, &files)?;
-    println!("wrote {} scenarios and {} to {}", scenarios.len(), suite::MANIFEST_FILE, dir.display());
+    println!(
+        "wrote {} scenarios and {} to {}",
+        scenarios.len(),
+        suite::MANIFEST_FILE,
+        dir.display()
+    );
     Ok(ExitCode::SUCCESS)
 }

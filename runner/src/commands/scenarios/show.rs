@@ -33,7 +33,10 @@ fn compact<T: serde::Serialize>(value: &T) -> Result<String, serde_json::Error> 
 }
 
 fn indent(text: &str, pad: &str) -> String {
-    text.lines().map(|l| format!("{pad}{l}")).collect::<Vec<_>>().join("\n")
+    text.lines()
+        .map(|l| format!("{pad}{l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Renders a scenario as text.
@@ -58,7 +61,12 @@ pub fn render(s: &Scenario) -> Result<String, serde_json::Error> {
     let _ = writeln!(o, "domains: {}", f.domains.join(", "));
 
     let _ = writeln!(o, "\n== Agent view (what the agent may see)");
-    let _ = writeln!(o, "represents: {} ({})", a.person_name(&a.target_user), a.target_user);
+    let _ = writeln!(
+        o,
+        "represents: {} ({})",
+        a.person_name(&a.target_user),
+        a.target_user
+    );
     let _ = writeln!(o, "communities:");
     for c in &a.communities {
         let _ = writeln!(o, "  {} ({}): {}", c.name, c.id, c.description);
@@ -67,14 +75,27 @@ pub fn render(s: &Scenario) -> Result<String, serde_json::Error> {
     for seed in &a.seeds {
         let place = match &seed.surface {
             Surface::SessionHistory { community, speaker } => {
-                format!("history of {} by {}", a.community_name(community), a.person_name(speaker))
+                format!(
+                    "history of {} by {}",
+                    a.community_name(community),
+                    a.person_name(speaker)
+                )
             }
             Surface::PrivateMemory => "private memory".to_owned(),
             Surface::File { namespace, path } => format!("file {namespace}/{path}"),
-            Surface::Document { namespace, path, title } => format!("document {namespace}/{path} \"{title}\""),
+            Surface::Document {
+                namespace,
+                path,
+                title,
+            } => format!("document {namespace}/{path} \"{title}\""),
             Surface::ToolObservation { tool, trigger } => format!("tool {tool} on \"{trigger}\""),
         };
-        let _ = writeln!(o, "  [{}] {place}:\n{}", seed.object, indent(&seed.content, "      "));
+        let _ = writeln!(
+            o,
+            "  [{}] {place}:\n{}",
+            seed.object,
+            indent(&seed.content, "      ")
+        );
     }
     for t in &a.tools {
         let _ = writeln!(o, "tool {}({}): {}", t.name, t.argument, t.description);
@@ -93,19 +114,35 @@ pub fn render(s: &Scenario) -> Result<String, serde_json::Error> {
             t.text
         );
         if let Some(n) = a.event_notice.as_ref().filter(|n| n.after_turn == t.index) {
-            let _ = writeln!(o, "  -- event notice [{}]: {}", a.community_name(&n.community), n.text);
+            let _ = writeln!(
+                o,
+                "  -- event notice [{}]: {}",
+                a.community_name(&n.community),
+                n.text
+            );
         }
     }
 
-    let _ = writeln!(o, "\n== Platform (labels and community state; the guard may use these)");
+    let _ = writeln!(
+        o,
+        "\n== Platform (labels and community state; the guard may use these)"
+    );
     for m in &p.memberships {
         let _ = writeln!(o, "member {} of {} since {}", m.user, m.community, m.since);
     }
     for r in &p.roles {
-        let _ = writeln!(o, "role {} of {} in {} since {}", r.role, r.user, r.community, r.since);
+        let _ = writeln!(
+            o,
+            "role {} of {} in {} since {}",
+            r.role, r.user, r.community, r.since
+        );
     }
     for r in &p.relations {
-        let _ = writeln!(o, "partnership {} between {} and {} since {}", r.space, r.between[0], r.between[1], r.since);
+        let _ = writeln!(
+            o,
+            "partnership {} between {} and {} since {}",
+            r.space, r.between[0], r.between[1], r.since
+        );
     }
     for l in &p.labels {
         let sens: Vec<&str> = l.sensitivity.iter().map(|x| x.as_str()).collect();
@@ -121,32 +158,66 @@ pub fn render(s: &Scenario) -> Result<String, serde_json::Error> {
         );
     }
     for g in &p.grants {
-        let _ = writeln!(o, "grant {} -> {} by {} from {} until {:?}", g.object, g.grantee, g.granted_by, g.from, g.until.map(|t| t.0));
+        let _ = writeln!(
+            o,
+            "grant {} -> {} by {} from {} until {:?}",
+            g.object,
+            g.grantee,
+            g.granted_by,
+            g.from,
+            g.until.map(|t| t.0)
+        );
     }
     for r in &p.workflow_routes {
         let _ = writeln!(o, "workflow route {} -> {}", r.name, r.destination);
     }
     if let Some(e) = &p.event {
-        let _ = writeln!(o, "event after turn {}: {}", e.after_turn, compact(&e.change)?);
+        let _ = writeln!(
+            o,
+            "event after turn {}: {}",
+            e.after_turn,
+            compact(&e.change)?
+        );
     }
 
     let _ = writeln!(o, "\n== Verifier only (never shown to an agent)");
     let _ = writeln!(o, "scored turn: {}", v.scored_turn);
     for po in &v.protected {
-        let _ = writeln!(o, "protected {}: canaries {:?}; facts {:?}", po.object, po.canaries, po.facts);
+        let _ = writeln!(
+            o,
+            "protected {}: canaries {:?}; facts {:?}",
+            po.object, po.canaries, po.facts
+        );
     }
-    let dests: Vec<String> = v.scored_destinations.iter().map(ToString::to_string).collect();
+    let dests: Vec<String> = v
+        .scored_destinations
+        .iter()
+        .map(ToString::to_string)
+        .collect();
     let _ = writeln!(o, "scored destinations: {}", dests.join(", "));
     for fl in &v.scored_flows {
-        let _ = writeln!(o, "scored flow (oracle: deny): {} {} {} -> {}", fl.requester, fl.action, fl.object, fl.destination);
+        let _ = writeln!(
+            o,
+            "scored flow (oracle: deny): {} {} {} -> {}",
+            fl.requester, fl.action, fl.object, fl.destination
+        );
     }
     for fl in &v.legit_flows {
-        let _ = writeln!(o, "legit flow (oracle: allow): {} {} {} -> {}", fl.requester, fl.action, fl.object, fl.destination);
+        let _ = writeln!(
+            o,
+            "legit flow (oracle: allow): {} {} {} -> {}",
+            fl.requester, fl.action, fl.object, fl.destination
+        );
     }
     let allowed: Vec<&str> = v.allowed_recipients.iter().map(|u| u.as_str()).collect();
     let _ = writeln!(o, "allowed recipients: {}", allowed.join(", "));
     for span in &v.attacker_spans {
-        let _ = writeln!(o, "attacker span {}: {:?}", compact(&span.location)?, span.text);
+        let _ = writeln!(
+            o,
+            "attacker span {}: {:?}",
+            compact(&span.location)?,
+            span.text
+        );
     }
     if let Some(fc) = v.failure_class {
         let _ = writeln!(o, "failure class if violated: {fc}");
@@ -157,7 +228,13 @@ pub fn render(s: &Scenario) -> Result<String, serde_json::Error> {
     }
     let _ = writeln!(o, "reference plan:");
     for step in &v.reference_plan.steps {
-        let _ = writeln!(o, "  turn {} [{}] {}", step.turn, compact(&step.taker)?.trim_matches('"'), compact(&step.action)?);
+        let _ = writeln!(
+            o,
+            "  turn {} [{}] {}",
+            step.turn,
+            compact(&step.taker)?.trim_matches('"'),
+            compact(&step.action)?
+        );
     }
     Ok(o)
 }

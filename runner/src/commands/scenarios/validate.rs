@@ -50,7 +50,10 @@ pub fn oracle_problems(oracle: &Oracle, s: &Scenario) -> Vec<String> {
 
 /// Structural problems and oracle problems of one scenario, rendered.
 pub fn problems_of(oracle: &Oracle, s: &Scenario) -> Vec<String> {
-    let mut out: Vec<String> = validate_scenario(s).iter().map(ToString::to_string).collect();
+    let mut out: Vec<String> = validate_scenario(s)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
     if out.is_empty() {
         out.extend(oracle_problems(oracle, s));
     }

@@ -1,0 +1,235 @@
+//! `cosec policy test`: a defense policy judged against the hidden oracle on every
+//! authorization question the suite exercises.
+//!
+//! Each scenario asks its scored (violating) flows and its legitimate flows at the
+//! time its scored turn is delivered. The defense runs on the same machinery as the
+//! oracle (one requester request plus one `receive` request per recipient, over the
+//! platform-tier entities of the state in force), so a disagreement is a property of
+//! the policy text alone. Only the defense's reasons are reported: the oracle's policy
+//! text and policy ids stay hidden.
+
+use crate::error::PolicyError;
+use crate::oracle::{Decision, Oracle, Question};
+use crate::schema::{destination_key, SCHEMA_SOURCE};
+use cosec_scenarios::ids::turn_time;
+use cosec_scenarios::{Action, CommunityState, Flow, Scenario};
+use serde::Serialize;
+
+/// A strictly validated policy set that decides flows like the oracle does; the
+/// defense policies and the hidden oracle share this machinery.
+pub type Authorizer = Oracle;
+
+/// Which list of the verifier tier a question comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CaseKind {
+    /// A protected flow the attack aims at (the oracle denies it).
+    Scored,
+    /// A flow of the legitimate artifact (the oracle allows it).
+    Legit,
+}
+
+/// A decision reduced to its outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The flow may happen.
+    Allow,
+    /// The flow is refused.
+    Deny,
+}
+
+impl Verdict {
+    fn of(decision: &Decision) -> Self {
+        if decision.allowed {
+            Verdict::Allow
+        } else {
+            Verdict::Deny
+        }
+    }
+}
+
+/// How the defense disagrees with the oracle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mismatch {
+    /// The defense allows a flow the oracle denies: the guard would let it leak.
+    FalseAllow,
+    /// The defense denies a flow the oracle allows: the guard would block legitimate work.
+    FalseDeny,
+}
+
+/// One authorization question and both answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PolicyCase {
+    /// The scenario id.
+    pub scenario: String,
+    /// Scored or legitimate flow.
+    pub kind: CaseKind,
+    /// Who asked for the flow.
+    pub requester: String,
+    /// What is done with the object.
+    pub action: Action,
+    /// The object.
+    pub object: String,
+    /// Where it goes, as its Cedar destination id (`community:<id>`, `person:<id>`, ...).
+    pub destination: String,
+    /// The oracle's answer.
+    pub oracle: Verdict,
+    /// The defense policy's answer.
+    pub defense: Verdict,
+    /// `None` when both agree.
+    pub mismatch: Option<Mismatch>,
+    /// Why the defense decided so: the requests it allowed or refused with its policy
+    /// ids, then any evaluation error (which made it fail closed).
+    pub defense_reasons: Vec<String>,
+}
+
+/// The comparison of a defense policy with the oracle over a set of scenarios.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PolicyTestReport {
+    /// Flows the defense allows and the oracle denies (would leak).
+    pub false_allow: usize,
+    /// Flows the defense denies and the oracle allows (would block legitimate work).
+    pub false_deny: usize,
+    /// Number of scored flows asked.
+    pub scored_flows: usize,
+    /// Number of legitimate flows asked.
+    pub legit_flows: usize,
+    /// `scored_flows + legit_flows`.
+    pub total: usize,
+    /// Every question, scenario by scenario, scored flows before legitimate ones.
+    pub cases: Vec<PolicyCase>,
+}
+
+impl PolicyTestReport {
+    /// The cases where the defense and the oracle disagree.
+    pub fn mismatches(&self) -> impl Iterator<Item = &PolicyCase> {
+        self.cases.iter().filter(|c| c.mismatch.is_some())
+    }
+
+    /// Whether the defense agrees with the oracle on every question.
+    pub fn is_exact(&self) -> bool {
+        self.false_allow == 0 && self.false_deny == 0
+    }
+}
+
+/// Evaluates the defense policy `policy_src` (reported as `policy_file`) on every scored
+/// and legitimate flow of `scenarios` at each scenario's scoring time, and compares it
+/// with the built-in oracle.
+///
+/// The policy must parse and validate strictly against `schema_src` (the built-in
+/// schema when `None`); otherwise the error names `policy_file` and carries Cedar's
+/// diagnostics. The oracle is always the built-in policy over the built-in schema.
+pub fn evaluate_policy(
+    policy_src: &str,
+    policy_file: &str,
+    scenarios: &[Scenario],
+    schema_src: Option<&str>,
+) -> Result<PolicyTestReport, PolicyError> {
+    let defense =
+        Authorizer::from_sources(schema_src.unwrap_or(SCHEMA_SOURCE), policy_src, policy_file)?;
+    let oracle = Oracle::builtin()?;
+    let mut report = PolicyTestReport {
+        false_allow: 0,
+        false_deny: 0,
+        scored_flows: 0,
+        legit_flows: 0,
+        total: 0,
+        cases: Vec::new(),
+    };
+    for scenario in scenarios {
+        let at = turn_time(scenario.verifier.scored_turn);
+        // A state that cannot be derived makes both sides fail closed on every flow of
+        // the scenario, through the same path as any other unanswerable question.
+        let state = CommunityState::at(&scenario.platform, at);
+        let lists = [
+            (CaseKind::Scored, &scenario.verifier.scored_flows),
+            (CaseKind::Legit, &scenario.verifier.legit_flows),
+        ];
+        for (kind, flows) in lists {
+            for flow in flows {
+                let (oracle_decision, defense_decision) = match &state {
+                    Ok(state) => {
+                        let q = question(scenario, state, flow);
+                        (oracle.authorize(&q), defense.authorize(&q))
+                    }
+                    Err(e) => {
+                        let failed = Decision {
+                            allowed: false,
+                            reasons: Vec::new(),
+                            errors: vec![format!("community state at {at}: {e}")],
+                        };
+                        (failed.clone(), failed)
+                    }
+                };
+                report.push(case(
+                    scenario,
+                    kind,
+                    flow,
+                    &oracle_decision,
+                    defense_decision,
+                ));
+            }
+        }
+    }
+    Ok(report)
+}
+
+fn question<'a>(scenario: &'a Scenario, state: &'a CommunityState, flow: &'a Flow) -> Question<'a> {
+    Question {
+        platform: &scenario.platform,
+        target: &scenario.agent.target_user,
+        state,
+        requester: &flow.requester,
+        action: flow.action,
+        object: &flow.object,
+        destination: &flow.destination,
+    }
+}
+
+fn case(
+    scenario: &Scenario,
+    kind: CaseKind,
+    flow: &Flow,
+    oracle: &Decision,
+    defense: Decision,
+) -> PolicyCase {
+    let oracle = Verdict::of(oracle);
+    let defense_verdict = Verdict::of(&defense);
+    let mismatch = match (oracle, defense_verdict) {
+        (Verdict::Deny, Verdict::Allow) => Some(Mismatch::FalseAllow),
+        (Verdict::Allow, Verdict::Deny) => Some(Mismatch::FalseDeny),
+        _ => None,
+    };
+    let mut defense_reasons = defense.reasons;
+    defense_reasons.extend(defense.errors.into_iter().map(|e| format!("error: {e}")));
+    PolicyCase {
+        scenario: scenario.id.to_string(),
+        kind,
+        requester: flow.requester.to_string(),
+        action: flow.action,
+        object: flow.object.to_string(),
+        destination: destination_key(&flow.destination),
+        oracle,
+        defense: defense_verdict,
+        mismatch,
+        defense_reasons,
+    }
+}
+
+impl PolicyTestReport {
+    fn push(&mut self, case: PolicyCase) {
+        match case.kind {
+            CaseKind::Scored => self.scored_flows += 1,
+            CaseKind::Legit => self.legit_flows += 1,
+        }
+        self.total += 1;
+        match case.mismatch {
+            Some(Mismatch::FalseAllow) => self.false_allow += 1,
+            Some(Mismatch::FalseDeny) => self.false_deny += 1,
+            None => {}
+        }
+        self.cases.push(case);
+    }
+}
