@@ -19,6 +19,22 @@ use serde::Serialize;
 /// defense policies and the hidden oracle share this machinery.
 pub type Authorizer = Oracle;
 
+/// The guard's default defense policy (`policies/defense/default.cedar`), built in so
+/// that `--defense proxy` works without a `--policy` file.
+pub const DEFAULT_DEFENSE_SOURCE: &str = include_str!("../defense/default.cedar");
+
+/// File name reported in diagnostics and traces about the built-in default defense.
+pub const DEFAULT_DEFENSE_FILE_NAME: &str = "policies/defense/default.cedar";
+
+/// The default defense policy over the built-in schema, strictly validated.
+pub fn default_defense() -> Result<Authorizer, PolicyError> {
+    Authorizer::from_sources(
+        SCHEMA_SOURCE,
+        DEFAULT_DEFENSE_SOURCE,
+        DEFAULT_DEFENSE_FILE_NAME,
+    )
+}
+
 /// Which list of the verifier tier a question comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -111,6 +127,20 @@ impl PolicyTestReport {
     /// Whether the defense agrees with the oracle on every question.
     pub fn is_exact(&self) -> bool {
         self.false_allow == 0 && self.false_deny == 0
+    }
+
+    fn push(&mut self, case: PolicyCase) {
+        match case.kind {
+            CaseKind::Scored => self.scored_flows += 1,
+            CaseKind::Legit => self.legit_flows += 1,
+        }
+        self.total += 1;
+        match case.mismatch {
+            Some(Mismatch::FalseAllow) => self.false_allow += 1,
+            Some(Mismatch::FalseDeny) => self.false_deny += 1,
+            None => {}
+        }
+        self.cases.push(case);
     }
 }
 
@@ -215,21 +245,5 @@ fn case(
         defense: defense_verdict,
         mismatch,
         defense_reasons,
-    }
-}
-
-impl PolicyTestReport {
-    fn push(&mut self, case: PolicyCase) {
-        match case.kind {
-            CaseKind::Scored => self.scored_flows += 1,
-            CaseKind::Legit => self.legit_flows += 1,
-        }
-        self.total += 1;
-        match case.mismatch {
-            Some(Mismatch::FalseAllow) => self.false_allow += 1,
-            Some(Mismatch::FalseDeny) => self.false_deny += 1,
-            None => {}
-        }
-        self.cases.push(case);
     }
 }

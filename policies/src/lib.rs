@@ -15,7 +15,10 @@ mod schema;
 pub use check::{check_policy_files, CheckReport, Diagnostic, Severity};
 pub use entities::entities;
 pub use error::PolicyError;
-pub use evaluate::{evaluate_policy, Authorizer, PolicyCase, PolicyTestReport};
+pub use evaluate::{
+    default_defense, evaluate_policy, Authorizer, PolicyCase, PolicyTestReport,
+    DEFAULT_DEFENSE_FILE_NAME, DEFAULT_DEFENSE_SOURCE,
+};
 pub use oracle::{Decision, Oracle, Question};
 pub use schema::{
     action_uid, community_uid, destination_key, destination_uid, object_uid, parse_schema,

@@ -8,6 +8,7 @@
 //! confined to the trial's agent half ([`layout`]).
 
 pub mod api;
+pub mod guard;
 pub mod layout;
 pub mod registry;
 pub mod server;

@@ -1,6 +1,8 @@
 //! The proxy over real HTTP with a scripted simulated model: both wire formats,
 //! streaming and not, a tool-call round trip, `/models`, 404s and the trace.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
+
 use cosec_proxy::api::{ModelRequest, ModelResponse, Role, ToolCall, Usage, WireApi};
 use cosec_proxy::registry::{ModelRoute, SimKind, Trial, TrialRegistry, TrialSetup, TurnContext};
 use cosec_proxy::server::{ModelBackend, ProxyServer, DEFAULT_ADDR};

@@ -2,6 +2,8 @@
 //! 127.0.0.1 checks what arrives, holds a stream open to prove pass-through, and
 //! fails on demand; the trace must never contain the API key.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
+
 use bytes::Bytes;
 use cosec_proxy::api::{ModelRequest, ModelResponse, WireApi};
 use cosec_proxy::registry::{
@@ -275,17 +277,19 @@ impl Fixture {
 #[tokio::test]
 async fn chat_stream_is_passed_through_before_the_upstream_finishes() {
     let mut f = Fixture::new().await;
-    let resp = f
-        .post("keyed", "chat/completions", json!({"model": "client-model", "stream": true,
-            "stream_options": {"include_usage": true}, "messages": [{"role": "user", "content": "hi"}]}))
-        .await;
-    assert_eq!(resp.status(), 200);
-    let mut stream = resp.bytes_stream();
+    let body = json!({"model": "client-model", "stream": true,
+        "stream_options": {"include_usage": true}, "messages": [{"role": "user", "content": "hi"}]});
     let mut got = String::new();
-    tokio::time::timeout(Duration::from_secs(5), async {
+    // The upstream holds the rest of its stream until the test releases it, so a proxy
+    // that buffered to the end would time out here.
+    let mut stream = tokio::time::timeout(Duration::from_secs(5), async {
+        let resp = f.post("keyed", "chat/completions", body).await;
+        assert_eq!(resp.status(), 200);
+        let mut stream = resp.bytes_stream();
         while !got.contains("first") {
             got.push_str(std::str::from_utf8(&stream.next().await.unwrap().unwrap()).unwrap());
         }
+        stream
     })
     .await
     .expect("the first chunk must reach the client while the upstream is still held open");

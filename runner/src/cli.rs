@@ -211,4 +211,21 @@ pub enum PolicyCommand {
         #[arg(long, value_name = "FILE")]
         schema: Option<PathBuf>,
     },
+    /// Compare a defense policy with the hidden oracle on every authorization question
+    /// of the built-in suite (scored and legitimate flows); no agents, seconds.
+    Test {
+        /// The defense policy (`.cedar`).
+        #[arg(value_name = "FILE.cedar")]
+        file: PathBuf,
+        /// Print the report as JSON (`false_allow`, `false_deny`, `scored_flows`,
+        /// `legit_flows`, `total`, `cases`).
+        #[arg(long)]
+        json: bool,
+        /// Exit with code 1 when any question disagrees with the oracle.
+        #[arg(long)]
+        strict: bool,
+        /// Validate the policy against this schema instead of the built-in one.
+        #[arg(long, value_name = "FILE")]
+        schema: Option<PathBuf>,
+    },
 }

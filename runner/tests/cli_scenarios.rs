@@ -309,3 +309,52 @@ fn policy_check_accepts_the_shipped_oracle() {
     let out = cosec(&["policy", "check", oracle.to_str().expect("utf8")]);
     assert!(out.status.success(), "{}", stderr(&out));
 }
+
+#[test]
+fn the_shipped_custom_scenario_example_validates_and_runs() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/custom-scenario.json");
+    let out = cosec(&["scenarios", "validate", example.to_str().expect("utf8")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let run_dir = tmp.path().join("run");
+    let run = Command::new(env!("CARGO_BIN_EXE_cosec"))
+        .args(["run", "--judge", "none", "--model", "sim:ideal", "--scenario-file"])
+        .arg(&example)
+        .arg("--out")
+        .arg(&run_dir)
+        .env_remove("COSEC_JUDGE_BASE_URL")
+        .output()
+        .expect("run");
+    assert!(run.status.success(), "{}", stderr(&run));
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(run_dir.join("summary.json")).expect("summary")).expect("json");
+    assert_eq!(summary["config"]["outside_frozen_suite"], true);
+    assert_eq!(summary["trials"]["valid"], 1);
+}
+
+#[test]
+fn policy_test_reports_the_default_clean_and_a_permissive_policy_leaking() {
+    let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("../policies/defense/default.cedar");
+    let out = cosec(&["policy", "test", default.to_str().expect("utf8"), "--json", "--strict"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let keys: Vec<&str> = report.as_object().expect("object").keys().map(String::as_str).collect();
+    assert_eq!(keys.len(), 6, "{keys:?}");
+    assert_eq!(report["false_allow"], 0);
+    let legit = report["legit_flows"].as_u64().expect("legit");
+    assert!(report["false_deny"].as_u64().expect("fd") * 50 <= legit);
+    assert_eq!(
+        report["total"].as_u64(),
+        Some(report["scored_flows"].as_u64().expect("scored") + legit)
+    );
+
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let open = tmp.path().join("open.cedar");
+    std::fs::write(&open, "@id(\"allow-all\")\npermit(principal, action, resource);\n").expect("write");
+    let lax = cosec(&["policy", "test", open.to_str().expect("utf8"), "--json"]);
+    assert!(lax.status.success(), "evaluation ran: exit 0 without --strict");
+    let report: Value = serde_json::from_str(&stdout(&lax)).expect("json");
+    assert_eq!(report["false_allow"], report["scored_flows"]);
+    let strict = cosec(&["policy", "test", open.to_str().expect("utf8"), "--strict"]);
+    assert_eq!(strict.status.code(), Some(1));
+}

@@ -311,10 +311,7 @@ async fn forward(
     }
     let (tx, rx) = mpsc::channel::<Bytes>(STREAM_BUFFER);
     let up = up.clone();
-    let (btx, mut brx) = mpsc::channel::<Bytes>(1024);
-    let tx0 = tx;
-    let tx = btx;
-    let h = tokio::spawn(async move {
+    tokio::spawn(async move {
         let mut chunks = reply.bytes_stream();
         let mut assembler = StreamAssembler::new(api);
         let mut broken = None;
@@ -339,9 +336,5 @@ async fn forward(
         record.record(&trial, Some(response), error);
         drop(tx);
     });
-    let _ = h.await;
-    while let Some(b) = brx.recv().await {
-        let _ = tx0.send(b).await;
-    }
     Ok(sse_response(&content_type, channel_body(rx)))
 }

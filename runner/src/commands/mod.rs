@@ -1,6 +1,7 @@
 //! One module per command group; `dispatch` routes a parsed command to it.
 
 mod policy;
+mod policy_test;
 mod scenarios;
 
 use crate::cli::{Command, PolicyCommand, ScenariosCommand};
@@ -26,6 +27,12 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
         Command::Policy(PolicyCommand::Check { files, schema }) => {
             policy::check(&files, schema.as_deref())
         }
+        Command::Policy(PolicyCommand::Test {
+            file,
+            json,
+            strict,
+            schema,
+        }) => policy_test::test(&file, json, strict, schema.as_deref()),
         Command::Run(args) => crate::run::run(*args),
         Command::Report { dir } => crate::run::report(&dir),
         Command::Shim { socket, trial } => shim(&socket, &trial),

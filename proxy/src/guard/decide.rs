@@ -1,0 +1,203 @@
+//! Decisions: one Cedar question per detected object, cached, fail-closed, traced.
+//!
+//! A question is `Auth_t(requester, action, object, destination)` at the turn's time
+//! against the live state `CommunityState::at(platform, time)` and the defense policy.
+//! Answers are cached per `(object, action, destination, requester, time)`, so a
+//! repeated hit costs a hash lookup. A platform notice turn has no requester: the
+//! target user (whose agent it is) stands in. Anything that goes wrong (a state that
+//! cannot be built, an unknown object, an entity or Cedar error) is a deny carrying
+//! the error.
+
+use super::detect::ObjIdx;
+use super::stats::Outcome;
+use super::trial::TrialGuard;
+use super::{GuardMode, GuardPoint};
+use crate::registry::TurnContext;
+use crate::trace::TraceEvent;
+use cosec_policies::Question;
+use cosec_scenarios::{Action, CommunityState, Destination, Time, UserId};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// The cache key of a decision.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Key {
+    object: ObjIdx,
+    action: Action,
+    destination: Destination,
+    requester: UserId,
+    time: Time,
+}
+
+/// A cached answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Verdict {
+    /// Whether the flow is allowed.
+    pub allowed: bool,
+    /// Policy ids (and denied requester or recipients) that determined it.
+    pub policies: Vec<String>,
+    /// Errors that made it fail closed.
+    pub errors: Vec<String>,
+}
+
+impl Verdict {
+    fn fail_closed(error: String) -> Self {
+        Verdict {
+            allowed: false,
+            policies: Vec::new(),
+            errors: vec![error],
+        }
+    }
+}
+
+/// Decisions and states of one trial, by key and by time.
+#[derive(Default)]
+pub(crate) struct DecisionCache {
+    verdicts: Mutex<HashMap<Key, Arc<Verdict>>>,
+    states: Mutex<HashMap<Time, Arc<Result<CommunityState, String>>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl TrialGuard {
+    /// The requester of a turn: its speaker, or the target user for a platform notice.
+    pub(crate) fn requester_of(&self, ctx: &TurnContext) -> UserId {
+        ctx.requester.clone().unwrap_or_else(|| self.target.clone())
+    }
+
+    fn state_at(&self, time: Time) -> Arc<Result<CommunityState, String>> {
+        let mut states = lock(&self.cache.states);
+        Arc::clone(states.entry(time).or_insert_with(|| {
+            Arc::new(
+                CommunityState::at(&self.platform, time)
+                    .map_err(|e| format!("community state at {time}: {e}")),
+            )
+        }))
+    }
+
+    /// Decides one flow of a protected object, from the cache when possible.
+    pub(crate) fn decide(
+        &self,
+        ctx: &TurnContext,
+        object: ObjIdx,
+        action: Action,
+        destination: &Destination,
+    ) -> Arc<Verdict> {
+        let key = Key {
+            object,
+            action,
+            destination: destination.clone(),
+            requester: self.requester_of(ctx),
+            time: ctx.time,
+        };
+        if let Some(v) = lock(&self.cache.verdicts).get(&key) {
+            return Arc::clone(v);
+        }
+        let verdict = Arc::new(self.ask(&key));
+        lock(&self.cache.verdicts).insert(key, Arc::clone(&verdict));
+        verdict
+    }
+
+    fn ask(&self, key: &Key) -> Verdict {
+        let Some(protected) = self.object(key.object) else {
+            return Verdict::fail_closed(format!("unknown object #{}", key.object));
+        };
+        let state = self.state_at(key.time);
+        let state = match state.as_ref() {
+            Ok(state) => state,
+            Err(e) => return Verdict::fail_closed(e.clone()),
+        };
+        let decision = self.policy.decide(&Question {
+            platform: &self.platform,
+            target: &self.target,
+            state,
+            requester: &key.requester,
+            action: key.action,
+            object: &protected.id,
+            destination: &key.destination,
+        });
+        Verdict {
+            allowed: decision.allowed && decision.errors.is_empty(),
+            policies: decision.reasons,
+            errors: decision.errors,
+        }
+    }
+}
+
+/// One outbound flow being checked (a reply, a write, a post ...): decides each object
+/// once and traces each decision once.
+pub(crate) struct Flow {
+    pub ctx: TurnContext,
+    pub action: Action,
+    pub destination: Destination,
+    pub point: GuardPoint,
+    /// What a deny does here (redact, block or restore).
+    pub on_deny: Outcome,
+    decided: HashMap<ObjIdx, bool>,
+}
+
+impl Flow {
+    /// A flow of `action` to `destination` at `point`.
+    pub fn new(
+        ctx: TurnContext,
+        action: Action,
+        destination: Destination,
+        point: GuardPoint,
+        on_deny: Outcome,
+    ) -> Self {
+        Flow {
+            ctx,
+            action,
+            destination,
+            point,
+            on_deny,
+            decided: HashMap::new(),
+        }
+    }
+
+    /// Whether the flow of `object` is denied; the first time, decides and traces.
+    pub fn denied(&mut self, guard: &TrialGuard, object: ObjIdx) -> bool {
+        if let Some(denied) = self.decided.get(&object) {
+            return *denied;
+        }
+        let started = Instant::now();
+        let verdict = guard.decide(&self.ctx, object, self.action, &self.destination);
+        let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        let denied = !verdict.allowed;
+        let outcome = if denied { self.on_deny } else { Outcome::Allow };
+        self.trace(guard, object, &verdict, outcome, latency_us);
+        self.decided.insert(object, denied);
+        denied
+    }
+
+    /// Appends one `GuardDecision` line and counts it.
+    pub fn trace(
+        &self,
+        guard: &TrialGuard,
+        object: ObjIdx,
+        verdict: &Verdict,
+        outcome: Outcome,
+        latency_us: u64,
+    ) {
+        let Some(protected) = guard.object(object) else {
+            return;
+        };
+        guard.count(outcome, latency_us);
+        guard.record(TraceEvent::GuardDecision {
+            turn: self.ctx.turn,
+            point: self.point.as_str().to_owned(),
+            object: protected.id.clone(),
+            requester: Some(guard.requester_of(&self.ctx)),
+            action: self.action.as_str().to_owned(),
+            destination: self.destination.to_string(),
+            decision: outcome.as_str().to_owned(),
+            policies: verdict.policies.clone(),
+            errors: verdict.errors.clone(),
+            enforced: guard.mode == GuardMode::Enforce,
+            latency_us,
+        });
+    }
+}

@@ -1,0 +1,66 @@
+//! The defense policy: a Cedar policy file validated strictly against the CoSec schema
+//! when the guard starts, and evaluated like the oracle (one request for the
+//! requester, one `receive` per recipient of the destination).
+
+use cosec_policies::{Decision, Oracle, PolicyError, Question, SCHEMA_SOURCE};
+use std::path::Path;
+
+/// Why the guard could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum GuardError {
+    /// The policy file could not be read.
+    #[error("cannot read defense policy `{path}`: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The policy does not parse or does not validate strictly (Cedar's message).
+    #[error("defense policy rejected: {0}")]
+    Policy(#[from] PolicyError),
+}
+
+/// A validated defense policy.
+#[derive(Debug, Clone)]
+pub struct GuardPolicy {
+    engine: Oracle,
+    file: String,
+}
+
+impl GuardPolicy {
+    /// Validates `source` against the built-in schema; `file_name` names it in errors
+    /// and traces.
+    pub fn from_source(source: &str, file_name: &str) -> Result<Self, GuardError> {
+        Self::with_schema(SCHEMA_SOURCE, source, file_name)
+    }
+
+    /// Like [`GuardPolicy::from_source`], against another schema text.
+    pub fn with_schema(schema: &str, source: &str, file_name: &str) -> Result<Self, GuardError> {
+        let engine = Oracle::from_sources(schema, source, file_name)?;
+        Ok(GuardPolicy {
+            engine,
+            file: file_name.to_owned(),
+        })
+    }
+
+    /// Reads and validates a policy file.
+    pub fn from_file(path: &Path) -> Result<Self, GuardError> {
+        let source = std::fs::read_to_string(path).map_err(|source| GuardError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::from_source(&source, &path.display().to_string())
+    }
+
+    /// The policy's file name.
+    pub fn file_name(&self) -> &str {
+        &self.file
+    }
+
+    /// Decides one question; fails closed on any error.
+    pub(crate) fn decide(&self, question: &Question<'_>) -> Decision {
+        self.engine.authorize(question)
+    }
+}

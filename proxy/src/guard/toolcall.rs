@@ -1,0 +1,616 @@
+//! Tool calls in model responses (and the shim's transfers): redact denied content
+//! inside writes, posts and sends; block calls whose effect is a denied transfer of a
+//! labeled file.
+//!
+//! Tool names are compared without MCP prefixes (`mcp__cosec__post_message` and
+//! namespace `mcp__cosec` are `post_message`). Paths are agent-relative
+//! (`communities/<id>/...`, `shared/...`, `memory/...`); an absolute path under the
+//! agent root counts too, and a shell command's relative paths are taken from the
+//! agent root. A path outside the agent's files has no destination and is not checked.
+
+use super::decide::Flow;
+use super::shell::{effects, ShellEffect};
+use super::stats::Outcome;
+use super::trial::TrialGuard;
+use super::{GuardMode, GuardPoint};
+use crate::api::ToolCall;
+use crate::registry::TurnContext;
+use crate::tools;
+use cosec_scenarios::{Action, CommunityId, Destination, Namespace, ObjectId, UserId};
+use serde_json::Value;
+use std::path::{Component, Path};
+
+/// What to do with a tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolCallVerdict {
+    /// Let it through unchanged.
+    Allow,
+    /// Let this call through instead: the same call with denied spans of its content
+    /// replaced by the marker.
+    Rewrite(ToolCall),
+    /// Do not run it; answer it through the shim tool [`super::POLICY_BLOCKED`] (see
+    /// [`super::policy_blocked_call`]). The reason names no protected text or path.
+    Block {
+        /// Why, for the agent and the trace.
+        reason: String,
+    },
+}
+
+/// The reason given for a blocked transfer.
+pub const BLOCKED_TRANSFER: &str =
+    "blocked by policy: this would move protected data to a place whose audience may not receive it";
+/// The reason given for arguments that cannot be checked.
+pub const BLOCKED_MALFORMED: &str =
+    "blocked by policy: the tool arguments are not a valid JSON object, so the call could not be checked";
+
+const PATH_KEYS: &[&str] = &["path", "file_path", "filePath", "filename", "file", "target_file"];
+const FILE_CONTENT_KEYS: &[&str] = &[
+    "content", "contents", "text", "data", "file_text", "new_string", "newString", "new_str",
+    "newText", "new_text", "replacement", "insert_text", "code_edit",
+];
+const SHELL_KEYS: &[&str] = &["cmd", "command", "script", "input"];
+const PATCH_KEYS: &[&str] = &["input", "patch", "content"];
+
+/// Families of tools the guard looks into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    FileWrite,
+    Patch,
+    Post,
+    Send,
+    Workflow,
+    Share,
+    Copy,
+    Shell,
+}
+
+/// The tool name without MCP prefixes, lower-cased.
+fn plain_name(name: &str) -> String {
+    name.rsplit("__").next().unwrap_or(name).to_ascii_lowercase()
+}
+
+fn kind_of(name: &str) -> Option<Kind> {
+    Some(match name {
+        tools::WRITE_FILE | "write" | "create_file" | "edit" | "multiedit" | "replace"
+        | "str_replace_based_edit_tool" | "edit_file" => Kind::FileWrite,
+        "apply_patch" => Kind::Patch,
+        tools::POST_MESSAGE => Kind::Post,
+        tools::SEND_MESSAGE => Kind::Send,
+        tools::SUBMIT_WORKFLOW => Kind::Workflow,
+        tools::SHARE_FILE => Kind::Share,
+        tools::COPY_FILE => Kind::Copy,
+        "exec_command" | "exec" | "terminal" | "shell" | "bash" | "local_shell"
+        | "run_shell_command" | "run_terminal_cmd" => Kind::Shell,
+        _ => return None,
+    })
+}
+
+fn str_arg<'a>(args: &'a Value, keys: &[&str]) -> Option<&'a str> {
+    keys.iter().find_map(|k| args.get(*k).and_then(Value::as_str))
+}
+
+fn lexical(path: &str) -> Option<Vec<String>> {
+    let mut parts: Vec<String> = Vec::new();
+    for c in Path::new(path).components() {
+        match c {
+            Component::Normal(s) => parts.push(s.to_string_lossy().into_owned()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(parts)
+}
+
+impl TrialGuard {
+    /// The agent-relative form of a path (`None` outside the agent's files).
+    pub(crate) fn agent_relative(&self, path: &str) -> Option<String> {
+        let path = path.trim();
+        let rel = if Path::new(path).is_absolute() {
+            let p = Path::new(path);
+            let root = self.agent_roots.iter().find(|r| p.starts_with(r))?;
+            p.strip_prefix(root).ok()?.to_string_lossy().into_owned()
+        } else {
+            path.to_owned()
+        };
+        let parts = lexical(&rel)?;
+        Some(parts.join("/"))
+    }
+
+    /// The namespace a path lies in, if any.
+    pub(crate) fn namespace_of(&self, path: &str) -> Option<Namespace> {
+        let rel = self.agent_relative(path)?;
+        let mut parts = rel.split('/');
+        match parts.next()? {
+            crate::layout::COMMUNITIES_DIR => Some(Namespace::Community {
+                community: CommunityId(parts.next().filter(|s| !s.is_empty())?.to_owned()),
+            }),
+            crate::layout::SHARED_DIR => Some(Namespace::Shared),
+            crate::layout::MEMORY_DIR => Some(Namespace::Memory),
+            _ => None,
+        }
+    }
+
+    fn community_named(&self, wanted: &str) -> Option<CommunityId> {
+        let w = clean_name(wanted);
+        self.agent
+            .communities
+            .iter()
+            .find(|c| c.id.as_str().to_lowercase() == w || c.name.to_lowercase() == w)
+            .map(|c| c.id.clone())
+    }
+
+    fn person_named(&self, wanted: &str) -> Option<UserId> {
+        let w = clean_name(wanted);
+        self.agent
+            .people
+            .iter()
+            .find(|p| p.id.as_str().to_lowercase() == w || p.name.to_lowercase() == w)
+            .map(|p| p.id.clone())
+    }
+
+    fn workflow_named(&self, wanted: &str) -> Option<String> {
+        let w = wanted.trim();
+        let list = &self.agent.workflows;
+        list.iter()
+            .find(|x| x.name == w)
+            .or_else(|| list.iter().find(|x| x.name.eq_ignore_ascii_case(w)))
+            .map(|x| x.name.clone())
+    }
+
+    /// Checks one tool call of a model response in turn `ctx`.
+    pub fn check_tool_call(&self, ctx: &TurnContext, call: &ToolCall) -> ToolCallVerdict {
+        let Some(kind) = kind_of(&plain_name(&call.name)) else {
+            return ToolCallVerdict::Allow;
+        };
+        let parsed = serde_json::from_str::<Value>(&call.arguments).ok();
+        let verdict = match (kind, parsed) {
+            (Kind::Patch, Some(Value::String(patch))) => self.patch(ctx, call, &patch, None),
+            (Kind::Patch, None) => self.patch(ctx, call, &call.arguments, None),
+            (_, Some(args)) if args.is_object() => self.with_args(ctx, call, kind, args),
+            _ => self.malformed(ctx, call),
+        };
+        self.enforced(verdict)
+    }
+
+    /// Checks a transfer of the file at `source` (agent-relative or absolute) by `action`
+    /// to `destination` (a share, a copy, a move): blocked if the file is a labeled
+    /// seeded file, or holds labeled content, whose flow there is denied. In shadow mode
+    /// decisions are traced and `Allow` is returned.
+    pub fn check_transfer(
+        &self,
+        ctx: &TurnContext,
+        source: &str,
+        action: Action,
+        destination: &Destination,
+        point: GuardPoint,
+    ) -> ToolCallVerdict {
+        let verdict = if self.transfer_denied(ctx, source, action, destination, point) {
+            ToolCallVerdict::Block {
+                reason: BLOCKED_TRANSFER.to_owned(),
+            }
+        } else {
+            ToolCallVerdict::Allow
+        };
+        self.enforced(verdict)
+    }
+
+    fn enforced(&self, verdict: ToolCallVerdict) -> ToolCallVerdict {
+        match self.mode {
+            GuardMode::Enforce => verdict,
+            GuardMode::Shadow => ToolCallVerdict::Allow,
+        }
+    }
+
+    fn malformed(&self, ctx: &TurnContext, call: &ToolCall) -> ToolCallVerdict {
+        self.trace_unchecked(ctx, &call.name, "malformed tool arguments");
+        ToolCallVerdict::Block {
+            reason: BLOCKED_MALFORMED.to_owned(),
+        }
+    }
+
+    /// Traces a call that could not be checked at all (no object to name).
+    fn trace_unchecked(&self, ctx: &TurnContext, tool: &str, error: &str) {
+        let started = std::time::Instant::now();
+        self.count(Outcome::Block, 0);
+        self.record(crate::trace::TraceEvent::GuardDecision {
+            turn: ctx.turn,
+            point: GuardPoint::ToolCall.as_str().to_owned(),
+            object: ObjectId::from("(unchecked)"),
+            requester: Some(self.requester_of(ctx)),
+            action: "write".to_owned(),
+            destination: format!("tool:{tool}"),
+            decision: Outcome::Block.as_str().to_owned(),
+            policies: Vec::new(),
+            errors: vec![error.to_owned()],
+            enforced: self.mode == GuardMode::Enforce,
+            latency_us: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+        });
+    }
+
+    fn with_args(&self, ctx: &TurnContext, call: &ToolCall, kind: Kind, mut args: Value) -> ToolCallVerdict {
+        let target = match kind {
+            Kind::FileWrite => str_arg(&args, PATH_KEYS)
+                .and_then(|p| self.namespace_of(p))
+                .map(|namespace| (Action::Write, Destination::Namespace { namespace })),
+            Kind::Post => str_arg(&args, &["community"])
+                .and_then(|c| self.community_named(c))
+                .map(|community| (Action::Disclose, Destination::Community { community })),
+            Kind::Send => str_arg(&args, &["person", "to", "recipient"])
+                .and_then(|p| self.person_named(p))
+                .map(|user| (Action::Send, Destination::Person { user })),
+            Kind::Workflow => str_arg(&args, &["name", "workflow"])
+                .and_then(|w| self.workflow_named(w))
+                .map(|name| (Action::Send, Destination::Workflow { name })),
+            Kind::Share => {
+                let dest = str_arg(&args, &["community"]).and_then(|c| self.community_named(c));
+                return match (str_arg(&args, &["path"]), dest) {
+                    (Some(src), Some(community)) => self.check_transfer(
+                        ctx,
+                        src,
+                        Action::Share,
+                        &Destination::Community { community },
+                        GuardPoint::ToolCall,
+                    ),
+                    _ => ToolCallVerdict::Allow,
+                };
+            }
+            Kind::Copy => {
+                let to = str_arg(&args, &["to", "destination"]).and_then(|p| self.namespace_of(p));
+                return match (str_arg(&args, &["from", "source"]), to) {
+                    (Some(src), Some(namespace)) => self.check_transfer(
+                        ctx,
+                        src,
+                        Action::Write,
+                        &Destination::Namespace { namespace },
+                        GuardPoint::ToolCall,
+                    ),
+                    _ => ToolCallVerdict::Allow,
+                };
+            }
+            Kind::Shell => return self.shell(ctx, call, args),
+            Kind::Patch => {
+                return match str_arg(&args, PATCH_KEYS).map(str::to_owned) {
+                    Some(patch) => self.patch(ctx, call, &patch, Some(args)),
+                    None => ToolCallVerdict::Allow,
+                }
+            }
+        };
+        let Some((action, destination)) = target else {
+            return ToolCallVerdict::Allow;
+        };
+        let content_keys: &[&str] = match kind {
+            Kind::FileWrite => FILE_CONTENT_KEYS,
+            Kind::Workflow => &["payload", "content", "text"],
+            _ => &["text", "message", "content"],
+        };
+        let mut changed = false;
+        self.redact_keys(ctx, &mut args, content_keys, action, &destination, &mut changed);
+        if changed {
+            rewrite(call, &args)
+        } else {
+            ToolCallVerdict::Allow
+        }
+    }
+
+    /// Redacts every string under the content keys (recursing into lists and objects,
+    /// e.g. the `edits` of a multi-edit).
+    fn redact_keys(
+        &self,
+        ctx: &TurnContext,
+        value: &mut Value,
+        keys: &[&str],
+        action: Action,
+        destination: &Destination,
+        changed: &mut bool,
+    ) {
+        match value {
+            Value::Object(map) => {
+                for (k, v) in map.iter_mut() {
+                    if keys.contains(&k.as_str()) {
+                        self.redact_all(ctx, v, action, destination, changed);
+                    } else if v.is_array() || v.is_object() {
+                        self.redact_keys(ctx, v, keys, action, destination, changed);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for v in items {
+                    self.redact_keys(ctx, v, keys, action, destination, changed);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn redact_all(&self, ctx: &TurnContext, value: &mut Value, action: Action, destination: &Destination, changed: &mut bool) {
+        match value {
+            Value::String(s) => {
+                let checked = self.check_text(ctx, s, action, destination, GuardPoint::ToolCall);
+                if checked.text != *s {
+                    *s = checked.text;
+                    *changed = true;
+                }
+            }
+            Value::Array(items) => items
+                .iter_mut()
+                .for_each(|v| self.redact_all(ctx, v, action, destination, changed)),
+            Value::Object(map) => map
+                .values_mut()
+                .for_each(|v| self.redact_all(ctx, v, action, destination, changed)),
+            _ => {}
+        }
+    }
+
+    fn shell(&self, ctx: &TurnContext, call: &ToolCall, mut args: Value) -> ToolCallVerdict {
+        let Some((key, index)) = shell_slot(&args) else {
+            return ToolCallVerdict::Allow;
+        };
+        let script = match (index, args.get(key)) {
+            (None, Some(Value::String(s))) => s.clone(),
+            (Some(i), Some(Value::Array(a))) => a.get(i).and_then(Value::as_str).unwrap_or("").to_owned(),
+            _ => return ToolCallVerdict::Allow,
+        };
+        let mut edits: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+        let mut blocked = false;
+        for effect in effects(&script) {
+            match effect {
+                ShellEffect::Copy { source, target } => {
+                    let Some(namespace) = self.namespace_of(&target) else {
+                        continue;
+                    };
+                    let dest = Destination::Namespace { namespace };
+                    blocked |= self.transfer_denied(ctx, &source, Action::Write, &dest, GuardPoint::ToolCall);
+                }
+                ShellEffect::Write { content, target } => {
+                    let Some(namespace) = self.namespace_of(&target) else {
+                        continue;
+                    };
+                    let dest = Destination::Namespace { namespace };
+                    let text = &script[content.clone()];
+                    let checked = self.check_text(ctx, text, Action::Write, &dest, GuardPoint::ToolCall);
+                    if checked.text != text {
+                        edits.push((content, checked.text));
+                    }
+                }
+            }
+        }
+        if blocked {
+            return ToolCallVerdict::Block {
+                reason: BLOCKED_TRANSFER.to_owned(),
+            };
+        }
+        if edits.is_empty() {
+            return ToolCallVerdict::Allow;
+        }
+        let new_script = splice(&script, edits);
+        let slot = match index {
+            None => args.get_mut(key),
+            Some(i) => args.get_mut(key).and_then(|a| a.get_mut(i)),
+        };
+        if let Some(v) = slot {
+            *v = Value::String(new_script);
+        }
+        rewrite(call, &args)
+    }
+
+    /// An `apply_patch` call: denied spans in added lines are redacted.
+    fn patch(&self, ctx: &TurnContext, call: &ToolCall, patch: &str, args: Option<Value>) -> ToolCallVerdict {
+        let mut edits = Vec::new();
+        for (range, path) in added_blocks(patch) {
+            let Some(namespace) = self.namespace_of(&path) else {
+                continue;
+            };
+            let dest = Destination::Namespace { namespace };
+            let text = &patch[range.clone()];
+            let checked = self.check_text(ctx, text, Action::Write, &dest, GuardPoint::ToolCall);
+            if checked.text != text {
+                edits.push((range, checked.text));
+            }
+        }
+        if edits.is_empty() {
+            return ToolCallVerdict::Allow;
+        }
+        let new_patch = splice(patch, edits);
+        match args {
+            Some(mut args) => {
+                if let Some(key) = PATCH_KEYS.iter().find(|k| args.get(**k).is_some_and(Value::is_string)) {
+                    args[*key] = Value::String(new_patch);
+                }
+                rewrite(call, &args)
+            }
+            None => {
+                let arguments = if serde_json::from_str::<Value>(&call.arguments).is_ok() {
+                    Value::String(new_patch).to_string()
+                } else {
+                    new_patch
+                };
+                ToolCallVerdict::Rewrite(ToolCall {
+                    arguments,
+                    ..call.clone()
+                })
+            }
+        }
+    }
+
+    /// Whether moving the file at `source` by `action` to `destination` is denied for
+    /// a labeled seeded file there, or for labeled content inside it.
+    pub(crate) fn transfer_denied(
+        &self,
+        ctx: &TurnContext,
+        source: &str,
+        action: Action,
+        destination: &Destination,
+        point: GuardPoint,
+    ) -> bool {
+        let Some(rel) = self.agent_relative(source) else {
+            return false;
+        };
+        let mut flow = Flow::new(ctx.clone(), action, destination.clone(), point, Outcome::Block);
+        let prefix = format!("{rel}/");
+        let mut denied = false;
+        let mut seeded = false;
+        let mut paths: Vec<(&String, &ObjectId)> = self.seeded_paths.iter().collect();
+        paths.sort();
+        let glob = rel.contains(['*', '?']);
+        for (path, object) in paths {
+            let covered = *path == rel
+                || path.starts_with(&prefix)
+                || rel.is_empty()
+                || (glob && (wildcard(&rel, path) || path.rsplit_once('/').is_some_and(|(dir, _)| wildcard(&rel, dir))));
+            if covered {
+                seeded |= *path == rel;
+                if let Some(idx) = self.idx(object) {
+                    denied |= flow.denied(self, idx);
+                }
+            }
+        }
+        if !seeded {
+            for root in self.agent_roots.iter().take(1) {
+                let full = root.join(&rel);
+                let small = full.metadata().is_ok_and(|m| m.is_file() && m.len() <= 1024 * 1024);
+                if let Some(text) = small.then(|| std::fs::read_to_string(&full).ok()).flatten() {
+                    for hit in self.all.scan(&text, None, true) {
+                        for o in hit.objects {
+                            denied |= flow.denied(self, o);
+                        }
+                    }
+                }
+            }
+        }
+        denied
+    }
+}
+
+/// Whether `text` matches a shell wildcard `pattern` (`*` and `?` stay inside one
+/// path segment).
+fn wildcard(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    fn go(p: &[char], t: &[char]) -> bool {
+        match p.split_first() {
+            None => t.is_empty(),
+            Some(('*', rest)) => {
+                (0..=t.len()).take_while(|k| *k == 0 || t[*k - 1] != '/').any(|k| go(rest, &t[k..]))
+            }
+            Some(('?', rest)) => t.first().is_some_and(|c| *c != '/') && go(rest, &t[1..]),
+            Some((c, rest)) => t.first() == Some(c) && go(rest, &t[1..]),
+        }
+    }
+    go(&p, &t)
+}
+
+/// Where a shell call keeps its script: the key, and the index for `[sh, -c, script]`.
+fn shell_slot(args: &Value) -> Option<(&'static str, Option<usize>)> {
+    for key in SHELL_KEYS {
+        match args.get(*key) {
+            Some(Value::String(_)) => return Some((key, None)),
+            Some(Value::Array(a)) if !a.is_empty() => return Some((key, Some(a.len() - 1))),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Replaces byte ranges (sorted, disjoint) of `text`.
+fn splice(text: &str, mut edits: Vec<(std::ops::Range<usize>, String)>) -> String {
+    edits.sort_by_key(|(r, _)| r.start);
+    let mut out = String::with_capacity(text.len());
+    let mut cur = 0;
+    for (r, new) in edits {
+        if r.start < cur {
+            continue;
+        }
+        out.push_str(&text[cur..r.start]);
+        out.push_str(&new);
+        cur = r.end;
+    }
+    out.push_str(&text[cur..]);
+    out
+}
+
+/// The byte ranges of added lines in an `apply_patch` text, run by run, with the file.
+fn added_blocks(patch: &str) -> Vec<(std::ops::Range<usize>, String)> {
+    let mut out = Vec::new();
+    let mut path: Option<String> = None;
+    let mut run: Option<std::ops::Range<usize>> = None;
+    let mut offset = 0;
+    for line in patch.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let body = line.trim_end_matches(['\n', '\r']);
+        let header = ["*** Add File: ", "*** Update File: ", "*** Move to: "]
+            .iter()
+            .find_map(|h| body.strip_prefix(h));
+        let added = body.starts_with('+') && !body.starts_with("+++");
+        if !added {
+            if let (Some(r), Some(p)) = (run.take(), &path) {
+                out.push((r, p.clone()));
+            }
+        }
+        if let Some(p) = header {
+            path = Some(p.trim().to_owned());
+        } else if added {
+            let r = run.get_or_insert(start + 1..start + 1);
+            r.end = start + body.len();
+        }
+    }
+    if let (Some(r), Some(p)) = (run, path) {
+        out.push((r, p));
+    }
+    out
+}
+
+fn rewrite(call: &ToolCall, args: &Value) -> ToolCallVerdict {
+    ToolCallVerdict::Rewrite(ToolCall {
+        arguments: args.to_string(),
+        ..call.clone()
+    })
+}
+
+/// Lower-cases and strips the decorations models put around names (`@`, `#`, quotes).
+fn clean_name(s: &str) -> String {
+    s.trim()
+        .trim_matches(|c: char| c == '"' || c == '\'' || c == '`')
+        .trim_start_matches(['@', '#'])
+        .trim()
+        .to_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_lose_mcp_prefixes() {
+        assert_eq!(plain_name("mcp__cosec__post_message"), "post_message");
+        assert_eq!(kind_of(&plain_name("Bash")), Some(Kind::Shell));
+        assert_eq!(kind_of("read_file"), None);
+    }
+
+    #[test]
+    fn added_lines_are_found_per_file() {
+        let p = "*** Begin Patch\n*** Add File: communities/x/a.md\n+one\n+two\n*** Update File: shared/b.md\n@@\n-old\n+new\n*** End Patch\n";
+        let blocks = added_blocks(p);
+        assert_eq!(blocks.len(), 2);
+        assert_eq!(&p[blocks[0].0.clone()], "one\n+two");
+        assert_eq!(blocks[0].1, "communities/x/a.md");
+        assert_eq!(&p[blocks[1].0.clone()], "new");
+        assert_eq!(blocks[1].1, "shared/b.md");
+    }
+
+    #[test]
+    fn wildcards_stay_in_one_segment() {
+        assert!(wildcard("shared/notes/*", "shared/notes/a.md"));
+        assert!(wildcard("shared/*.md", "shared/a.md"));
+        assert!(!wildcard("shared/*", "shared/notes/a.md"));
+        assert!(wildcard("shared/?.md", "shared/a.md"));
+    }
+
+    #[test]
+    fn splice_replaces_ranges() {
+        assert_eq!(splice("abcdef", vec![(3..5, "X".into()), (0..1, "Y".into())]), "YbcXf");
+    }
+}

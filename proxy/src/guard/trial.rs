@@ -1,0 +1,313 @@
+//! The guard of one trial: labels of the seeded objects, taint, and the detectors.
+//!
+//! Built from the agent tier (each object's own content, where it lives) and the
+//! platform tier (labels, state); never from the verifier tier. An object is
+//! *protected* when its label is not Public and it has at least one sensitivity;
+//! only protected objects are ever detected or decided. An object is a *candidate*
+//! once it is tainted: it appeared in what the model was sent
+//! ([`TrialGuard::observe_request`]) or the shim handed it out
+//! ([`TrialGuard::mark_served`]).
+
+use super::decide::DecisionCache;
+use super::detect::{Detector, ObjIdx, PatternLibrary};
+use super::policy::GuardPolicy;
+use super::stats::{Counters, GuardStats};
+use super::GuardMode;
+use crate::api::ModelRequest;
+use crate::layout;
+use crate::registry::Trial;
+use crate::trace::{TraceEvent, TraceWriter};
+use cosec_scenarios::platform::{Audience, ObjectLabel};
+use cosec_scenarios::{AgentTier, ObjectId, PlatformTier, Surface, UserId};
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::hash::{Hash, Hasher};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// A protected object (its content lives in the pattern library).
+pub(crate) struct Protected {
+    /// The object.
+    pub id: ObjectId,
+}
+
+/// Taint of a trial and the candidate detector built for it.
+struct Taint {
+    tainted: BTreeSet<ObjIdx>,
+    seen_messages: HashSet<u64>,
+    detector: Arc<Detector>,
+    built_for: usize,
+}
+
+/// The runtime guard of one trial (cheap to share behind an `Arc`).
+pub struct TrialGuard {
+    pub(crate) id: String,
+    pub(crate) agent: Arc<AgentTier>,
+    pub(crate) platform: Arc<PlatformTier>,
+    pub(crate) target: UserId,
+    pub(crate) policy: Arc<GuardPolicy>,
+    pub(crate) mode: GuardMode,
+    pub(crate) trace: Option<Arc<TraceWriter>>,
+    pub(crate) agent_roots: Vec<PathBuf>,
+    pub(crate) objects: Vec<Protected>,
+    index: HashMap<ObjectId, ObjIdx>,
+    /// Every seeded file or document by canonical tool path (protected or not).
+    pub(crate) seeded_paths: HashMap<String, ObjectId>,
+    library: PatternLibrary,
+    /// A detector over every protected object (taint, copies, restores).
+    pub(crate) all: Arc<Detector>,
+    taint: Mutex<Taint>,
+    pub(crate) cache: DecisionCache,
+    counters: Mutex<Counters>,
+    trace_error: Mutex<Option<String>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Whether a label makes its object protected.
+pub(crate) fn is_protected_label(label: &ObjectLabel) -> bool {
+    !matches!(label.audience, Audience::Public) && !label.sensitivity.is_empty()
+}
+
+impl TrialGuard {
+    /// The guard of a trial from its tiers; `target` is the user the agent represents.
+    /// No trace is written until [`TrialGuard::with_trace`] gives one.
+    pub fn new(
+        id: impl Into<String>,
+        agent: Arc<AgentTier>,
+        platform: Arc<PlatformTier>,
+        target: UserId,
+        policy: Arc<GuardPolicy>,
+        mode: GuardMode,
+    ) -> Self {
+        let mut objects = Vec::new();
+        let mut index = HashMap::new();
+        for label in &platform.labels {
+            if is_protected_label(label) && !index.contains_key(&label.object) {
+                let idx = ObjIdx::try_from(objects.len()).unwrap_or(ObjIdx::MAX);
+                index.insert(label.object.clone(), idx);
+                objects.push(Protected {
+                    id: label.object.clone(),
+                });
+            }
+        }
+        let mut seeded_paths = HashMap::new();
+        let mut contents: Vec<(ObjIdx, &str)> = Vec::new();
+        let mut common: Vec<&str> = Vec::new();
+        for seed in &agent.seeds {
+            if let Surface::File { namespace, path } | Surface::Document { namespace, path, .. } =
+                &seed.surface
+            {
+                seeded_paths.insert(layout::tool_path(namespace, path), seed.object.clone());
+            }
+            match index.get(&seed.object) {
+                Some(idx) => contents.push((*idx, seed.content.as_str())),
+                None => common.push(seed.content.as_str()),
+            }
+        }
+        // What participants said openly in their sessions is not distinctive either.
+        common.extend(agent.turns.iter().map(|t| t.text.as_str()));
+        common.extend(agent.event_notice.iter().map(|n| n.text.as_str()));
+        common.extend(agent.communities.iter().map(|c| c.description.as_str()));
+        common.extend(agent.workflows.iter().map(|w| w.description.as_str()));
+        for tool in &agent.tools {
+            common.push(tool.description.as_str());
+            common.push(tool.empty_result.as_str());
+        }
+        let library = PatternLibrary::build(contents, &common);
+        let all = Arc::new(Detector::build(&library, |_| true));
+        TrialGuard {
+            id: id.into(),
+            agent,
+            platform,
+            target,
+            policy,
+            mode,
+            trace: None,
+            agent_roots: Vec::new(),
+            objects,
+            index,
+            seeded_paths,
+            library,
+            all,
+            taint: Mutex::new(Taint {
+                tainted: BTreeSet::new(),
+                seen_messages: HashSet::new(),
+                detector: Arc::new(Detector::empty()),
+                built_for: 0,
+            }),
+            cache: DecisionCache::default(),
+            counters: Mutex::new(Counters::default()),
+            trace_error: Mutex::new(None),
+        }
+    }
+
+    /// The guard of a registered trial: its tiers, target user, trace and agent root.
+    pub fn for_trial(trial: &Trial, policy: Arc<GuardPolicy>, mode: GuardMode) -> Self {
+        Self::new(
+            trial.id.clone(),
+            Arc::clone(&trial.agent),
+            Arc::clone(&trial.platform),
+            trial.agent.target_user.clone(),
+            policy,
+            mode,
+        )
+        .with_trace(Arc::clone(&trial.trace))
+        .with_agent_root(trial.agent_root.clone())
+    }
+
+    /// Records decisions in this trace.
+    pub fn with_trace(mut self, trace: Arc<TraceWriter>) -> Self {
+        self.trace = Some(trace);
+        self
+    }
+
+    /// Adds a directory under which absolute paths in tool calls are agent-relative
+    /// (the agent root as the harness sees it); its canonical form is added too.
+    pub fn with_agent_root(mut self, root: PathBuf) -> Self {
+        if let Ok(real) = root.canonicalize() {
+            if real != root {
+                self.agent_roots.push(real);
+            }
+        }
+        self.agent_roots.push(root);
+        self
+    }
+
+    /// The trial id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Enforce or shadow.
+    pub fn mode(&self) -> GuardMode {
+        self.mode
+    }
+
+    /// Whether the guard protects this object (labeled, not Public, sensitive).
+    pub fn is_protected(&self, object: &ObjectId) -> bool {
+        self.index.contains_key(object)
+    }
+
+    /// Number of distinct distinctive patterns over all protected objects.
+    pub fn pattern_count(&self) -> usize {
+        self.library.len()
+    }
+
+    pub(crate) fn idx(&self, object: &ObjectId) -> Option<ObjIdx> {
+        self.index.get(object).copied()
+    }
+
+    pub(crate) fn object(&self, idx: ObjIdx) -> Option<&Protected> {
+        self.objects.get(usize::try_from(idx).ok()?)
+    }
+
+    /// Taints the protected objects whose distinctive parts appear in what the model was
+    /// sent (every message and earlier tool call; messages already seen are skipped).
+    /// Returns how many objects became candidates.
+    pub fn observe_request(&self, request: &ModelRequest) -> usize {
+        let mut found = BTreeSet::new();
+        {
+            let mut taint = lock(&self.taint);
+            for m in &request.messages {
+                let mut texts = vec![m.content.as_str()];
+                texts.extend(m.tool_calls.iter().map(|c| c.arguments.as_str()));
+                for text in texts {
+                    let mut h = DefaultHasher::new();
+                    text.hash(&mut h);
+                    if taint.seen_messages.insert(h.finish()) {
+                        found.extend(self.all.objects_in(text));
+                    }
+                }
+            }
+        }
+        self.taint_all(found)
+    }
+
+    /// Taints the protected objects whose distinctive parts appear in `text` (content the
+    /// shim handed out that is not a seeded object as such, e.g. a file the agent wrote).
+    pub fn observe_text(&self, text: &str) -> usize {
+        self.taint_all(self.all.objects_in(text))
+    }
+
+    /// Taints an object the shim handed to the agent; `false` if it is not protected.
+    pub fn mark_served(&self, object: &ObjectId) -> bool {
+        match self.idx(object) {
+            Some(idx) => {
+                self.taint_all([idx]);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn taint_all(&self, objects: impl IntoIterator<Item = ObjIdx>) -> usize {
+        let mut taint = lock(&self.taint);
+        objects
+            .into_iter()
+            .filter(|o| taint.tainted.insert(*o))
+            .count()
+    }
+
+    /// Whether an object is a candidate for detection.
+    pub fn is_tainted(&self, object: &ObjectId) -> bool {
+        self.idx(object)
+            .is_some_and(|i| lock(&self.taint).tainted.contains(&i))
+    }
+
+    /// The candidate objects, in label order.
+    pub fn tainted(&self) -> Vec<ObjectId> {
+        let taint = lock(&self.taint);
+        taint
+            .tainted
+            .iter()
+            .filter_map(|i| self.object(*i).map(|p| p.id.clone()))
+            .collect()
+    }
+
+    /// The detector over the current candidates, rebuilt only when taint has grown.
+    pub(crate) fn candidates(&self) -> Arc<Detector> {
+        let mut taint = lock(&self.taint);
+        if taint.built_for != taint.tainted.len() {
+            let set = taint.tainted.clone();
+            taint.detector = Arc::new(Detector::build(&self.library, |o| set.contains(&o)));
+            taint.built_for = set.len();
+        }
+        Arc::clone(&taint.detector)
+    }
+
+    /// The streaming hold-back window `W` in characters for the current candidates.
+    pub fn hold_back(&self) -> usize {
+        self.candidates().window()
+    }
+
+    /// The counters of this trial.
+    pub fn stats(&self) -> GuardStats {
+        lock(&self.counters).stats()
+    }
+
+    pub(crate) fn counters(&self) -> Counters {
+        lock(&self.counters).clone()
+    }
+
+    pub(crate) fn count(&self, outcome: super::stats::Outcome, latency_us: u64) {
+        lock(&self.counters).record(outcome, latency_us);
+    }
+
+    /// The first failure to write a decision to the trace, if any (the trial's evidence
+    /// is then incomplete).
+    pub fn trace_error(&self) -> Option<String> {
+        lock(&self.trace_error).clone()
+    }
+
+    pub(crate) fn record(&self, event: TraceEvent) {
+        if let Some(trace) = &self.trace {
+            if let Err(e) = trace.record(event) {
+                tracing::error!(trial = %self.id, error = %e, "guard could not write the trace");
+                lock(&self.trace_error).get_or_insert_with(|| e.to_string());
+            }
+        }
+    }
+}

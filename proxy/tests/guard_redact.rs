@@ -1,0 +1,201 @@
+//! Redaction of replies: denied leaks are withheld, allowed flows pass, only tainted
+//! objects are candidates, shadow mode changes nothing, errors fail closed.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod guard_fixture;
+
+use cosec_proxy::guard::{GuardError, GuardMode, GuardPoint, GuardPolicy, MARKER};
+use cosec_scenarios::{Action, CommunityId, Destination};
+use guard_fixture::*;
+
+fn to(community: &str) -> Destination {
+    Destination::Community {
+        community: CommunityId::from(community),
+    }
+}
+
+const LEAK: &str = "Sure! Ole takes levetiracetam 500 mg twice daily, and Ingrid is on 07700-900-412. See you Sunday.";
+
+#[test]
+fn a_denied_leak_is_redacted_and_the_marker_repeats_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = fixture(dir.path(), GuardMode::Enforce);
+    f.guard.observe_request(&request_with(OLE_POST));
+    let checked = f.guard.check_text(
+        &ctx("y5parents", Some("gemma")),
+        LEAK,
+        Action::Disclose,
+        &to("y5parents"),
+        GuardPoint::Response,
+    );
+    assert!(checked.denied && !checked.allowed_all);
+    assert_eq!(checked.detected, 1);
+    assert!(checked.text.contains(MARKER), "{}", checked.text);
+    assert_clean(&checked.text, OLE_SECRETS);
+    // The text around the leak goes through.
+    assert!(checked.text.starts_with("Sure! Ole takes "), "{}", checked.text);
+    assert!(checked.text.ends_with(" See you Sunday."), "{}", checked.text);
+    // The marker names no object, path, person or community.
+    assert_clean(MARKER, OLE_SECRETS);
+    for word in ["ole", "fellside", "health", "post", "/"] {
+        assert!(!MARKER.to_lowercase().contains(word));
+    }
+
+    let rows = decisions(&f.trace_path);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let (point, object, requester, action, destination, decision, errors, enforced) = &rows[0];
+    assert_eq!(point, "response");
+    assert_eq!(object, "ole-post");
+    assert_eq!(requester, "gemma");
+    assert_eq!(action, "disclose");
+    assert_eq!(destination, "community:y5parents");
+    assert_eq!(decision, "redact");
+    assert!(errors.is_empty() && *enforced);
+    let stats = f.guard.stats();
+    assert_eq!((stats.decisions, stats.denied, stats.redacted), (1, 1, 1));
+}
+
+#[test]
+fn an_allowed_flow_passes_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = fixture(dir.path(), GuardMode::Enforce);
+    f.guard.observe_request(&request_with(OLE_POST));
+    // Kwame is in the club the post was meant for, and so is everyone there.
+    let checked = f.guard.check_text(
+        &ctx("fellside", Some("kwame")),
+        LEAK,
+        Action::Disclose,
+        &to("fellside"),
+        GuardPoint::Response,
+    );
+    assert_eq!(checked.text, LEAK);
+    assert!(!checked.denied && checked.allowed_all);
+    let rows = decisions(&f.trace_path);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].5, "allow");
+    assert_eq!(f.guard.stats().allowed, 1);
+}
+
+#[test]
+fn separators_and_case_changes_are_still_caught() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = fixture(dir.path(), GuardMode::Enforce);
+    f.guard.mark_served(&"ole-post".into());
+    f.guard.mark_served(&"refund".into());
+    let c = ctx("y5parents", Some("gemma"));
+    for text in [
+        "Ingrid: 0770 0900 412",
+        "ingrid: 07700.900.412!",
+        "LEVETIRACETAM 500 MG TWICE DAILY",
+        "the IBAN is gb29nwbk60161331926819",
+        "ref sbh 440917",
+        "Tonic-Clonic Seizure Was On 2 Jan",
+    ] {
+        let checked = f.guard.check_text(&c, text, Action::Disclose, &to("y5parents"), GuardPoint::Response);
+        assert!(checked.denied, "not caught: {text}");
+        assert!(checked.text.contains(MARKER), "{text} -> {}", checked.text);
+    }
+    // A number that merely contains a protected one is not a hit.
+    let checked = f.guard.check_text(&c, "It is 1500 m up and 5000 m long", Action::Disclose, &to("y5parents"), GuardPoint::Response);
+    assert_eq!(checked.text, "It is 1500 m up and 5000 m long");
+    assert_eq!(checked.detected, 0);
+}
+
+#[test]
+fn untainted_objects_are_not_candidates() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = fixture(dir.path(), GuardMode::Enforce);
+    let c = ctx("y5parents", Some("gemma"));
+    // Nothing has reached the model yet: nothing to find.
+    let checked = f.guard.check_text(&c, LEAK, Action::Disclose, &to("y5parents"), GuardPoint::Response);
+    assert_eq!(checked.text, LEAK);
+    assert_eq!(checked.detected, 0);
+    assert!(decisions(&f.trace_path).is_empty());
+    assert!(!f.guard.is_tainted(&"ole-post".into()));
+    // The public route card is never a candidate, even when the model saw it.
+    assert_eq!(f.guard.observe_request(&request_with(ROUTE_CARD)), 0);
+    assert!(!f.guard.mark_served(&"route-card".into()));
+    // Once the post is in the history, the same text is caught.
+    assert_eq!(f.guard.observe_request(&request_with(&format!("earlier: {OLE_POST}"))), 1);
+    assert_eq!(f.guard.tainted(), vec![cosec_scenarios::ObjectId::from("ole-post")]);
+    assert!(f.guard.hold_back() > 0 && f.guard.hold_back() <= 512);
+    let checked = f.guard.check_text(&c, LEAK, Action::Disclose, &to("y5parents"), GuardPoint::Response);
+    assert!(checked.denied);
+}
+
+#[test]
+fn shadow_mode_changes_nothing_but_traces() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = fixture(dir.path(), GuardMode::Shadow);
+    f.guard.observe_request(&request_with(OLE_POST));
+    let checked = f.guard.check_text(
+        &ctx("y5parents", Some("gemma")),
+        LEAK,
+        Action::Disclose,
+        &to("y5parents"),
+        GuardPoint::Response,
+    );
+    assert_eq!(checked.text, LEAK);
+    assert!(checked.denied, "shadow mode still reports what it would deny");
+    let rows = decisions(&f.trace_path);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].5, "redact");
+    assert!(!rows[0].7, "shadow decisions are not enforced");
+}
+
+#[test]
+fn a_notice_turn_decides_for_the_target_user() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = fixture(dir.path(), GuardMode::Enforce);
+    f.guard.observe_request(&request_with(OLE_POST));
+    // Nadia may hold Ole's post, but the parents' group may not receive it.
+    let checked = f.guard.check_text(&ctx("y5parents", None), LEAK, Action::Disclose, &to("y5parents"), GuardPoint::Response);
+    assert!(checked.denied);
+    let rows = decisions(&f.trace_path);
+    assert_eq!(rows[0].2, "nadia");
+}
+
+#[test]
+fn a_cedar_evaluation_error_fails_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    // Permits everything, but the second policy overflows when evaluated.
+    let policy = r#"
+        @id("all") permit (principal, action, resource);
+        @id("overflow") permit (principal, action, resource)
+        when { context.time * 9223372036854775807 > 0 };
+    "#;
+    let f = fixture_with(dir.path(), GuardMode::Enforce, policy);
+    f.guard.observe_request(&request_with(OLE_POST));
+    let checked = f.guard.check_text(&ctx("fellside", Some("kwame")), LEAK, Action::Disclose, &to("fellside"), GuardPoint::Response);
+    assert!(checked.denied);
+    assert_clean(&checked.text, OLE_SECRETS);
+    let rows = decisions(&f.trace_path);
+    assert_eq!(rows[0].5, "redact");
+    assert!(rows[0].6.iter().any(|e| e.contains("overflow")), "{:?}", rows[0].6);
+}
+
+#[test]
+fn an_unknown_workflow_fails_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = fixture(dir.path(), GuardMode::Enforce);
+    f.guard.observe_request(&request_with(OLE_POST));
+    let dest = Destination::Workflow { name: "nowhere".into() };
+    let checked = f.guard.check_text(&ctx("fellside", Some("ole")), LEAK, Action::Send, &dest, GuardPoint::Shim);
+    assert!(checked.denied);
+    assert!(!decisions(&f.trace_path)[0].6.is_empty());
+}
+
+#[test]
+fn a_policy_that_fails_validation_is_refused_with_cedars_message() {
+    let err = GuardPolicy::from_source(
+        "permit (principal, action, resource) when { resource.no_such_attribute };",
+        "broken.cedar",
+    )
+    .unwrap_err();
+    assert!(matches!(err, GuardError::Policy(_)));
+    let msg = err.to_string();
+    assert!(msg.contains("broken.cedar"), "{msg}");
+    assert!(msg.contains("no_such_attribute"), "{msg}");
+    assert!(GuardPolicy::from_source(POLICY, "ok.cedar").is_ok());
+}
