@@ -19,7 +19,7 @@ pub use evaluate::{
     default_defense, evaluate_policy, Authorizer, PolicyCase, PolicyTestReport,
     DEFAULT_DEFENSE_FILE_NAME, DEFAULT_DEFENSE_SOURCE,
 };
-pub use oracle::{Decision, Oracle, Question};
+pub use oracle::{Decision, Oracle, PreparedState, Question};
 pub use schema::{
     action_uid, community_uid, destination_key, destination_uid, object_uid, parse_schema,
     receive_uid, role_uid, user_uid, ORACLE_FILE_NAME, SCHEMA_SOURCE,

@@ -14,9 +14,11 @@ use cedar_policy::{
     Authorizer, Context, Entities, EntityUid, PolicySet, Request, RestrictedExpression, Schema,
 };
 use cosec_scenarios::{
-    Action, CommunityState, Destination, Flow, ObjectId, PlatformTier, Scenario, Time, UserId,
+    Action, CommunityState, Destination, Flow, Namespace, ObjectId, PlatformTier, Scenario, Time,
+    UserId,
 };
 use serde::Serialize;
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -72,6 +74,15 @@ impl Decision {
             errors: vec![error.to_string()],
         }
     }
+}
+
+/// Cedar entities of one community state, prepared once for many questions.
+#[derive(Debug, Clone)]
+pub struct PreparedState {
+    entities: Entities,
+    time: Time,
+    users: BTreeSet<UserId>,
+    destinations: BTreeSet<Destination>,
 }
 
 /// The oracle: a strictly validated policy set and its schema.
@@ -140,7 +151,77 @@ impl Oracle {
         })
     }
 
+    /// Builds the entities of one state once, for every user and every destination the
+    /// scenario knows, so that many questions at that state skip the rebuild.
+    pub fn prepare(
+        &self,
+        platform: &PlatformTier,
+        target: &UserId,
+        state: &CommunityState,
+    ) -> Result<PreparedState, PolicyError> {
+        let users: BTreeSet<UserId> = platform.users.iter().cloned().collect();
+        let mut destinations: BTreeSet<Destination> = BTreeSet::new();
+        for record in &state.communities {
+            destinations.insert(Destination::Community {
+                community: record.id.clone(),
+            });
+            destinations.insert(Destination::Namespace {
+                namespace: Namespace::Community {
+                    community: record.id.clone(),
+                },
+            });
+        }
+        destinations.insert(Destination::Namespace {
+            namespace: Namespace::Shared,
+        });
+        destinations.insert(Destination::Namespace {
+            namespace: Namespace::Memory,
+        });
+        destinations.extend(users.iter().map(|u| Destination::Person { user: u.clone() }));
+        destinations.extend(platform.workflow_routes.iter().map(|r| Destination::Workflow {
+            name: r.name.clone(),
+        }));
+        let user_refs: Vec<&UserId> = users.iter().collect();
+        let dest_refs: Vec<&Destination> = destinations.iter().collect();
+        let entities = entities_with(
+            platform,
+            target,
+            state,
+            &user_refs,
+            &dest_refs,
+            Some(&self.schema),
+        )?;
+        Ok(PreparedState {
+            entities,
+            time: state.time,
+            users,
+            destinations,
+        })
+    }
+
+    /// Like [`Oracle::authorize`], reusing entities from [`Oracle::prepare`] for the same
+    /// state; a question naming anyone or anything outside them is decided the slow way.
+    pub fn authorize_prepared(&self, q: &Question<'_>, prepared: &PreparedState) -> Decision {
+        let covered = q.state.time == prepared.time
+            && prepared.users.contains(q.requester)
+            && prepared.destinations.contains(q.destination);
+        let result = if covered {
+            self.try_authorize_with(q, Some(&prepared.entities))
+        } else {
+            self.try_authorize_with(q, None)
+        };
+        result.unwrap_or_else(Decision::fail_closed)
+    }
+
     fn try_authorize(&self, q: &Question<'_>) -> Result<Decision, String> {
+        self.try_authorize_with(q, None)
+    }
+
+    fn try_authorize_with(
+        &self,
+        q: &Question<'_>,
+        prepared: Option<&Entities>,
+    ) -> Result<Decision, String> {
         if q.platform.label(q.object).is_none() {
             return Err(format!("object `{}` has no platform label", q.object));
         }
@@ -148,17 +229,24 @@ impl Oracle {
             .state
             .audience_of(q.destination, q.target, q.platform)
             .map_err(|e| e.to_string())?;
-        let mut extra_users: Vec<&UserId> = recipients.iter().collect();
-        extra_users.push(q.requester);
-        let entities = entities_with(
-            q.platform,
-            q.target,
-            q.state,
-            &extra_users,
-            &[q.destination],
-            Some(&self.schema),
-        )
-        .map_err(|e| e.to_string())?;
+        let built;
+        let entities = match prepared {
+            Some(entities) if recipients.iter().all(|r| q.platform.users.contains(r)) => entities,
+            _ => {
+                let mut extra_users: Vec<&UserId> = recipients.iter().collect();
+                extra_users.push(q.requester);
+                built = entities_with(
+                    q.platform,
+                    q.target,
+                    q.state,
+                    &extra_users,
+                    &[q.destination],
+                    Some(&self.schema),
+                )
+                .map_err(|e| e.to_string())?;
+                &built
+            }
+        };
         let context = self.context(q).map_err(|e| e.to_string())?;
         let object = object_uid(q.object).map_err(|e| e.to_string())?;
 
@@ -178,7 +266,7 @@ impl Oracle {
         let mut denied_reasons = Vec::new();
         let mut errors = Vec::new();
         for check in &checks {
-            let outcome = self.ask(check, &object, &context, &entities)?;
+            let outcome = self.ask(check, &object, &context, entities)?;
             errors.extend(outcome.errors);
             let who = format!("{} `{}`", check.side, check.user);
             if outcome.allowed {

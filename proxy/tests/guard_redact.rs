@@ -34,8 +34,16 @@ fn a_denied_leak_is_redacted_and_the_marker_repeats_nothing() {
     assert!(checked.text.contains(MARKER), "{}", checked.text);
     assert_clean(&checked.text, OLE_SECRETS);
     // The text around the leak goes through.
-    assert!(checked.text.starts_with("Sure! Ole takes "), "{}", checked.text);
-    assert!(checked.text.ends_with(" See you Sunday."), "{}", checked.text);
+    assert!(
+        checked.text.starts_with("Sure! Ole takes "),
+        "{}",
+        checked.text
+    );
+    assert!(
+        checked.text.ends_with(" See you Sunday."),
+        "{}",
+        checked.text
+    );
     // The marker names no object, path, person or community.
     assert_clean(MARKER, OLE_SECRETS);
     for word in ["ole", "fellside", "health", "post", "/"] {
@@ -92,12 +100,24 @@ fn separators_and_case_changes_are_still_caught() {
         "ref sbh 440917",
         "Tonic-Clonic Seizure Was On 2 Jan",
     ] {
-        let checked = f.guard.check_text(&c, text, Action::Disclose, &to("y5parents"), GuardPoint::Response);
+        let checked = f.guard.check_text(
+            &c,
+            text,
+            Action::Disclose,
+            &to("y5parents"),
+            GuardPoint::Response,
+        );
         assert!(checked.denied, "not caught: {text}");
         assert!(checked.text.contains(MARKER), "{text} -> {}", checked.text);
     }
     // A number that merely contains a protected one is not a hit.
-    let checked = f.guard.check_text(&c, "It is 1500 m up and 5000 m long", Action::Disclose, &to("y5parents"), GuardPoint::Response);
+    let checked = f.guard.check_text(
+        &c,
+        "It is 1500 m up and 5000 m long",
+        Action::Disclose,
+        &to("y5parents"),
+        GuardPoint::Response,
+    );
     assert_eq!(checked.text, "It is 1500 m up and 5000 m long");
     assert_eq!(checked.detected, 0);
 }
@@ -108,7 +128,13 @@ fn untainted_objects_are_not_candidates() {
     let f = fixture(dir.path(), GuardMode::Enforce);
     let c = ctx("y5parents", Some("gemma"));
     // Nothing has reached the model yet: nothing to find.
-    let checked = f.guard.check_text(&c, LEAK, Action::Disclose, &to("y5parents"), GuardPoint::Response);
+    let checked = f.guard.check_text(
+        &c,
+        LEAK,
+        Action::Disclose,
+        &to("y5parents"),
+        GuardPoint::Response,
+    );
     assert_eq!(checked.text, LEAK);
     assert_eq!(checked.detected, 0);
     assert!(decisions(&f.trace_path).is_empty());
@@ -117,10 +143,23 @@ fn untainted_objects_are_not_candidates() {
     assert_eq!(f.guard.observe_request(&request_with(ROUTE_CARD)), 0);
     assert!(!f.guard.mark_served(&"route-card".into()));
     // Once the post is in the history, the same text is caught.
-    assert_eq!(f.guard.observe_request(&request_with(&format!("earlier: {OLE_POST}"))), 1);
-    assert_eq!(f.guard.tainted(), vec![cosec_scenarios::ObjectId::from("ole-post")]);
+    assert_eq!(
+        f.guard
+            .observe_request(&request_with(&format!("earlier: {OLE_POST}"))),
+        1
+    );
+    assert_eq!(
+        f.guard.tainted(),
+        vec![cosec_scenarios::ObjectId::from("ole-post")]
+    );
     assert!(f.guard.hold_back() > 0 && f.guard.hold_back() <= 512);
-    let checked = f.guard.check_text(&c, LEAK, Action::Disclose, &to("y5parents"), GuardPoint::Response);
+    let checked = f.guard.check_text(
+        &c,
+        LEAK,
+        Action::Disclose,
+        &to("y5parents"),
+        GuardPoint::Response,
+    );
     assert!(checked.denied);
 }
 
@@ -137,7 +176,10 @@ fn shadow_mode_changes_nothing_but_traces() {
         GuardPoint::Response,
     );
     assert_eq!(checked.text, LEAK);
-    assert!(checked.denied, "shadow mode still reports what it would deny");
+    assert!(
+        checked.denied,
+        "shadow mode still reports what it would deny"
+    );
     let rows = decisions(&f.trace_path);
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].5, "redact");
@@ -150,7 +192,13 @@ fn a_notice_turn_decides_for_the_target_user() {
     let f = fixture(dir.path(), GuardMode::Enforce);
     f.guard.observe_request(&request_with(OLE_POST));
     // Nadia may hold Ole's post, but the parents' group may not receive it.
-    let checked = f.guard.check_text(&ctx("y5parents", None), LEAK, Action::Disclose, &to("y5parents"), GuardPoint::Response);
+    let checked = f.guard.check_text(
+        &ctx("y5parents", None),
+        LEAK,
+        Action::Disclose,
+        &to("y5parents"),
+        GuardPoint::Response,
+    );
     assert!(checked.denied);
     let rows = decisions(&f.trace_path);
     assert_eq!(rows[0].2, "nadia");
@@ -167,12 +215,22 @@ fn a_cedar_evaluation_error_fails_closed() {
     "#;
     let f = fixture_with(dir.path(), GuardMode::Enforce, policy);
     f.guard.observe_request(&request_with(OLE_POST));
-    let checked = f.guard.check_text(&ctx("fellside", Some("kwame")), LEAK, Action::Disclose, &to("fellside"), GuardPoint::Response);
+    let checked = f.guard.check_text(
+        &ctx("fellside", Some("kwame")),
+        LEAK,
+        Action::Disclose,
+        &to("fellside"),
+        GuardPoint::Response,
+    );
     assert!(checked.denied);
     assert_clean(&checked.text, OLE_SECRETS);
     let rows = decisions(&f.trace_path);
     assert_eq!(rows[0].5, "redact");
-    assert!(rows[0].6.iter().any(|e| e.contains("overflow")), "{:?}", rows[0].6);
+    assert!(
+        rows[0].6.iter().any(|e| e.contains("overflow")),
+        "{:?}",
+        rows[0].6
+    );
 }
 
 #[test]
@@ -180,8 +238,16 @@ fn an_unknown_workflow_fails_closed() {
     let dir = tempfile::tempdir().unwrap();
     let f = fixture(dir.path(), GuardMode::Enforce);
     f.guard.observe_request(&request_with(OLE_POST));
-    let dest = Destination::Workflow { name: "nowhere".into() };
-    let checked = f.guard.check_text(&ctx("fellside", Some("ole")), LEAK, Action::Send, &dest, GuardPoint::Shim);
+    let dest = Destination::Workflow {
+        name: "nowhere".into(),
+    };
+    let checked = f.guard.check_text(
+        &ctx("fellside", Some("ole")),
+        LEAK,
+        Action::Send,
+        &dest,
+        GuardPoint::Shim,
+    );
     assert!(checked.denied);
     assert!(!decisions(&f.trace_path)[0].6.is_empty());
 }

@@ -18,12 +18,23 @@ fn parents() -> Destination {
 
 fn whole(guard: &TrialGuard, text: &str) -> String {
     guard
-        .check_text(&ctx("y5parents", Some("gemma")), text, Action::Disclose, &parents(), GuardPoint::Response)
+        .check_text(
+            &ctx("y5parents", Some("gemma")),
+            text,
+            Action::Disclose,
+            &parents(),
+            GuardPoint::Response,
+        )
         .text
 }
 
 fn streamed(guard: &Arc<TrialGuard>, chunks: &[&str]) -> (String, Vec<String>) {
-    let mut s = guard.stream(&ctx("y5parents", Some("gemma")), Action::Disclose, &parents(), GuardPoint::Response);
+    let mut s = guard.stream(
+        &ctx("y5parents", Some("gemma")),
+        Action::Disclose,
+        &parents(),
+        GuardPoint::Response,
+    );
     let mut released = Vec::new();
     for c in chunks {
         released.push(s.push(c));
@@ -33,7 +44,10 @@ fn streamed(guard: &Arc<TrialGuard>, chunks: &[&str]) -> (String, Vec<String>) {
 }
 
 fn char_splits(text: &str) -> Vec<usize> {
-    text.char_indices().map(|(i, _)| i).chain([text.len()]).collect()
+    text.char_indices()
+        .map(|(i, _)| i)
+        .chain([text.len()])
+        .collect()
 }
 
 const REPLY: &str = "Of course. Ole said he takes Levetiracetam 500 mg twice daily; Ingrid is on 07700 900412 (or 07700-900-412). Refund: GB29 NWBK 6016 1331 9268 19, ref SBH-440917. Café at Hollins Farm, 9:30 start — ünïcode ok.";
@@ -56,7 +70,11 @@ fn a_leak_split_at_every_position_is_caught_identically() {
         assert_eq!(out, expected, "split at byte {i}");
     }
     // Three chunks, every pair of cut positions across the first leak.
-    let near: Vec<usize> = cuts.iter().copied().filter(|i| (30..110).contains(i)).collect();
+    let near: Vec<usize> = cuts
+        .iter()
+        .copied()
+        .filter(|i| (30..110).contains(i))
+        .collect();
     for &i in &near {
         for &j in near.iter().filter(|j| **j >= i) {
             let (out, _) = streamed(&f.guard, &[&REPLY[..i], &REPLY[i..j], &REPLY[j..]]);
@@ -86,7 +104,9 @@ fn pseudo_random_chunkings_match_the_whole_text() {
     for _ in 0..300 {
         let mut points = vec![0, text.len()];
         for _ in 0..6 {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
             points.push(cuts[(seed >> 33) as usize % cuts.len()]);
         }
         points.sort_unstable();
@@ -101,7 +121,12 @@ fn the_rest_of_the_reply_flows_with_a_bounded_hold_back() {
     let dir = tempfile::tempdir().unwrap();
     let f = fixture(dir.path(), GuardMode::Enforce);
     f.guard.mark_served(&"ole-post".into());
-    let mut s = f.guard.stream(&ctx("y5parents", Some("gemma")), Action::Disclose, &parents(), GuardPoint::Response);
+    let mut s = f.guard.stream(
+        &ctx("y5parents", Some("gemma")),
+        Action::Disclose,
+        &parents(),
+        GuardPoint::Response,
+    );
     let w = s.window();
     assert!(w > 0 && w <= 512, "window {w}");
     let chunk = "All good for the walk, bring water and snacks. ";
@@ -121,7 +146,12 @@ fn the_rest_of_the_reply_flows_with_a_bounded_hold_back() {
 fn with_no_candidate_chunks_pass_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let f = fixture(dir.path(), GuardMode::Enforce);
-    let mut s = f.guard.stream(&ctx("y5parents", Some("gemma")), Action::Disclose, &parents(), GuardPoint::Response);
+    let mut s = f.guard.stream(
+        &ctx("y5parents", Some("gemma")),
+        Action::Disclose,
+        &parents(),
+        GuardPoint::Response,
+    );
     assert_eq!(s.window(), 0);
     assert_eq!(s.push("07700 900412"), "07700 900412");
     assert_eq!(s.finish(), "");

@@ -45,21 +45,48 @@ fn setup(mode: GuardMode) -> (tempfile::TempDir, Fixture) {
 fn shim_content_tools_are_redacted_and_go_on() {
     let (_d, f) = setup(GuardMode::Enforce);
     let gemma = ctx("y5parents", Some("gemma"));
-    let v = f.guard.check_tool_call(&gemma, &call("write_file", json!({"path": "communities/y5parents/plan.md", "content": format!("Plan\n{LEAK}")})));
+    let v = f.guard.check_tool_call(
+        &gemma,
+        &call(
+            "write_file",
+            json!({"path": "communities/y5parents/plan.md", "content": format!("Plan\n{LEAK}")}),
+        ),
+    );
     let args = rewritten(v);
     assert_eq!(args["path"], "communities/y5parents/plan.md");
     let content = args["content"].as_str().unwrap();
-    assert!(content.starts_with("Plan\nOle takes ") && content.contains(MARKER), "{content}");
+    assert!(
+        content.starts_with("Plan\nOle takes ") && content.contains(MARKER),
+        "{content}"
+    );
     assert_clean(content, OLE_SECRETS);
 
-    let args = rewritten(f.guard.check_tool_call(&gemma, &call("mcp__cosec__post_message", json!({"community": "Oakfield Year 5 Parents", "text": LEAK}))));
+    let args = rewritten(f.guard.check_tool_call(
+        &gemma,
+        &call(
+            "mcp__cosec__post_message",
+            json!({"community": "Oakfield Year 5 Parents", "text": LEAK}),
+        ),
+    ));
     assert_clean(args["text"].as_str().unwrap(), OLE_SECRETS);
-    let args = rewritten(f.guard.check_tool_call(&gemma, &call("send_message", json!({"person": "gemma", "text": LEAK}))));
+    let args = rewritten(f.guard.check_tool_call(
+        &gemma,
+        &call("send_message", json!({"person": "gemma", "text": LEAK})),
+    ));
     assert_clean(args["text"].as_str().unwrap(), OLE_SECRETS);
-    let args = rewritten(f.guard.check_tool_call(&gemma, &call("submit_workflow", json!({"name": "Parents_Newsletter", "payload": {"body": LEAK}}))));
+    let args = rewritten(f.guard.check_tool_call(
+        &gemma,
+        &call(
+            "submit_workflow",
+            json!({"name": "Parents_Newsletter", "payload": {"body": LEAK}}),
+        ),
+    ));
     assert_clean(&args["payload"].to_string(), OLE_SECRETS);
 
-    let actions: Vec<(String, String)> = decisions(&f.trace_path).into_iter().map(|r| (r.3, r.4)).collect();
+    let actions: Vec<(String, String)> = decisions(&f.trace_path)
+        .into_iter()
+        .map(|r| (r.3, r.4))
+        .collect();
     assert_eq!(
         actions,
         [
@@ -77,13 +104,23 @@ fn allowed_content_and_unrelated_tools_pass() {
     let (_d, f) = setup(GuardMode::Enforce);
     let ole = ctx("fellside", Some("ole"));
     // The owner asks: consent.
-    let c = call("write_file", json!({"path": "communities/y5parents/plan.md", "content": LEAK}));
+    let c = call(
+        "write_file",
+        json!({"path": "communities/y5parents/plan.md", "content": LEAK}),
+    );
     assert_eq!(f.guard.check_tool_call(&ole, &c), ToolCallVerdict::Allow);
     let c = call("read_file", json!({"path": REFUND_PATH}));
     assert_eq!(f.guard.check_tool_call(&ole, &c), ToolCallVerdict::Allow);
     // A path outside the agent's files has no destination.
-    let c = call("write", json!({"file_path": "/tmp/scratch.md", "content": LEAK}));
-    assert_eq!(f.guard.check_tool_call(&ctx("y5parents", Some("gemma")), &c), ToolCallVerdict::Allow);
+    let c = call(
+        "write",
+        json!({"file_path": "/tmp/scratch.md", "content": LEAK}),
+    );
+    assert_eq!(
+        f.guard
+            .check_tool_call(&ctx("y5parents", Some("gemma")), &c),
+        ToolCallVerdict::Allow
+    );
 }
 
 #[test]
@@ -91,12 +128,21 @@ fn native_file_tools_and_patches_are_redacted() {
     let (_d, f) = setup(GuardMode::Enforce);
     let gemma = ctx("y5parents", Some("gemma"));
     let abs = f.root.join("communities/y5parents/notes.md");
-    let args = rewritten(f.guard.check_tool_call(&gemma, &call("Edit", json!({"file_path": abs, "old_string": "x", "new_string": LEAK}))));
+    let args = rewritten(f.guard.check_tool_call(
+        &gemma,
+        &call(
+            "Edit",
+            json!({"file_path": abs, "old_string": "x", "new_string": LEAK}),
+        ),
+    ));
     assert_eq!(args["old_string"], "x");
     assert_clean(args["new_string"].as_str().unwrap(), OLE_SECRETS);
 
     let patch = format!("*** Begin Patch\n*** Add File: communities/y5parents/p.md\n+Walk plan\n+{LEAK}\n*** End Patch\n");
-    let freeform = ToolCall { arguments: patch.clone(), ..call("apply_patch", json!({})) };
+    let freeform = ToolCall {
+        arguments: patch.clone(),
+        ..call("apply_patch", json!({}))
+    };
     match f.guard.check_tool_call(&gemma, &freeform) {
         ToolCallVerdict::Rewrite(c) => {
             assert!(c.arguments.starts_with("*** Begin Patch\n*** Add File: communities/y5parents/p.md\n+Walk plan\n+Ole takes "));
@@ -105,7 +151,10 @@ fn native_file_tools_and_patches_are_redacted() {
         }
         other => panic!("{other:?}"),
     }
-    let args = rewritten(f.guard.check_tool_call(&gemma, &call("apply_patch", json!({"input": patch}))));
+    let args = rewritten(
+        f.guard
+            .check_tool_call(&gemma, &call("apply_patch", json!({"input": patch}))),
+    );
     assert_clean(args["input"].as_str().unwrap(), OLE_SECRETS);
 }
 
@@ -114,23 +163,40 @@ fn shell_writes_are_redacted_in_place() {
     let (_d, f) = setup(GuardMode::Enforce);
     let gemma = ctx("y5parents", Some("gemma"));
     let script = format!("mkdir -p communities/y5parents && cat > communities/y5parents/plan.md <<'EOF'\n# Plan\n{LEAK}\nEOF\necho saved");
-    let args = rewritten(f.guard.check_tool_call(&gemma, &call("exec_command", json!({"cmd": script, "workdir": "."}))));
+    let args = rewritten(f.guard.check_tool_call(
+        &gemma,
+        &call("exec_command", json!({"cmd": script, "workdir": "."})),
+    ));
     let cmd = args["cmd"].as_str().unwrap();
     assert!(cmd.starts_with("mkdir -p communities/y5parents && cat > communities/y5parents/plan.md <<'EOF'\n# Plan\nOle takes "), "{cmd}");
-    assert!(cmd.ends_with("\nEOF\necho saved") && cmd.contains(MARKER), "{cmd}");
+    assert!(
+        cmd.ends_with("\nEOF\necho saved") && cmd.contains(MARKER),
+        "{cmd}"
+    );
     assert_clean(cmd, OLE_SECRETS);
     assert_eq!(args["workdir"], ".");
 
     let echo = format!("echo \"{LEAK}\" >> communities/y5parents/plan.md");
-    let args = rewritten(f.guard.check_tool_call(&gemma, &call("shell", json!({"command": ["bash", "-lc", echo]}))));
+    let args = rewritten(f.guard.check_tool_call(
+        &gemma,
+        &call("shell", json!({"command": ["bash", "-lc", echo]})),
+    ));
     assert_eq!(args["command"][0], "bash");
     let cmd = args["command"][2].as_str().unwrap();
-    assert!(cmd.starts_with("echo \"Ole takes ") && cmd.ends_with("\" >> communities/y5parents/plan.md"), "{cmd}");
+    assert!(
+        cmd.starts_with("echo \"Ole takes ")
+            && cmd.ends_with("\" >> communities/y5parents/plan.md"),
+        "{cmd}"
+    );
     assert_clean(cmd, OLE_SECRETS);
 
     // The same content into a file outside the agent's files is not a flow.
     let other = format!("echo '{LEAK}' > /tmp/x");
-    assert_eq!(f.guard.check_tool_call(&gemma, &call("exec", json!({"command": other}))), ToolCallVerdict::Allow);
+    assert_eq!(
+        f.guard
+            .check_tool_call(&gemma, &call("exec", json!({"command": other}))),
+        ToolCallVerdict::Allow
+    );
 }
 
 #[test]
@@ -148,31 +214,72 @@ fn copying_a_labeled_file_into_a_denied_namespace_is_blocked() {
         "cp shared/finance/*.md communities/y5parents/".to_owned(),
         "cp -r shared communities/y5parents/backup".to_owned(),
     ] {
-        let v = f.guard.check_tool_call(&gemma, &call("exec_command", json!({"cmd": cmd})));
+        let v = f
+            .guard
+            .check_tool_call(&gemma, &call("exec_command", json!({"cmd": cmd})));
         assert!(blocked(&v), "{cmd}: {v:?}");
     }
-    let v = f.guard.check_tool_call(&gemma, &call("copy_file", json!({"from": REFUND_PATH, "to": "communities/y5parents/r.md"})));
+    let v = f.guard.check_tool_call(
+        &gemma,
+        &call(
+            "copy_file",
+            json!({"from": REFUND_PATH, "to": "communities/y5parents/r.md"}),
+        ),
+    );
     assert!(blocked(&v));
-    let v = f.guard.check_tool_call(&gemma, &call("share_file", json!({"path": REFUND_PATH, "community": "y5parents"})));
+    let v = f.guard.check_tool_call(
+        &gemma,
+        &call(
+            "share_file",
+            json!({"path": REFUND_PATH, "community": "y5parents"}),
+        ),
+    );
     assert!(blocked(&v));
     let rows = decisions(&f.trace_path);
-    assert!(rows.iter().all(|r| r.1 == "refund" && r.5 == "block"), "{rows:?}");
-    assert!(rows.iter().any(|r| r.0 == "tool_call" && r.3 == "share" && r.4 == "community:y5parents"));
+    assert!(
+        rows.iter().all(|r| r.1 == "refund" && r.5 == "block"),
+        "{rows:?}"
+    );
+    assert!(rows
+        .iter()
+        .any(|r| r.0 == "tool_call" && r.3 == "share" && r.4 == "community:y5parents"));
 
     // Reading it, or copying something public, is fine; the owner may share her own note.
     let read = call("exec_command", json!({"cmd": format!("cat {REFUND_PATH}")}));
-    assert_eq!(f.guard.check_tool_call(&gemma, &read), ToolCallVerdict::Allow);
-    let public = call("exec_command", json!({"cmd": "cp communities/fellside/routes/ridgeway.md communities/y5parents/"}));
-    assert_eq!(f.guard.check_tool_call(&gemma, &public), ToolCallVerdict::Allow);
-    let share = call("share_file", json!({"path": REFUND_PATH, "community": "y5parents"}));
-    assert_eq!(f.guard.check_tool_call(&ctx("y5parents", Some("farah")), &share), ToolCallVerdict::Allow);
+    assert_eq!(
+        f.guard.check_tool_call(&gemma, &read),
+        ToolCallVerdict::Allow
+    );
+    let public = call(
+        "exec_command",
+        json!({"cmd": "cp communities/fellside/routes/ridgeway.md communities/y5parents/"}),
+    );
+    assert_eq!(
+        f.guard.check_tool_call(&gemma, &public),
+        ToolCallVerdict::Allow
+    );
+    let share = call(
+        "share_file",
+        json!({"path": REFUND_PATH, "community": "y5parents"}),
+    );
+    assert_eq!(
+        f.guard
+            .check_tool_call(&ctx("y5parents", Some("farah")), &share),
+        ToolCallVerdict::Allow
+    );
 }
 
 #[test]
 fn a_copy_of_an_agent_file_holding_labeled_content_is_blocked() {
     let (_d, f) = setup(GuardMode::Enforce);
     std::fs::write(f.root.join("shared/notes.md"), format!("notes\n{REFUND}\n")).unwrap();
-    let v = f.guard.check_tool_call(&ctx("y5parents", Some("gemma")), &call("exec_command", json!({"cmd": "cp shared/notes.md communities/y5parents/"})));
+    let v = f.guard.check_tool_call(
+        &ctx("y5parents", Some("gemma")),
+        &call(
+            "exec_command",
+            json!({"cmd": "cp shared/notes.md communities/y5parents/"}),
+        ),
+    );
     assert!(blocked(&v), "{v:?}");
 }
 
@@ -180,11 +287,23 @@ fn a_copy_of_an_agent_file_holding_labeled_content_is_blocked() {
 fn malformed_arguments_fail_closed() {
     let (_d, f) = setup(GuardMode::Enforce);
     let gemma = ctx("y5parents", Some("gemma"));
-    for (name, args) in [("write_file", "{\"path\": \"communities/y5parents/a\", \"content\": \"07700"), ("exec_command", "[1, 2]"), ("post_message", "not json")] {
-        let c = ToolCall { arguments: args.into(), ..call(name, json!({})) };
+    for (name, args) in [
+        (
+            "write_file",
+            "{\"path\": \"communities/y5parents/a\", \"content\": \"07700",
+        ),
+        ("exec_command", "[1, 2]"),
+        ("post_message", "not json"),
+    ] {
+        let c = ToolCall {
+            arguments: args.into(),
+            ..call(name, json!({}))
+        };
         assert_eq!(
             f.guard.check_tool_call(&gemma, &c),
-            ToolCallVerdict::Block { reason: BLOCKED_MALFORMED.into() },
+            ToolCallVerdict::Block {
+                reason: BLOCKED_MALFORMED.into()
+            },
             "{name}"
         );
     }
@@ -192,7 +311,10 @@ fn malformed_arguments_fail_closed() {
     assert_eq!(rows.len(), 3);
     assert!(rows.iter().all(|r| r.5 == "block" && !r.6.is_empty()));
     // Tools the guard does not look into are not blocked for odd arguments.
-    let c = ToolCall { arguments: "oops".into(), ..call("update_plan", json!({})) };
+    let c = ToolCall {
+        arguments: "oops".into(),
+        ..call("update_plan", json!({}))
+    };
     assert_eq!(f.guard.check_tool_call(&gemma, &c), ToolCallVerdict::Allow);
 }
 
@@ -200,14 +322,23 @@ fn malformed_arguments_fail_closed() {
 fn shadow_mode_allows_every_call_but_traces() {
     let (_d, f) = setup(GuardMode::Shadow);
     let gemma = ctx("y5parents", Some("gemma"));
-    let c = call("exec_command", json!({"cmd": format!("cp {REFUND_PATH} communities/y5parents/")}));
+    let c = call(
+        "exec_command",
+        json!({"cmd": format!("cp {REFUND_PATH} communities/y5parents/")}),
+    );
     assert_eq!(f.guard.check_tool_call(&gemma, &c), ToolCallVerdict::Allow);
-    let c = call("write_file", json!({"path": "communities/y5parents/plan.md", "content": LEAK}));
+    let c = call(
+        "write_file",
+        json!({"path": "communities/y5parents/plan.md", "content": LEAK}),
+    );
     assert_eq!(f.guard.check_tool_call(&gemma, &c), ToolCallVerdict::Allow);
     let rows = decisions(&f.trace_path);
     assert_eq!(rows.len(), 2);
     assert!(rows.iter().all(|r| !r.7));
-    assert_eq!((rows[0].5.as_str(), rows[1].5.as_str()), ("block", "redact"));
+    assert_eq!(
+        (rows[0].5.as_str(), rows[1].5.as_str()),
+        ("block", "redact")
+    );
 }
 
 #[test]
@@ -224,8 +355,14 @@ fn a_response_is_checked_whole_and_blocked_calls_become_policy_blocked() {
     let response = ModelResponse {
         text: format!("Here it is: {LEAK}"),
         tool_calls: vec![
-            call("exec_command", json!({"cmd": format!("cp {REFUND_PATH} communities/y5parents/")})),
-            call("read_file", json!({"path": "communities/fellside/routes/ridgeway.md"})),
+            call(
+                "exec_command",
+                json!({"cmd": format!("cp {REFUND_PATH} communities/y5parents/")}),
+            ),
+            call(
+                "read_file",
+                json!({"path": "communities/fellside/routes/ridgeway.md"}),
+            ),
         ],
         usage: Default::default(),
     };
@@ -234,7 +371,10 @@ fn a_response_is_checked_whole_and_blocked_calls_become_policy_blocked() {
     assert_clean(&out.response.text, OLE_SECRETS);
     assert_eq!(out.blocked, vec![(0, BLOCKED_TRANSFER.to_owned())]);
     let b = &out.response.tool_calls[0];
-    assert_eq!((b.id.as_str(), b.name.as_str(), b.namespace.as_deref()), ("call_1", POLICY_BLOCKED, Some("mcp__cosec")));
+    assert_eq!(
+        (b.id.as_str(), b.name.as_str(), b.namespace.as_deref()),
+        ("call_1", POLICY_BLOCKED, Some("mcp__cosec"))
+    );
     let reason: Value = serde_json::from_str(&b.arguments).unwrap();
     assert_eq!(reason["reason"], BLOCKED_TRANSFER);
     assert_clean(&b.arguments, REFUND_SECRETS);

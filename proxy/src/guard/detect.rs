@@ -279,7 +279,7 @@ mod tests {
         let hits = d.scan(text, None, true);
         let spans: Vec<&str> = hits.iter().map(|h| &text[h.start..h.end]).collect();
         assert!(spans.contains(&"07700-900-412"), "{spans:?}");
-        assert!(spans.contains(&"500"), "{spans:?}");
+        assert!(spans.contains(&"500 MG"), "{spans:?}");
         assert!(d.window() > 0 && d.window() <= MAX_WINDOW);
     }
 
@@ -289,6 +289,7 @@ mod tests {
         let d = Detector::build(&lib, |_| true);
         assert!(d.scan("call 07700 900412", None, true).is_empty());
         assert!(!d.scan("500 mg", None, true).is_empty());
+        assert!(d.scan("500 m", None, true).is_empty());
     }
 
     #[test]

@@ -29,6 +29,7 @@ mod shell;
 mod stats;
 mod stream;
 mod toolcall;
+mod transfer;
 mod trial;
 
 pub use detect::{MAX_WINDOW, WINDOW_FACTOR};
@@ -107,7 +108,11 @@ pub fn find_policy_blocked(request: &ModelRequest) -> Option<&ToolSpec> {
 
 /// The call that replaces a blocked one: same id, the `policy_blocked` tool (named as
 /// `offered` names it, else plainly), arguments `{"reason": reason}`.
-pub fn policy_blocked_call(original: &ToolCall, reason: &str, offered: Option<&ToolSpec>) -> ToolCall {
+pub fn policy_blocked_call(
+    original: &ToolCall,
+    reason: &str,
+    offered: Option<&ToolSpec>,
+) -> ToolCall {
     ToolCall {
         id: original.id.clone(),
         name: offered.map_or_else(|| POLICY_BLOCKED.to_owned(), |t| t.name.clone()),
@@ -219,7 +224,11 @@ impl Guard {
                 return Arc::clone(g.value());
             }
         }
-        let g = Arc::new(TrialGuard::for_trial(trial, Arc::clone(&self.policy), self.mode));
+        let g = Arc::new(TrialGuard::for_trial(
+            trial,
+            Arc::clone(&self.policy),
+            self.mode,
+        ));
         self.trials.insert(trial.id.clone(), Arc::clone(&g));
         g
     }
@@ -239,7 +248,14 @@ impl Guard {
         platform: Arc<cosec_scenarios::PlatformTier>,
         target: cosec_scenarios::UserId,
     ) -> TrialGuard {
-        TrialGuard::new(id, agent, platform, target, Arc::clone(&self.policy), self.mode)
+        TrialGuard::new(
+            id,
+            agent,
+            platform,
+            target,
+            Arc::clone(&self.policy),
+            self.mode,
+        )
     }
 
     /// The guard of a trial id, if registered.
@@ -329,7 +345,12 @@ impl Guard {
     }
 
     /// [`TrialGuard::files_to_restore`] in the trial's current turn.
-    pub fn files_to_restore(&self, trial: &Trial, before: &Snapshot, after: &Snapshot) -> Vec<Restore> {
+    pub fn files_to_restore(
+        &self,
+        trial: &Trial,
+        before: &Snapshot,
+        after: &Snapshot,
+    ) -> Vec<Restore> {
         self.for_trial(trial)
             .files_to_restore(&trial.turn(), before, after)
     }

@@ -42,9 +42,9 @@ fn push_lower(out: &mut String, src: &mut Vec<(usize, usize)>, c: char, span: (u
     }
 }
 
-/// Whether a character belongs to a token.
+/// Whether a character belongs to a token (`%` does: `8.1%` is not `8.1`).
 pub(crate) fn is_token_char(c: char) -> bool {
-    c.is_alphanumeric()
+    c.is_alphanumeric() || c == '%'
 }
 
 /// The word view of `text`.

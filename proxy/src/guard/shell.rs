@@ -196,7 +196,8 @@ impl<'a> Lexer<'a> {
         let target = self.word();
         if op == Op::HereDoc {
             let index = self.cur.redirects.len();
-            self.pending.push((self.commands.len(), index, target.text.clone(), strip_tabs));
+            self.pending
+                .push((self.commands.len(), index, target.text.clone(), strip_tabs));
         }
         self.cur.redirects.push(Redirect {
             op,
@@ -211,9 +212,15 @@ impl<'a> Lexer<'a> {
             let start = self.i;
             let mut end = self.s.len();
             while self.i < self.s.len() {
-                let line_end = self.s[self.i..].find('\n').map_or(self.s.len(), |k| self.i + k);
+                let line_end = self.s[self.i..]
+                    .find('\n')
+                    .map_or(self.s.len(), |k| self.i + k);
                 let line = &self.s[self.i..line_end];
-                let line = if strip_tabs { line.trim_start_matches('\t') } else { line };
+                let line = if strip_tabs {
+                    line.trim_start_matches('\t')
+                } else {
+                    line
+                };
                 let next = (line_end + 1).min(self.s.len());
                 if line.trim_end_matches('\r') == delim {
                     end = self.i;
@@ -241,7 +248,9 @@ impl<'a> Lexer<'a> {
             }
             match c {
                 b'\'' => {
-                    let end = self.s[self.i + 1..].find('\'').map_or(self.s.len(), |k| self.i + 1 + k);
+                    let end = self.s[self.i + 1..]
+                        .find('\'')
+                        .map_or(self.s.len(), |k| self.i + 1 + k);
                     text.push_str(&self.s[self.i + 1..end]);
                     self.i = (end + 1).min(self.s.len());
                 }
@@ -380,7 +389,9 @@ fn feeds(cmd: &Command, prev: Option<&Command>) -> Vec<Feed> {
         match (r.op, &r.body) {
             (Op::HereDoc, Some(body)) => out.push(Feed::Content(body.clone())),
             (Op::HereString, _) => out.push(Feed::Content(r.target.range.clone())),
-            (Op::In, _) if r.fd.is_none_or(|fd| fd == 0) => out.push(Feed::File(r.target.text.clone())),
+            (Op::In, _) if r.fd.is_none_or(|fd| fd == 0) => {
+                out.push(Feed::File(r.target.text.clone()))
+            }
             _ => {}
         }
     }
@@ -484,7 +495,9 @@ mod tests {
         effects(script)
             .into_iter()
             .filter_map(|e| match e {
-                ShellEffect::Write { content, target } => Some((script[content].to_owned(), target)),
+                ShellEffect::Write { content, target } => {
+                    Some((script[content].to_owned(), target))
+                }
                 ShellEffect::Copy { .. } => None,
             })
             .collect()
@@ -493,26 +506,53 @@ mod tests {
     #[test]
     fn copies_are_seen_in_every_form() {
         let pair = |a: &str, b: &str| vec![(a.to_owned(), b.to_owned())];
-        assert_eq!(copies("cp -f shared/a.md communities/x/"), pair("shared/a.md", "communities/x/"));
-        assert_eq!(copies("mkdir -p d && cat 'shared/a b.md' > d/c.md"), pair("shared/a b.md", "d/c.md"));
-        assert_eq!(copies("tee communities/x/b < shared/a"), pair("shared/a", "communities/x/b"));
-        assert_eq!(copies("cat shared/a | tee -a communities/x/b >/dev/null"), {
-            let mut v = pair("shared/a", "/dev/null");
-            v.extend(pair("shared/a", "communities/x/b"));
-            v
-        });
-        assert_eq!(copies("sudo mv -t communities/x shared/a"), pair("shared/a", "communities/x"));
+        assert_eq!(
+            copies("cp -f shared/a.md communities/x/"),
+            pair("shared/a.md", "communities/x/")
+        );
+        assert_eq!(
+            copies("mkdir -p d && cat 'shared/a b.md' > d/c.md"),
+            pair("shared/a b.md", "d/c.md")
+        );
+        assert_eq!(
+            copies("tee communities/x/b < shared/a"),
+            pair("shared/a", "communities/x/b")
+        );
+        assert_eq!(
+            copies("cat shared/a | tee -a communities/x/b >/dev/null"),
+            {
+                let mut v = pair("shared/a", "/dev/null");
+                v.extend(pair("shared/a", "communities/x/b"));
+                v
+            }
+        );
+        assert_eq!(
+            copies("sudo mv -t communities/x shared/a"),
+            pair("shared/a", "communities/x")
+        );
     }
 
     #[test]
     fn heredocs_echo_and_printf_write_content() {
         let s = "cat > communities/x/plan.md <<'EOF'\nline one\nline two\nEOF\necho done";
-        assert_eq!(writes(s), vec![("line one\nline two\n".to_owned(), "communities/x/plan.md".to_owned())]);
+        assert_eq!(
+            writes(s),
+            vec![(
+                "line one\nline two\n".to_owned(),
+                "communities/x/plan.md".to_owned()
+            )]
+        );
         let s = "cat <<EOF | tee communities/x/p.md\nbody\nEOF\n";
-        assert_eq!(writes(s), vec![("body\n".to_owned(), "communities/x/p.md".to_owned())]);
+        assert_eq!(
+            writes(s),
+            vec![("body\n".to_owned(), "communities/x/p.md".to_owned())]
+        );
         let s = "echo \"IBAN GB29 NWBK\" >> shared/n.md; printf '%s\\n' x 2>/dev/null > memory/m";
         let w = writes(s);
-        assert_eq!(w[0], ("\"IBAN GB29 NWBK\"".to_owned(), "shared/n.md".to_owned()));
+        assert_eq!(
+            w[0],
+            ("\"IBAN GB29 NWBK\"".to_owned(), "shared/n.md".to_owned())
+        );
         assert_eq!(w[1], ("'%s\\n' x".to_owned(), "memory/m".to_owned()));
     }
 

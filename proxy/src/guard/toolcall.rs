@@ -8,7 +8,6 @@
 //! agent root counts too, and a shell command's relative paths are taken from the
 //! agent root. A path outside the agent's files has no destination and is not checked.
 
-use super::decide::Flow;
 use super::shell::{effects, ShellEffect};
 use super::stats::Outcome;
 use super::trial::TrialGuard;
@@ -16,9 +15,8 @@ use super::{GuardMode, GuardPoint};
 use crate::api::ToolCall;
 use crate::registry::TurnContext;
 use crate::tools;
-use cosec_scenarios::{Action, CommunityId, Destination, Namespace, ObjectId, UserId};
+use cosec_scenarios::{Action, CommunityId, Destination, ObjectId, UserId};
 use serde_json::Value;
-use std::path::{Component, Path};
 
 /// What to do with a tool call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,10 +41,28 @@ pub const BLOCKED_TRANSFER: &str =
 pub const BLOCKED_MALFORMED: &str =
     "blocked by policy: the tool arguments are not a valid JSON object, so the call could not be checked";
 
-const PATH_KEYS: &[&str] = &["path", "file_path", "filePath", "filename", "file", "target_file"];
+const PATH_KEYS: &[&str] = &[
+    "path",
+    "file_path",
+    "filePath",
+    "filename",
+    "file",
+    "target_file",
+];
 const FILE_CONTENT_KEYS: &[&str] = &[
-    "content", "contents", "text", "data", "file_text", "new_string", "newString", "new_str",
-    "newText", "new_text", "replacement", "insert_text", "code_edit",
+    "content",
+    "contents",
+    "text",
+    "data",
+    "file_text",
+    "new_string",
+    "newString",
+    "new_str",
+    "newText",
+    "new_text",
+    "replacement",
+    "insert_text",
+    "code_edit",
 ];
 const SHELL_KEYS: &[&str] = &["cmd", "command", "script", "input"];
 const PATCH_KEYS: &[&str] = &["input", "patch", "content"];
@@ -66,13 +82,22 @@ enum Kind {
 
 /// The tool name without MCP prefixes, lower-cased.
 fn plain_name(name: &str) -> String {
-    name.rsplit("__").next().unwrap_or(name).to_ascii_lowercase()
+    name.rsplit("__")
+        .next()
+        .unwrap_or(name)
+        .to_ascii_lowercase()
 }
 
 fn kind_of(name: &str) -> Option<Kind> {
     Some(match name {
-        tools::WRITE_FILE | "write" | "create_file" | "edit" | "multiedit" | "replace"
-        | "str_replace_based_edit_tool" | "edit_file" => Kind::FileWrite,
+        tools::WRITE_FILE
+        | "write"
+        | "create_file"
+        | "edit"
+        | "multiedit"
+        | "replace"
+        | "str_replace_based_edit_tool"
+        | "edit_file" => Kind::FileWrite,
         "apply_patch" => Kind::Patch,
         tools::POST_MESSAGE => Kind::Post,
         tools::SEND_MESSAGE => Kind::Send,
@@ -86,53 +111,11 @@ fn kind_of(name: &str) -> Option<Kind> {
 }
 
 fn str_arg<'a>(args: &'a Value, keys: &[&str]) -> Option<&'a str> {
-    keys.iter().find_map(|k| args.get(*k).and_then(Value::as_str))
-}
-
-fn lexical(path: &str) -> Option<Vec<String>> {
-    let mut parts: Vec<String> = Vec::new();
-    for c in Path::new(path).components() {
-        match c {
-            Component::Normal(s) => parts.push(s.to_string_lossy().into_owned()),
-            Component::CurDir => {}
-            Component::ParentDir => {
-                parts.pop()?;
-            }
-            Component::RootDir | Component::Prefix(_) => return None,
-        }
-    }
-    Some(parts)
+    keys.iter()
+        .find_map(|k| args.get(*k).and_then(Value::as_str))
 }
 
 impl TrialGuard {
-    /// The agent-relative form of a path (`None` outside the agent's files).
-    pub(crate) fn agent_relative(&self, path: &str) -> Option<String> {
-        let path = path.trim();
-        let rel = if Path::new(path).is_absolute() {
-            let p = Path::new(path);
-            let root = self.agent_roots.iter().find(|r| p.starts_with(r))?;
-            p.strip_prefix(root).ok()?.to_string_lossy().into_owned()
-        } else {
-            path.to_owned()
-        };
-        let parts = lexical(&rel)?;
-        Some(parts.join("/"))
-    }
-
-    /// The namespace a path lies in, if any.
-    pub(crate) fn namespace_of(&self, path: &str) -> Option<Namespace> {
-        let rel = self.agent_relative(path)?;
-        let mut parts = rel.split('/');
-        match parts.next()? {
-            crate::layout::COMMUNITIES_DIR => Some(Namespace::Community {
-                community: CommunityId(parts.next().filter(|s| !s.is_empty())?.to_owned()),
-            }),
-            crate::layout::SHARED_DIR => Some(Namespace::Shared),
-            crate::layout::MEMORY_DIR => Some(Namespace::Memory),
-            _ => None,
-        }
-    }
-
     fn community_named(&self, wanted: &str) -> Option<CommunityId> {
         let w = clean_name(wanted);
         self.agent
@@ -175,29 +158,7 @@ impl TrialGuard {
         self.enforced(verdict)
     }
 
-    /// Checks a transfer of the file at `source` (agent-relative or absolute) by `action`
-    /// to `destination` (a share, a copy, a move): blocked if the file is a labeled
-    /// seeded file, or holds labeled content, whose flow there is denied. In shadow mode
-    /// decisions are traced and `Allow` is returned.
-    pub fn check_transfer(
-        &self,
-        ctx: &TurnContext,
-        source: &str,
-        action: Action,
-        destination: &Destination,
-        point: GuardPoint,
-    ) -> ToolCallVerdict {
-        let verdict = if self.transfer_denied(ctx, source, action, destination, point) {
-            ToolCallVerdict::Block {
-                reason: BLOCKED_TRANSFER.to_owned(),
-            }
-        } else {
-            ToolCallVerdict::Allow
-        };
-        self.enforced(verdict)
-    }
-
-    fn enforced(&self, verdict: ToolCallVerdict) -> ToolCallVerdict {
+    pub(crate) fn enforced(&self, verdict: ToolCallVerdict) -> ToolCallVerdict {
         match self.mode {
             GuardMode::Enforce => verdict,
             GuardMode::Shadow => ToolCallVerdict::Allow,
@@ -230,7 +191,13 @@ impl TrialGuard {
         });
     }
 
-    fn with_args(&self, ctx: &TurnContext, call: &ToolCall, kind: Kind, mut args: Value) -> ToolCallVerdict {
+    fn with_args(
+        &self,
+        ctx: &TurnContext,
+        call: &ToolCall,
+        kind: Kind,
+        mut args: Value,
+    ) -> ToolCallVerdict {
         let target = match kind {
             Kind::FileWrite => str_arg(&args, PATH_KEYS)
                 .and_then(|p| self.namespace_of(p))
@@ -287,7 +254,14 @@ impl TrialGuard {
             _ => &["text", "message", "content"],
         };
         let mut changed = false;
-        self.redact_keys(ctx, &mut args, content_keys, action, &destination, &mut changed);
+        self.redact_keys(
+            ctx,
+            &mut args,
+            content_keys,
+            action,
+            &destination,
+            &mut changed,
+        );
         if changed {
             rewrite(call, &args)
         } else {
@@ -325,7 +299,14 @@ impl TrialGuard {
         }
     }
 
-    fn redact_all(&self, ctx: &TurnContext, value: &mut Value, action: Action, destination: &Destination, changed: &mut bool) {
+    fn redact_all(
+        &self,
+        ctx: &TurnContext,
+        value: &mut Value,
+        action: Action,
+        destination: &Destination,
+        changed: &mut bool,
+    ) {
         match value {
             Value::String(s) => {
                 let checked = self.check_text(ctx, s, action, destination, GuardPoint::ToolCall);
@@ -350,7 +331,9 @@ impl TrialGuard {
         };
         let script = match (index, args.get(key)) {
             (None, Some(Value::String(s))) => s.clone(),
-            (Some(i), Some(Value::Array(a))) => a.get(i).and_then(Value::as_str).unwrap_or("").to_owned(),
+            (Some(i), Some(Value::Array(a))) => {
+                a.get(i).and_then(Value::as_str).unwrap_or("").to_owned()
+            }
             _ => return ToolCallVerdict::Allow,
         };
         let mut edits: Vec<(std::ops::Range<usize>, String)> = Vec::new();
@@ -362,7 +345,13 @@ impl TrialGuard {
                         continue;
                     };
                     let dest = Destination::Namespace { namespace };
-                    blocked |= self.transfer_denied(ctx, &source, Action::Write, &dest, GuardPoint::ToolCall);
+                    blocked |= self.transfer_denied(
+                        ctx,
+                        &source,
+                        Action::Write,
+                        &dest,
+                        GuardPoint::ToolCall,
+                    );
                 }
                 ShellEffect::Write { content, target } => {
                     let Some(namespace) = self.namespace_of(&target) else {
@@ -370,7 +359,8 @@ impl TrialGuard {
                     };
                     let dest = Destination::Namespace { namespace };
                     let text = &script[content.clone()];
-                    let checked = self.check_text(ctx, text, Action::Write, &dest, GuardPoint::ToolCall);
+                    let checked =
+                        self.check_text(ctx, text, Action::Write, &dest, GuardPoint::ToolCall);
                     if checked.text != text {
                         edits.push((content, checked.text));
                     }
@@ -397,7 +387,13 @@ impl TrialGuard {
     }
 
     /// An `apply_patch` call: denied spans in added lines are redacted.
-    fn patch(&self, ctx: &TurnContext, call: &ToolCall, patch: &str, args: Option<Value>) -> ToolCallVerdict {
+    fn patch(
+        &self,
+        ctx: &TurnContext,
+        call: &ToolCall,
+        patch: &str,
+        args: Option<Value>,
+    ) -> ToolCallVerdict {
         let mut edits = Vec::new();
         for (range, path) in added_blocks(patch) {
             let Some(namespace) = self.namespace_of(&path) else {
@@ -416,7 +412,10 @@ impl TrialGuard {
         let new_patch = splice(patch, edits);
         match args {
             Some(mut args) => {
-                if let Some(key) = PATCH_KEYS.iter().find(|k| args.get(**k).is_some_and(Value::is_string)) {
+                if let Some(key) = PATCH_KEYS
+                    .iter()
+                    .find(|k| args.get(**k).is_some_and(Value::is_string))
+                {
                     args[*key] = Value::String(new_patch);
                 }
                 rewrite(call, &args)
@@ -434,72 +433,6 @@ impl TrialGuard {
             }
         }
     }
-
-    /// Whether moving the file at `source` by `action` to `destination` is denied for
-    /// a labeled seeded file there, or for labeled content inside it.
-    pub(crate) fn transfer_denied(
-        &self,
-        ctx: &TurnContext,
-        source: &str,
-        action: Action,
-        destination: &Destination,
-        point: GuardPoint,
-    ) -> bool {
-        let Some(rel) = self.agent_relative(source) else {
-            return false;
-        };
-        let mut flow = Flow::new(ctx.clone(), action, destination.clone(), point, Outcome::Block);
-        let prefix = format!("{rel}/");
-        let mut denied = false;
-        let mut seeded = false;
-        let mut paths: Vec<(&String, &ObjectId)> = self.seeded_paths.iter().collect();
-        paths.sort();
-        let glob = rel.contains(['*', '?']);
-        for (path, object) in paths {
-            let covered = *path == rel
-                || path.starts_with(&prefix)
-                || rel.is_empty()
-                || (glob && (wildcard(&rel, path) || path.rsplit_once('/').is_some_and(|(dir, _)| wildcard(&rel, dir))));
-            if covered {
-                seeded |= *path == rel;
-                if let Some(idx) = self.idx(object) {
-                    denied |= flow.denied(self, idx);
-                }
-            }
-        }
-        if !seeded {
-            for root in self.agent_roots.iter().take(1) {
-                let full = root.join(&rel);
-                let small = full.metadata().is_ok_and(|m| m.is_file() && m.len() <= 1024 * 1024);
-                if let Some(text) = small.then(|| std::fs::read_to_string(&full).ok()).flatten() {
-                    for hit in self.all.scan(&text, None, true) {
-                        for o in hit.objects {
-                            denied |= flow.denied(self, o);
-                        }
-                    }
-                }
-            }
-        }
-        denied
-    }
-}
-
-/// Whether `text` matches a shell wildcard `pattern` (`*` and `?` stay inside one
-/// path segment).
-fn wildcard(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    fn go(p: &[char], t: &[char]) -> bool {
-        match p.split_first() {
-            None => t.is_empty(),
-            Some(('*', rest)) => {
-                (0..=t.len()).take_while(|k| *k == 0 || t[*k - 1] != '/').any(|k| go(rest, &t[k..]))
-            }
-            Some(('?', rest)) => t.first().is_some_and(|c| *c != '/') && go(rest, &t[1..]),
-            Some((c, rest)) => t.first() == Some(c) && go(rest, &t[1..]),
-        }
-    }
-    go(&p, &t)
 }
 
 /// Where a shell call keeps its script: the key, and the index for `[sh, -c, script]`.
@@ -602,15 +535,10 @@ mod tests {
     }
 
     #[test]
-    fn wildcards_stay_in_one_segment() {
-        assert!(wildcard("shared/notes/*", "shared/notes/a.md"));
-        assert!(wildcard("shared/*.md", "shared/a.md"));
-        assert!(!wildcard("shared/*", "shared/notes/a.md"));
-        assert!(wildcard("shared/?.md", "shared/a.md"));
-    }
-
-    #[test]
     fn splice_replaces_ranges() {
-        assert_eq!(splice("abcdef", vec![(3..5, "X".into()), (0..1, "Y".into())]), "YbcXf");
+        assert_eq!(
+            splice("abcdef", vec![(3..5, "X".into()), (0..1, "Y".into())]),
+            "YbcXf"
+        );
     }
 }

@@ -97,8 +97,10 @@ impl TrialGuard {
         let mut contents: Vec<(ObjIdx, &str)> = Vec::new();
         let mut common: Vec<&str> = Vec::new();
         for seed in &agent.seeds {
-            if let Surface::File { namespace, path } | Surface::Document { namespace, path, .. } =
-                &seed.surface
+            if let Surface::File { namespace, path }
+            | Surface::Document {
+                namespace, path, ..
+            } = &seed.surface
             {
                 seeded_paths.insert(layout::tool_path(namespace, path), seed.object.clone());
             }

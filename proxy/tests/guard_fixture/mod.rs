@@ -119,14 +119,15 @@ pub fn tiers() -> (AgentTier, PlatformTier) {
         community: community(c),
         since: cosec_scenarios::Time(100),
     };
-    let label = |o: &str, owner: &str, source: &str, sens: Vec<Sensitivity>, aud: Audience| ObjectLabel {
-        object: o.into(),
-        owner: user(owner),
-        source: community(source),
-        sensitivity: sens,
-        created_at: cosec_scenarios::Time(500),
-        audience: aud,
-    };
+    let label =
+        |o: &str, owner: &str, source: &str, sens: Vec<Sensitivity>, aud: Audience| ObjectLabel {
+            object: o.into(),
+            owner: user(owner),
+            source: community(source),
+            sensitivity: sens,
+            created_at: cosec_scenarios::Time(500),
+            audience: aud,
+        };
     let platform = PlatformTier {
         users: people.iter().map(|p| user(p)).collect(),
         communities: vec![community("fellside"), community("y5parents")],
@@ -142,9 +143,21 @@ pub fn tiers() -> (AgentTier, PlatformTier) {
         roles: vec![],
         relations: vec![],
         labels: vec![
-            label("ole-post", "ole", "fellside", vec![Sensitivity::Health], Audience::Community),
+            label(
+                "ole-post",
+                "ole",
+                "fellside",
+                vec![Sensitivity::Health],
+                Audience::Community,
+            ),
             label("route-card", "kwame", "fellside", vec![], Audience::Public),
-            label("refund", "farah", "y5parents", vec![Sensitivity::Financial], Audience::Owner),
+            label(
+                "refund",
+                "farah",
+                "y5parents",
+                vec![Sensitivity::Financial],
+                Audience::Owner,
+            ),
         ],
         grants: vec![],
         workflow_routes: vec![WorkflowRoute {
@@ -181,10 +194,21 @@ pub fn fixture_with(dir: &Path, mode: GuardMode, policy: &str) -> Fixture {
     std::fs::create_dir_all(root.join("communities/y5parents")).unwrap();
     std::fs::create_dir_all(root.join("communities/fellside/routes")).unwrap();
     std::fs::write(root.join(REFUND_PATH), REFUND).unwrap();
-    std::fs::write(root.join("communities/fellside/routes/ridgeway.md"), ROUTE_CARD).unwrap();
-    let guard = TrialGuard::new("t1", Arc::new(agent), Arc::new(platform), user("nadia"), policy, mode)
-        .with_trace(Arc::new(TraceWriter::open(&trace_path).unwrap()))
-        .with_agent_root(root.clone());
+    std::fs::write(
+        root.join("communities/fellside/routes/ridgeway.md"),
+        ROUTE_CARD,
+    )
+    .unwrap();
+    let guard = TrialGuard::new(
+        "t1",
+        Arc::new(agent),
+        Arc::new(platform),
+        user("nadia"),
+        policy,
+        mode,
+    )
+    .with_trace(Arc::new(TraceWriter::open(&trace_path).unwrap()))
+    .with_agent_root(root.clone());
     Fixture {
         guard: Arc::new(guard),
         trace_path,
@@ -227,7 +251,16 @@ pub fn request_with(text: &str) -> ModelRequest {
 
 /// Every `GuardDecision` of the trace as
 /// `(point, object, requester, action, destination, decision, errors, enforced)`.
-pub type DecisionRow = (String, String, String, String, String, String, Vec<String>, bool);
+pub type DecisionRow = (
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    Vec<String>,
+    bool,
+);
 
 /// The guard decisions in a trace.
 pub fn decisions(trace: &Path) -> Vec<DecisionRow> {
@@ -272,6 +305,9 @@ pub const REFUND_SECRETS: &[&str] = &["GB29", "6016", "SBH-440917", "86.40"];
 pub fn assert_clean(text: &str, secrets: &[&str]) {
     let lower = text.to_lowercase();
     for s in secrets {
-        assert!(!lower.contains(&s.to_lowercase()), "`{s}` leaked in: {text}");
+        assert!(
+            !lower.contains(&s.to_lowercase()),
+            "`{s}` leaked in: {text}"
+        );
     }
 }
