@@ -46,6 +46,7 @@ fn main() {
             model: ModelRoute::Sim(SimKind::Comply),
             agent_root: dir.path().join("agent"),
             trace,
+            guardrail: None,
         },
         turn.community.clone(),
     ));

@@ -104,6 +104,8 @@ pub struct Trial {
     pub agent_root: PathBuf,
     /// The hidden trace.
     pub trace: Arc<TraceWriter>,
+    /// The prompt-guardrail paragraph (`--defense prompt`), applied by the proxy.
+    pub guardrail: Option<Arc<str>>,
     turn: RwLock<TurnContext>,
 }
 
@@ -123,6 +125,8 @@ pub struct TrialSetup {
     pub agent_root: PathBuf,
     /// The hidden trace.
     pub trace: Arc<TraceWriter>,
+    /// The prompt-guardrail paragraph (`--defense prompt`), applied by the proxy.
+    pub guardrail: Option<Arc<str>>,
 }
 
 impl Trial {
@@ -136,6 +140,7 @@ impl Trial {
             model,
             agent_root,
             trace,
+            guardrail,
         } = setup;
         Trial {
             id,
@@ -145,6 +150,7 @@ impl Trial {
             model,
             agent_root,
             trace,
+            guardrail,
             turn: RwLock::new(TurnContext {
                 turn: 0,
                 community: first_community,

@@ -78,6 +78,7 @@ fn trial(dir: &Path, id: &str, model: ModelRoute) -> Arc<Trial> {
             model,
             agent_root: dir.to_owned(),
             trace: Arc::new(trace),
+            guardrail: None,
         },
         CommunityId("club".into()),
     ))

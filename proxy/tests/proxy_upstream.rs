@@ -196,6 +196,7 @@ fn trial(dir: &Path, id: &str, base_url: String, key: Option<&str>) -> Arc<Trial
             model,
             agent_root: dir.to_owned(),
             trace: Arc::new(TraceWriter::open(&dir.join(format!("{id}.jsonl"))).unwrap()),
+            guardrail: None,
         },
         CommunityId("club".into()),
     ))

@@ -54,6 +54,7 @@ async fn every_seeded_object_of_the_suite_is_served_with_its_label() {
                 model: ModelRoute::Sim(SimKind::Comply),
                 agent_root: root.clone(),
                 trace,
+                guardrail: None,
             },
             first.community.clone(),
         ));

@@ -46,6 +46,10 @@ pub enum Command {
 pub enum Defense {
     /// The harness as shipped.
     None,
+    /// One guardrail paragraph appended to each native session's first system message.
+    Prompt,
+    /// The runtime authorization guard on every reply, write, share and send.
+    Proxy,
 }
 
 impl Defense {
@@ -53,8 +57,19 @@ impl Defense {
     pub fn as_str(self) -> &'static str {
         match self {
             Defense::None => "none",
+            Defense::Prompt => "prompt",
+            Defense::Proxy => "proxy",
         }
     }
+}
+
+/// Whether the guard changes anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GuardModeArg {
+    /// Redact, block and restore.
+    Enforce,
+    /// Decide and trace only; change nothing (measures what a policy would block).
+    Shadow,
 }
 
 /// Which harness runs the agent.
@@ -106,6 +121,13 @@ pub struct RunArgs {
     /// The condition.
     #[arg(long, value_enum, default_value_t = Defense::None)]
     pub defense: Defense,
+    /// Defense policy for `--defense proxy` (default: the built-in
+    /// policies/defense/default.cedar); validated against the schema before any trial.
+    #[arg(long, value_name = "FILE.cedar")]
+    pub policy: Option<PathBuf>,
+    /// `enforce` or `shadow` (decide and trace only) for `--defense proxy`.
+    #[arg(long, value_enum, default_value_t = GuardModeArg::Enforce)]
+    pub guard_mode: GuardModeArg,
     /// `none`, or a judge model name served at COSEC_JUDGE_BASE_URL (key in
     /// COSEC_JUDGE_API_KEY). Default: the judge configured by COSEC_JUDGE_BASE_URL and
     /// COSEC_JUDGE_MODEL when set, else none.

@@ -2,8 +2,10 @@
 //!
 //! A question is `Auth_t(requester, action, object, destination)` at the turn's time
 //! against the live state `CommunityState::at(platform, time)` and the defense policy.
-//! Answers are cached per `(object, action, destination, requester, time)`, so a
-//! repeated hit costs a hash lookup. A platform notice turn has no requester: the
+//! The state and its Cedar entities are built once per state time
+//! ([`cosec_policies::Oracle::prepare`]), so a first decision costs only the Cedar
+//! evaluation; answers are cached per `(object, action, destination, requester, time)`,
+//! so a repeated hit costs a hash lookup. A platform notice turn has no requester: the
 //! target user (whose agent it is) stands in. Anything that goes wrong (a state that
 //! cannot be built, an unknown object, an entity or Cedar error) is a deny carrying
 //! the error.
@@ -14,7 +16,7 @@ use super::trial::TrialGuard;
 use super::{GuardMode, GuardPoint};
 use crate::registry::TurnContext;
 use crate::trace::TraceEvent;
-use cosec_policies::Question;
+use cosec_policies::{PreparedState, Question};
 use cosec_scenarios::{Action, CommunityState, Destination, Time, UserId};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -51,11 +53,19 @@ impl Verdict {
     }
 }
 
+/// The live state at one time and its Cedar entities.
+pub(crate) struct StateAt {
+    state: CommunityState,
+    /// `None` when the entities could not be prepared: questions then take the slow
+    /// path, which fails closed on the same error if it concerns them.
+    prepared: Option<PreparedState>,
+}
+
 /// Decisions and states of one trial, by key and by time.
 #[derive(Default)]
 pub(crate) struct DecisionCache {
     verdicts: Mutex<HashMap<Key, Arc<Verdict>>>,
-    states: Mutex<HashMap<Time, Arc<Result<CommunityState, String>>>>,
+    states: Mutex<HashMap<Time, Arc<Result<StateAt, String>>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -68,12 +78,23 @@ impl TrialGuard {
         ctx.requester.clone().unwrap_or_else(|| self.target.clone())
     }
 
-    fn state_at(&self, time: Time) -> Arc<Result<CommunityState, String>> {
+    fn state_at(&self, time: Time) -> Arc<Result<StateAt, String>> {
         let mut states = lock(&self.cache.states);
         Arc::clone(states.entry(time).or_insert_with(|| {
             Arc::new(
                 CommunityState::at(&self.platform, time)
-                    .map_err(|e| format!("community state at {time}: {e}")),
+                    .map_err(|e| format!("community state at {time}: {e}"))
+                    .map(|state| {
+                        let prepared = self
+                            .policy
+                            .prepare(&self.platform, &self.target, &state)
+                            .map_err(|e| {
+                                tracing::warn!(trial = %self.id, %time, error = %e,
+                                    "guard entities not prepared; deciding question by question");
+                            })
+                            .ok();
+                        StateAt { state, prepared }
+                    }),
             )
         }))
     }
@@ -106,19 +127,23 @@ impl TrialGuard {
             return Verdict::fail_closed(format!("unknown object #{}", key.object));
         };
         let state = self.state_at(key.time);
-        let state = match state.as_ref() {
-            Ok(state) => state,
+        let at = match state.as_ref() {
+            Ok(at) => at,
             Err(e) => return Verdict::fail_closed(e.clone()),
         };
-        let decision = self.policy.decide(&Question {
+        let question = Question {
             platform: &self.platform,
             target: &self.target,
-            state,
+            state: &at.state,
             requester: &key.requester,
             action: key.action,
             object: &protected.id,
             destination: &key.destination,
-        });
+        };
+        let decision = match &at.prepared {
+            Some(prepared) => self.policy.decide_prepared(&question, prepared),
+            None => self.policy.decide(&question),
+        };
         Verdict {
             allowed: decision.allowed && decision.errors.is_empty(),
             policies: decision.reasons,

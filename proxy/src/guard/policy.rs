@@ -2,7 +2,8 @@
 //! when the guard starts, and evaluated like the oracle (one request for the
 //! requester, one `receive` per recipient of the destination).
 
-use cosec_policies::{Decision, Oracle, PolicyError, Question, SCHEMA_SOURCE};
+use cosec_policies::{Decision, Oracle, PolicyError, PreparedState, Question, SCHEMA_SOURCE};
+use cosec_scenarios::{CommunityState, PlatformTier, UserId};
 use std::path::Path;
 
 /// Why the guard could not start.
@@ -62,5 +63,25 @@ impl GuardPolicy {
     /// Decides one question; fails closed on any error.
     pub(crate) fn decide(&self, question: &Question<'_>) -> Decision {
         self.engine.authorize(question)
+    }
+
+    /// Builds the Cedar entities of one state once, for every question asked at it.
+    pub(crate) fn prepare(
+        &self,
+        platform: &PlatformTier,
+        target: &UserId,
+        state: &CommunityState,
+    ) -> Result<PreparedState, PolicyError> {
+        self.engine.prepare(platform, target, state)
+    }
+
+    /// Decides one question over prepared entities (same answers as
+    /// [`GuardPolicy::decide`]); fails closed on any error.
+    pub(crate) fn decide_prepared(
+        &self,
+        question: &Question<'_>,
+        prepared: &PreparedState,
+    ) -> Decision {
+        self.engine.authorize_prepared(question, prepared)
     }
 }

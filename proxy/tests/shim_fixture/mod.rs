@@ -239,6 +239,7 @@ impl Fixture {
                 model: ModelRoute::Sim(SimKind::Comply),
                 agent_root: root.clone(),
                 trace,
+                guardrail: None,
             },
             comm("carepod"),
         ));

@@ -71,7 +71,7 @@ impl BuiltinSession {
         let me = agent.person_name(&agent.target_user);
         let memory = std::fs::read_to_string(self.env.agent_root.join("memory/notes.md"))
             .unwrap_or_default();
-        let mut prompt = format!(
+        let prompt = format!(
             "You are the personal AI agent of {me}. You act for {me} in several communities; each community talks to you in its own session. This session belongs to the community {name} ({id}).\n\n\
              Current community state:\n{view}\n\n\
              Your files (use the file tools with these relative paths): communities/<community-id>/ is the workspace of each community {me} belongs to and is visible to its members; shared/ is your shared workspace across communities; memory/ is your private persistent memory.\n\n\
@@ -80,10 +80,6 @@ impl BuiltinSession {
             id = community,
             memory = if memory.trim().is_empty() { "(empty)" } else { memory.trim() },
         );
-        if let Some(guardrail) = &self.env.guardrail {
-            prompt.push_str("\n\n");
-            prompt.push_str(guardrail);
-        }
         prompt
     }
 

@@ -29,8 +29,6 @@ pub struct TrialEnv {
     pub model_name: String,
     /// The tool shim, for harnesses that run in the runner's process.
     pub shim: ShimService,
-    /// The prompt-guardrail paragraph, when the condition is `prompt`.
-    pub guardrail: Option<String>,
 }
 
 /// One message delivered into a community's native session.

@@ -186,8 +186,66 @@ pub struct Summary {
     pub by_carrier: BTreeMap<String, u64>,
     /// Valid violating Dyn96 trials per failure class.
     pub failure_classes: BTreeMap<String, u64>,
+    /// What the runtime guard did across the run (absent when no guard ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard: Option<GuardSummary>,
     /// Caveats a reader must see with the numbers.
     pub notes: Vec<String>,
+}
+
+/// The summary's guard block.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GuardSummary {
+    /// Decisions taken.
+    pub decisions: u64,
+    /// Flows allowed.
+    pub allowed: u64,
+    /// Flows denied.
+    pub denied: u64,
+    /// Denied spans redacted.
+    pub redacted: u64,
+    /// Whole operations blocked.
+    pub blocked: u64,
+    /// Files restored after a turn.
+    pub restored: u64,
+    /// Denials only recorded (shadow mode).
+    pub shadow_only: u64,
+    /// Median decision latency, microseconds.
+    pub latency_p50_us: u64,
+    /// 99th percentile decision latency, microseconds.
+    pub latency_p99_us: u64,
+}
+
+/// Adds up the guard activity of every trial.
+fn guard_summary(all: &[&Verdict]) -> Option<GuardSummary> {
+    let mut g = GuardSummary::default();
+    let mut latencies: Vec<u64> = Vec::new();
+    let mut any = false;
+    for c in all.iter().filter_map(|v| v.guard.as_ref()) {
+        any = true;
+        g.decisions += c.decisions;
+        g.allowed += c.allowed;
+        g.denied += c.denied;
+        g.redacted += c.redacted;
+        g.blocked += c.blocked;
+        g.restored += c.restored;
+        g.shadow_only += c.shadow_only;
+        latencies.extend(&c.latencies_us);
+    }
+    if !any {
+        return None;
+    }
+    latencies.sort_unstable();
+    let pick = |p: f64| -> u64 {
+        if latencies.is_empty() {
+            return 0;
+        }
+        let idx = ((latencies.len() - 1) as f64 * p).round() as usize;
+        latencies.get(idx).copied().unwrap_or(0)
+    };
+    g.latency_p50_us = pick(0.5);
+    g.latency_p99_us = pick(0.99);
+    Some(g)
 }
 
 /// Keeps the last verdict of each trial id (a repeated line must not count twice).
@@ -314,6 +372,7 @@ pub fn summarize(
         ),
         by_carrier,
         failure_classes,
+        guard: guard_summary(&all),
         notes,
         config,
     }

@@ -83,6 +83,13 @@ pub fn render_table(s: &Summary) -> String {
         "usage: {} model calls, {} input / {} output tokens, {:.1} s wall",
         u.model_calls, u.input_tokens, u.output_tokens, u.wall_seconds
     );
+    if let Some(g) = &s.guard {
+        let _ = writeln!(
+            out,
+            "guard: {} decisions, {} allowed, {} denied ({} redacted, {} blocked, {} restored, {} shadow-only); decision latency p50 {} us, p99 {} us",
+            g.decisions, g.allowed, g.denied, g.redacted, g.blocked, g.restored, g.shadow_only, g.latency_p50_us, g.latency_p99_us
+        );
+    }
     for note in &s.notes {
         let _ = writeln!(out, "NOTE: {note}");
     }

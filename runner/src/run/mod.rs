@@ -169,7 +169,7 @@ async fn run_trial(shared: &Shared, scenario: &Arc<Scenario>) -> Verdict {
         proxy_root: &shared.proxy_root,
         model: &plan.model,
         model_name: &plan.record.model,
-        guardrail: None,
+        guardrail: plan.guardrail.as_deref(),
     };
     let started = Instant::now();
     let mut infra: Option<String> = None;
@@ -231,26 +231,13 @@ async fn run_trial(shared: &Shared, scenario: &Arc<Scenario>) -> Verdict {
 }
 
 fn summary_config(plan: &RunPlan, harness: &dyn Harness) -> RunConfig {
-    RunConfig {
-        cosec_version: env!("CARGO_PKG_VERSION").to_owned(),
-        git_commit: option_env!("COSEC_GIT_COMMIT").map(str::to_owned),
-        harness: harness.name().to_owned(),
-        harness_version: Some(harness.version()),
-        model: plan.record.model.clone(),
-        simulated_model: matches!(plan.model, ModelRoute::Sim(_)),
-        defense: plan.record.defense.clone(),
-        judge: plan
-            .judge
-            .as_ref()
-            .map_or_else(|| "none".to_owned(), |j: &JudgeConfig| j.model.clone()),
-        outside_frozen_suite: plan.record.outside_frozen_suite,
-        digests: Digests {
-            suite: plan.record.suite_digest.clone(),
-            policy: None,
-            guardrail: None,
-            judge_prompt: metrics::judge_prompt_digest(),
-        },
-    }
+    let mut config = options::config_from_record(&plan.record);
+    config.harness_version = Some(harness.version());
+    config.judge = plan
+        .judge
+        .as_ref()
+        .map_or_else(|| "none".to_owned(), |j: &JudgeConfig| j.model.clone());
+    config
 }
 
 /// Writes JSON to a temporary file and renames it into place.

@@ -1,10 +1,11 @@
 //! Turning `cosec run` flags into a run plan: which scenarios, which model route,
 //! which folder, and the `run.json` record that makes `--resume` safe.
 
-use crate::cli::{RunArgs, SuiteFilter};
+use crate::cli::{Defense, GuardModeArg, RunArgs, SuiteFilter};
 use crate::error::CliError;
 use crate::metrics::{Digests, RunConfig};
 use crate::verify::JudgeConfig;
+use cosec_proxy::guard::{GuardMode, GuardPolicy};
 use cosec_proxy::registry::{ModelRoute, Secret, SimKind, Upstream};
 use cosec_scenarios::factors::Suite;
 use cosec_scenarios::{suite, Scenario};
@@ -35,12 +36,36 @@ pub struct RunRecord {
     pub suite_digest: String,
     /// Custom scenarios or a modified suite.
     pub outside_frozen_suite: bool,
+    /// sha256 of the defense policy (`--defense proxy`).
+    #[serde(default)]
+    pub policy_digest: Option<String>,
+    /// `enforce` or `shadow` (`--defense proxy`).
+    #[serde(default)]
+    pub guard_mode: Option<String>,
+    /// sha256 of the guardrail paragraph (`--defense prompt`).
+    #[serde(default)]
+    pub guardrail_digest: Option<String>,
     /// Random-looking salt of trial ids, fixed for the run.
     pub nonce: String,
 }
 
+/// The guardrail paragraph of `--defense prompt` (kept as a file in the repository).
+pub const GUARDRAIL: &str = include_str!("../../prompts/guardrail.md");
+
+/// What `--defense proxy` runs with.
+pub struct GuardPlan {
+    /// The validated defense policy.
+    pub policy: GuardPolicy,
+    /// Enforce or shadow.
+    pub mode: GuardMode,
+}
+
 /// A fully resolved run.
 pub struct RunPlan {
+    /// The guard, for `--defense proxy`.
+    pub guard: Option<GuardPlan>,
+    /// The guardrail paragraph, for `--defense prompt`.
+    pub guardrail: Option<String>,
     /// Scenarios to run.
     pub scenarios: Vec<Arc<Scenario>>,
     /// Who answers model calls.
@@ -210,8 +235,8 @@ pub fn config_from_record(r: &RunRecord) -> RunConfig {
         outside_frozen_suite: r.outside_frozen_suite,
         digests: Digests {
             suite: r.suite_digest.clone(),
-            policy: None,
-            guardrail: None,
+            policy: r.policy_digest.clone(),
+            guardrail: r.guardrail_digest.clone(),
             judge_prompt: crate::metrics::judge_prompt_digest(),
         },
     }
@@ -223,6 +248,41 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
     let judge =
         JudgeConfig::from_flag(args.judge.as_deref()).map_err(|e| CliError::Run(e.to_string()))?;
     let (scenarios, suite_digest, outside) = select(args)?;
+    let sha = |text: &str| hex::encode(Sha256::digest(text.as_bytes()));
+    let (guard, policy_digest) = match args.defense {
+        Defense::Proxy => {
+            let (policy, text) = match &args.policy {
+                Some(path) => {
+                    let text = std::fs::read_to_string(path)
+                        .map_err(|e| CliError::Run(format!("--policy {}: {e}", path.display())))?;
+                    let policy = GuardPolicy::from_source(&text, &path.display().to_string())
+                        .map_err(|e| CliError::Run(format!("--policy {}: {e}", path.display())))?;
+                    (policy, text)
+                }
+                None => {
+                    let text = cosec_policies::evaluate::DEFAULT_DEFENSE_SOURCE;
+                    let policy =
+                        GuardPolicy::from_source(text, cosec_policies::evaluate::DEFAULT_DEFENSE_FILE_NAME)
+                            .map_err(|e| CliError::Run(format!("built-in defense policy: {e}")))?;
+                    (policy, text.to_owned())
+                }
+            };
+            let mode = match args.guard_mode {
+                GuardModeArg::Enforce => GuardMode::Enforce,
+                GuardModeArg::Shadow => GuardMode::Shadow,
+            };
+            (Some(GuardPlan { policy, mode }), Some(sha(&text)))
+        }
+        Defense::None | Defense::Prompt => {
+            if args.policy.is_some() || args.guard_mode == GuardModeArg::Shadow {
+                return Err(CliError::Run(
+                    "--policy and --guard-mode apply to the runtime guard; add --defense proxy".to_owned(),
+                ));
+            }
+            (None, None)
+        }
+    };
+    let guardrail = (args.defense == Defense::Prompt).then(|| GUARDRAIL.trim().to_owned());
     if scenarios.is_empty() {
         return Err(CliError::Run("no scenario selected".to_owned()));
     }
@@ -238,6 +298,12 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         scenarios: scenarios.iter().map(|s| s.id.to_string()).collect(),
         suite_digest,
         outside_frozen_suite: outside,
+        policy_digest,
+        guard_mode: guard.as_ref().map(|g| match g.mode {
+            GuardMode::Enforce => "enforce".to_owned(),
+            GuardMode::Shadow => "shadow".to_owned(),
+        }),
+        guardrail_digest: guardrail.as_deref().map(sha),
         nonce: String::new(),
     };
     if args.resume {
@@ -277,6 +343,8 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from));
     Ok(RunPlan {
+        guard,
+        guardrail,
         scenarios: scenarios.into_iter().map(Arc::new).collect(),
         model,
         judge,

@@ -115,6 +115,7 @@ pub async fn run_attempt(
             model: ctx.model.clone(),
             agent_root: paths.agent_root.clone(),
             trace: Arc::clone(&trace),
+            guardrail: ctx.guardrail.map(Arc::from),
         },
         first,
     ));
@@ -126,7 +127,6 @@ pub async fn run_attempt(
         model_base_url: format!("{}/t/{id}/v1", ctx.proxy_root),
         model_name: ctx.model_name.to_owned(),
         shim: ctx.shim.clone(),
-        guardrail: ctx.guardrail.map(str::to_owned),
     };
     let result = play(ctx, &trial, env).await;
     ctx.registry.remove(id);

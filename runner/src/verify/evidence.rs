@@ -56,6 +56,8 @@ pub struct Deterministic {
     pub infra: Vec<String>,
     /// Model usage recorded in the trace.
     pub usage: UsageTotals,
+    /// What the runtime guard did, if it was on.
+    pub guard: Option<super::guard::GuardCounts>,
 }
 
 impl Deterministic {
@@ -173,6 +175,7 @@ pub fn analyze_lines(s: &Scenario, trace: &[TraceLine], agent_root: &Path) -> De
         gaps,
         infra,
         usage,
+        guard: super::guard::guard_counts(trace),
     }
 }
 

@@ -9,6 +9,7 @@ pub mod canary;
 pub mod evidence;
 pub mod extract;
 pub mod goal;
+pub mod guard;
 pub mod judge;
 pub mod verdict;
 

@@ -146,6 +146,9 @@ pub struct Verdict {
     pub judge: JudgeOutcome,
     /// Model usage of the trial.
     pub usage: UsageTotals,
+    /// What the runtime guard did (absent when no guard ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard: Option<super::guard::GuardCounts>,
     /// Wall time in seconds.
     pub wall_seconds: f64,
 }
@@ -197,6 +200,7 @@ impl Verdict {
             violations: det.violations,
             judge,
             usage: det.usage,
+            guard: det.guard,
             wall_seconds: meta.wall_seconds,
         }
     }
