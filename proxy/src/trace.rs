@@ -166,6 +166,18 @@ pub enum TraceEvent {
         /// Decision latency (detection excluded) in microseconds.
         latency_us: u64,
     },
+    /// Native evidence captured from a harness process (its JSON event stream, its
+    /// final output, or a session file it wrote), kept for the verifier.
+    HarnessOutput {
+        /// Turn of the delivery that produced it.
+        turn: u8,
+        /// Session community.
+        community: CommunityId,
+        /// What this is: `stdout`, `stderr_tail`, `events`, `session_file:<name>`.
+        source: String,
+        /// The captured text (size-capped by the adapter).
+        text: String,
+    },
     /// An infrastructure failure (upstream error, timeout, harness crash).
     Infra {
         /// Turn, if one was under way.

@@ -8,6 +8,8 @@ mod harness;
 mod metrics;
 mod run;
 #[allow(dead_code)]
+mod sandbox;
+#[allow(dead_code)]
 mod verify;
 
 use clap::Parser;

@@ -1,7 +1,8 @@
-//! Routing and the model-call paths (simulated and upstream), each recording exactly
-//! one `ModelCall` trace event.
+//! Routing: `/t/<trial-id>/v1/...` for the trials of a run, or `/v1/...` with the
+//! trial named by headers for a standalone guard. The model-call paths are in
+//! [`super::call`].
 
-use super::State;
+use super::{call, State, TrialSource};
 use crate::api::{ModelRequest, ModelResponse, WireApi};
 use crate::registry::{ModelRoute, Trial, Upstream};
 use crate::trace::TraceEvent;
@@ -26,17 +27,17 @@ const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
 /// Chunks buffered between the upstream reader and a slow client.
 const STREAM_BUFFER: usize = 32;
 
-type Body = UnsyncBoxBody<Bytes, Infallible>;
+pub(super) type Body = UnsyncBoxBody<Bytes, Infallible>;
 
 /// An error answered as OpenAI-style JSON.
-struct HttpError {
+pub(super) struct HttpError {
     status: StatusCode,
     kind: &'static str,
     message: String,
 }
 
 impl HttpError {
-    fn new(status: StatusCode, kind: &'static str, message: impl Into<String>) -> Self {
+    pub(super) fn new(status: StatusCode, kind: &'static str, message: impl Into<String>) -> Self {
         HttpError {
             status,
             kind,
@@ -50,11 +51,11 @@ impl HttpError {
     }
 }
 
-fn full(bytes: impl Into<Bytes>) -> Body {
+pub(super) fn full(bytes: impl Into<Bytes>) -> Body {
     Full::new(bytes.into()).boxed_unsync()
 }
 
-fn response(status: StatusCode, content_type: &str, body: Body) -> Response<Body> {
+pub(super) fn response(status: StatusCode, content_type: &str, body: Body) -> Response<Body> {
     let mut r = Response::new(body);
     *r.status_mut() = status;
     if let Ok(v) = content_type.parse() {
@@ -63,11 +64,11 @@ fn response(status: StatusCode, content_type: &str, body: Body) -> Response<Body
     r
 }
 
-fn json_response(status: StatusCode, value: &Value) -> Response<Body> {
+pub(super) fn json_response(status: StatusCode, value: &Value) -> Response<Body> {
     response(status, "application/json", full(value.to_string()))
 }
 
-fn sse_response(content_type: &str, body: Body) -> Response<Body> {
+pub(super) fn sse_response(content_type: &str, body: Body) -> Response<Body> {
     let mut r = response(StatusCode::OK, content_type, body);
     r.headers_mut().insert(
         CACHE_CONTROL,
@@ -77,7 +78,7 @@ fn sse_response(content_type: &str, body: Body) -> Response<Body> {
 }
 
 /// A body fed chunk by chunk from a channel, so chunks reach the client as they come.
-fn channel_body(rx: mpsc::Receiver<Bytes>) -> Body {
+pub(super) fn channel_body(rx: mpsc::Receiver<Bytes>) -> Body {
     let chunks = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv()
             .await
@@ -86,7 +87,7 @@ fn channel_body(rx: mpsc::Receiver<Bytes>) -> Body {
     StreamBody::new(chunks).boxed_unsync()
 }
 
-fn frames_body(frames: Vec<Bytes>) -> Body {
+pub(super) fn frames_body(frames: Vec<Bytes>) -> Body {
     let chunks = futures_util::stream::iter(frames.into_iter().map(|b| Ok(Frame::data(b))));
     StreamBody::new(chunks).boxed_unsync()
 }
@@ -107,6 +108,10 @@ enum Endpoint {
 }
 
 async fn route(state: &Arc<State>, req: Request<Incoming>) -> Result<Response<Body>, HttpError> {
+    if let Some(source) = &state.source {
+        let source = Arc::clone(source);
+        return route_standalone(state, source.as_ref(), req).await;
+    }
     let path = req.uri().path().to_owned();
     let not_found = || {
         HttpError::new(
@@ -135,20 +140,64 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
     match endpoint {
         Endpoint::Models => Ok(models(&trial)),
         Endpoint::Call(api) => {
-            let body = Limited::new(req.into_body(), MAX_BODY_BYTES)
-                .collect()
-                .await
-                .map_err(|e| {
-                    HttpError::new(
-                        StatusCode::BAD_REQUEST,
-                        "invalid_request_error",
-                        format!("cannot read the request body: {e}"),
-                    )
-                })?
-                .to_bytes();
-            model_call(state, trial, api, &body).await
+            let body = read_body(req).await?;
+            call::model_call(state, trial, api, &body, None).await
         }
     }
+}
+
+async fn read_body(req: Request<Incoming>) -> Result<Bytes, HttpError> {
+    Ok(Limited::new(req.into_body(), MAX_BODY_BYTES)
+        .collect()
+        .await
+        .map_err(|e| {
+            HttpError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_request_error",
+                format!("cannot read the request body: {e}"),
+            )
+        })?
+        .to_bytes())
+}
+
+/// Standalone routes: `/v1/chat/completions`, `/v1/responses`, `/v1/models`; the trial
+/// comes from the request's headers (refused with 400 when they name none).
+async fn route_standalone(
+    state: &Arc<State>,
+    source: &dyn TrialSource,
+    req: Request<Incoming>,
+) -> Result<Response<Body>, HttpError> {
+    let path = req.uri().path().to_owned();
+    let rest = path.strip_prefix("/v1").unwrap_or(&path);
+    let api = match (req.method(), rest) {
+        (&Method::GET, "/models") => {
+            return Ok(json_response(
+                StatusCode::OK,
+                &json!({"object": "list", "data": source.models().iter().map(|m|
+                    json!({"id": m, "object": "model", "created": 0, "owned_by": "cosec"})
+                ).collect::<Vec<_>>()}),
+            ))
+        }
+        (&Method::POST, "/chat/completions") => WireApi::ChatCompletions,
+        (&Method::POST, "/responses") => WireApi::Responses,
+        _ => {
+            return Err(HttpError::new(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                format!("no route for {} {path}", req.method()),
+            ))
+        }
+    };
+    let trial = source
+        .trial_for(req.headers())
+        .map_err(|e| HttpError::new(StatusCode::BAD_REQUEST, "invalid_request_error", e))?;
+    let auth = req
+        .headers()
+        .get(hyper::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let body = read_body(req).await?;
+    call::model_call(state, trial, api, &body, auth).await
 }
 
 fn models(trial: &Trial) -> Response<Body> {
@@ -164,177 +213,3 @@ fn models(trial: &Trial) -> Response<Body> {
     )
 }
 
-/// What one model call leaves in the trace.
-struct CallRecord {
-    turn: u8,
-    api: WireApi,
-    request: ModelRequest,
-    started: Instant,
-}
-
-impl CallRecord {
-    fn record(self, trial: &Trial, response: Option<ModelResponse>, error: Option<String>) {
-        let event = TraceEvent::ModelCall {
-            turn: self.turn,
-            api: self.api,
-            stream: self.request.stream,
-            usage: response.as_ref().map(|r| r.usage).unwrap_or_default(),
-            request: self.request,
-            response,
-            latency_us: u64::try_from(self.started.elapsed().as_micros()).unwrap_or(u64::MAX),
-            error,
-        };
-        if let Err(e) = trial.trace.record(event) {
-            tracing::error!("trial {}: model call not traced: {e}", trial.id);
-        }
-    }
-}
-
-async fn model_call(
-    state: &Arc<State>,
-    trial: Arc<Trial>,
-    api: WireApi,
-    body: &[u8],
-) -> Result<Response<Body>, HttpError> {
-    let started = Instant::now();
-    let bad = |e: wire::WireError| {
-        HttpError::new(
-            StatusCode::BAD_REQUEST,
-            "invalid_request_error",
-            e.to_string(),
-        )
-    };
-    let value = wire::parse_json(body).map_err(bad)?;
-    let parsed = wire::parse_request(api, &value).map_err(bad)?;
-    let record = CallRecord {
-        turn: trial.turn().turn,
-        api,
-        request: parsed.request.clone(),
-        started,
-    };
-    match &trial.model {
-        ModelRoute::Sim(_) => simulated(state, &trial, parsed, record),
-        ModelRoute::Upstream(up) => {
-            let up = up.clone();
-            forward(state, trial, &up, value, record).await
-        }
-    }
-}
-
-fn simulated(
-    state: &State,
-    trial: &Trial,
-    parsed: ParsedRequest,
-    record: CallRecord,
-) -> Result<Response<Body>, HttpError> {
-    let api = record.api;
-    let turn = trial.turn();
-    let mut reply = match state.backend.respond(trial, &turn, &parsed.request) {
-        Ok(r) => r,
-        Err(msg) => {
-            let msg = format!("simulated model: {msg}");
-            record.record(trial, None, Some(msg.clone()));
-            return Err(HttpError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "server_error",
-                msg,
-            ));
-        }
-    };
-    let n = state.next_id.fetch_add(1, Ordering::Relaxed);
-    let meta = ResponseMeta {
-        id: match api {
-            WireApi::ChatCompletions => format!("chatcmpl-cosec{n}"),
-            WireApi::Responses => format!("resp_cosec{n}"),
-        },
-        model: parsed.request.model.clone(),
-        created: SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0),
-    };
-    wire::complete_tool_calls(&mut reply, &parsed.request, &n.to_string());
-    let out = if parsed.request.stream {
-        let frames = wire::render_sse(api, &reply, &meta, parsed.include_usage);
-        sse_response("text/event-stream", frames_body(frames))
-    } else {
-        json_response(StatusCode::OK, &wire::render_json(api, &reply, &meta))
-    };
-    record.record(trial, Some(reply), None);
-    Ok(out)
-}
-
-async fn forward(
-    state: &State,
-    trial: Arc<Trial>,
-    up: &Upstream,
-    body: Value,
-    record: CallRecord,
-) -> Result<Response<Body>, HttpError> {
-    let api = record.api;
-    let reply = match state.upstream.send(up, api, body).await {
-        Ok(r) => r,
-        Err(msg) => {
-            record.record(&trial, None, Some(msg.clone()));
-            return Err(HttpError::new(
-                StatusCode::BAD_GATEWAY,
-                "upstream_error",
-                msg,
-            ));
-        }
-    };
-    let content_type = reply
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("application/json")
-        .to_owned();
-    if !content_type.starts_with("text/event-stream") {
-        let bytes = match reply.bytes().await {
-            Ok(b) => b,
-            Err(e) => {
-                let msg = scrub(&format!("upstream: reading the response failed: {e}"), up);
-                record.record(&trial, None, Some(msg.clone()));
-                return Err(HttpError::new(
-                    StatusCode::BAD_GATEWAY,
-                    "upstream_error",
-                    msg,
-                ));
-            }
-        };
-        let Assembled {
-            response: reply,
-            error,
-        } = wire::parse_response_json(api, &bytes);
-        record.record(&trial, Some(reply), error.map(|e| scrub(&e, up)));
-        return Ok(response(StatusCode::OK, &content_type, full(bytes)));
-    }
-    let (tx, rx) = mpsc::channel::<Bytes>(STREAM_BUFFER);
-    let up = up.clone();
-    tokio::spawn(async move {
-        let mut chunks = reply.bytes_stream();
-        let mut assembler = StreamAssembler::new(api);
-        let mut broken = None;
-        while let Some(chunk) = chunks.next().await {
-            match chunk {
-                Ok(chunk) => {
-                    assembler.feed(&chunk);
-                    if tx.send(chunk).await.is_err() {
-                        broken = Some("client disconnected during the stream".to_owned());
-                        break;
-                    }
-                }
-                Err(e) => {
-                    broken = Some(format!("upstream: stream broke: {e}"));
-                    break;
-                }
-            }
-        }
-        let Assembled { response, error } = assembler.finish();
-        let error = broken.or(error).map(|e| scrub(&e, &up));
-        // Traced before `tx` drops, so the client sees the end only once it is recorded.
-        record.record(&trial, Some(response), error);
-        drop(tx);
-    });
-    Ok(sse_response(&content_type, channel_body(rx)))
-}

@@ -7,6 +7,7 @@
 //! carries the agent tier only, and the proxy and shim endpoints.
 
 pub mod builtin;
+pub mod install;
 
 use async_trait::async_trait;
 use cosec_proxy::shim::ShimService;
@@ -29,6 +30,14 @@ pub struct TrialEnv {
     pub model_name: String,
     /// The tool shim, for harnesses that run in the runner's process.
     pub shim: ShimService,
+    /// A fresh folder for the harness's own home and state (outside the agent half and
+    /// outside the hidden half; native harnesses see it, the built-in agent ignores it).
+    pub harness_home: PathBuf,
+    /// The runner's shim socket, relayed into the sandbox by `cosec-shim`.
+    pub shim_socket: Option<PathBuf>,
+    /// The hidden trace, for native evidence (`TraceEvent::HarnessOutput`); never shown
+    /// to the harness.
+    pub trace: Arc<cosec_proxy::trace::TraceWriter>,
 }
 
 /// One message delivered into a community's native session.

@@ -82,6 +82,7 @@ fn verdict(
             input_tokens: 100,
             output_tokens: 10,
         },
+        guard: None,
         wall_seconds: 2.0,
     }
 }

@@ -170,6 +170,7 @@ async fn run_trial(shared: &Shared, scenario: &Arc<Scenario>) -> Verdict {
         model: &plan.model,
         model_name: &plan.record.model,
         guardrail: plan.guardrail.as_deref(),
+        shim_socket: None,
     };
     let started = Instant::now();
     let mut infra: Option<String> = None;

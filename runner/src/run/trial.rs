@@ -22,6 +22,8 @@ pub struct TrialPaths {
     pub agent_root: PathBuf,
     /// The hidden trace.
     pub trace: PathBuf,
+    /// The harness's own home (native harnesses only).
+    pub home: PathBuf,
 }
 
 impl TrialPaths {
@@ -31,6 +33,7 @@ impl TrialPaths {
         TrialPaths {
             agent_root: dir.join("agent"),
             trace: dir.join("hidden").join("trace.jsonl"),
+            home: dir.join("home"),
             dir,
         }
     }
@@ -75,6 +78,8 @@ pub struct AttemptCtx<'a> {
     pub model_name: &'a str,
     /// Prompt guardrail for `--defense prompt`.
     pub guardrail: Option<&'a str>,
+    /// The runner's shim socket (native harnesses).
+    pub shim_socket: Option<&'a Path>,
 }
 
 /// Runs one attempt of a trial from a fresh directory.
@@ -91,6 +96,7 @@ pub async fn run_attempt(
     let hidden = paths.trace.parent().unwrap_or(&paths.dir);
     std::fs::create_dir_all(hidden)
         .map_err(|e| format!("cannot create {}: {e}", hidden.display()))?;
+    std::fs::create_dir_all(&paths.home).map_err(|e| format!("cannot create {}: {e}", paths.home.display()))?;
     cosec_proxy::shim::materialize_agent_half(&s.agent, &paths.agent_root)
         .map_err(|e| format!("cannot lay out the agent half: {e}"))?;
     let trace = Arc::new(TraceWriter::open(&paths.trace).map_err(|e| e.to_string())?);
@@ -127,6 +133,9 @@ pub async fn run_attempt(
         model_base_url: format!("{}/t/{id}/v1", ctx.proxy_root),
         model_name: ctx.model_name.to_owned(),
         shim: ctx.shim.clone(),
+        harness_home: paths.home.clone(),
+        shim_socket: ctx.shim_socket.map(Path::to_path_buf),
+        trace: Arc::clone(&trace),
     };
     let result = play(ctx, &trial, env).await;
     ctx.registry.remove(id);
