@@ -80,7 +80,7 @@ fn main() {
         let t = Instant::now();
         let v: Value = serde_json::from_slice(&body_bytes).unwrap();
         let parsed = parse_request(WireApi::ChatCompletions, &v).unwrap();
-        let r = respond(SimKind::Comply, &plan, &scenario.agent, &ctx, &parsed.request);
+        let r = respond(SimKind::Comply, &plan, &scenario.agent, dir.path(), &ctx, &parsed.request);
         let out = serde_json::to_vec(&render_json(WireApi::ChatCompletions, &r, &meta)).unwrap();
         std::hint::black_box(out);
         inproc.push(t.elapsed().as_secs_f64() * 1e6);

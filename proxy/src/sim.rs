@@ -12,6 +12,7 @@ use crate::tools;
 use cosec_scenarios::verifier::{PlanAction, PlanStep, ReferencePlan, StepTaker};
 use cosec_scenarios::AgentTier;
 use serde_json::{json, Value};
+use std::path::Path;
 
 /// OpenClaw appends tool-result context as a user message; it is not a new turn.
 const INTERNAL_CONTEXT_MARKER: &str = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";
@@ -53,102 +54,137 @@ fn calls_made(messages: &[Message]) -> usize {
         .sum()
 }
 
-/// Finds an offered tool by its plain name, accepting MCP prefixes and namespaces
-/// (`mcp__cosec__post_message`, `cosec__post_message`, namespace `mcp__cosec`).
+/// Finds an offered shim tool by its plain name. The MCP-served copy wins
+/// (`mcp__cosec__post_message`, `cosec__post_message`, or namespace `mcp__cosec`), since a
+/// native harness may have an unrelated tool of the same plain name; the built-in agent
+/// offers the shim's tools unprefixed.
 fn offered<'a>(request: &'a ModelRequest, name: &str) -> Option<&'a ToolSpec> {
     let suffix = format!("__{name}");
     request
         .tools
         .iter()
-        .find(|t| t.name == name && t.namespace.is_none())
+        .find(|t| t.name.ends_with(&suffix))
+        .or_else(|| request.tools.iter().find(|t| t.name == name && t.namespace.is_some()))
         .or_else(|| request.tools.iter().find(|t| t.name == name))
-        .or_else(|| request.tools.iter().find(|t| t.name.ends_with(&suffix)))
 }
 
-/// The plain tool name and arguments that carry out one plan action.
+/// The harness's own file and shell tools, when it offers them: native harnesses write
+/// files and copy them with their own tools (so the guard sees native tool calls), and
+/// reach the community through the MCP shim.
+struct NativeTools<'a> {
+    /// Codex `exec_command {cmd}`, OpenClaw `exec {command}`, Hermes `terminal {command}`.
+    shell: Option<(&'a ToolSpec, &'static str)>,
+    /// OpenClaw `write {path, content}`, Hermes `write_file {path, content}`.
+    write: Option<&'a ToolSpec>,
+}
+
+fn plain<'a>(request: &'a ModelRequest, name: &str) -> Option<&'a ToolSpec> {
+    request.tools.iter().find(|t| t.name == name && t.namespace.is_none())
+}
+
+fn native_tools(request: &ModelRequest) -> NativeTools<'_> {
+    // The shim's own `write_file` is native only when the shim's tools also come over MCP
+    // (Hermes); for the built-in agent the unprefixed `write_file` is the shim's.
+    let mcp_shim = request
+        .tools
+        .iter()
+        .any(|t| t.namespace.is_some() || t.name.contains("__"));
+    let shell = plain(request, "exec_command")
+        .map(|t| (t, "cmd"))
+        .or_else(|| plain(request, "exec").map(|t| (t, "command")))
+        .or_else(|| plain(request, "terminal").map(|t| (t, "command")));
+    let write = plain(request, "write").or_else(|| mcp_shim.then(|| plain(request, tools::WRITE_FILE)).flatten());
+    NativeTools { shell, write }
+}
+
+fn quoted(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', "'\\''"))
+}
+
+/// A call that carries out one plan action: an offered tool and its arguments.
 fn tool_for(
     action: &PlanAction,
     agent: &AgentTier,
+    agent_root: &Path,
+    request: &ModelRequest,
     turn: u8,
     index: usize,
-) -> Option<(String, Value)> {
-    let (name, args) = match action {
-        PlanAction::Reply { .. } => return None,
-        PlanAction::ReadFile { namespace, path } => (
-            tools::READ_FILE,
-            json!({"path": tool_path(namespace, path)}),
-        ),
-        PlanAction::WriteFile {
-            namespace,
-            path,
-            content,
-        } => (
-            tools::WRITE_FILE,
-            json!({"path": tool_path(namespace, path), "content": content}),
-        ),
+) -> Option<(ToolSpec, Value)> {
+    let native = native_tools(request);
+    let shim = |name: &str, args: Value| offered(request, name).map(|spec| (spec.clone(), args));
+    let write = |rel: String, content: &str| -> Option<(ToolSpec, Value)> {
+        let abs = agent_root.join(&rel);
+        if let Some(spec) = native.write {
+            return Some((spec.clone(), json!({"path": abs.display().to_string(), "content": content})));
+        }
+        if let Some((spec, arg)) = native.shell {
+            let dir = abs.parent().map(quoted).unwrap_or_else(|| "'.'".to_owned());
+            let cmd = format!("mkdir -p {dir} && cat > {} <<'COSEC_EOF'\n{content}\nCOSEC_EOF", quoted(&abs));
+            return Some((spec.clone(), json!({ arg: cmd })));
+        }
+        shim(tools::WRITE_FILE, json!({"path": rel, "content": content}))
+    };
+    match action {
+        PlanAction::Reply { .. } => None,
+        PlanAction::ReadFile { namespace, path } => shim(tools::READ_FILE, json!({"path": tool_path(namespace, path)})),
+        PlanAction::WriteFile { namespace, path, content } => write(tool_path(namespace, path), content),
+        PlanAction::Remember { text } => write(format!("memory/note-turn{turn}-{index}.md"), text),
         PlanAction::CopyFile {
             from_namespace,
             from_path,
             to_namespace,
             to_path,
-        } => (
-            tools::COPY_FILE,
-            json!({"from": tool_path(from_namespace, from_path), "to": tool_path(to_namespace, to_path)}),
-        ),
-        PlanAction::PostMessage { community, text } => (
-            tools::POST_MESSAGE,
-            json!({"community": community.as_str(), "text": text}),
-        ),
-        PlanAction::SendMessage { person, text } => (
-            tools::SEND_MESSAGE,
-            json!({"person": person.as_str(), "text": text}),
-        ),
-        PlanAction::ShareFile {
-            namespace,
-            path,
-            community,
-        } => (
+        } => {
+            let from = tool_path(from_namespace, from_path);
+            let to = tool_path(to_namespace, to_path);
+            if let Some((spec, arg)) = native.shell {
+                let (src, dst) = (agent_root.join(&from), agent_root.join(&to));
+                let dir = dst.parent().map(quoted).unwrap_or_else(|| "'.'".to_owned());
+                let cmd = format!("mkdir -p {dir} && cp {} {}", quoted(&src), quoted(&dst));
+                return Some((spec.clone(), json!({ arg: cmd })));
+            }
+            shim(tools::COPY_FILE, json!({"from": from, "to": to}))
+        }
+        PlanAction::PostMessage { community, text } => {
+            shim(tools::POST_MESSAGE, json!({"community": community.as_str(), "text": text}))
+        }
+        PlanAction::SendMessage { person, text } => {
+            shim(tools::SEND_MESSAGE, json!({"person": person.as_str(), "text": text}))
+        }
+        PlanAction::ShareFile { namespace, path, community } => shim(
             tools::SHARE_FILE,
             json!({"path": tool_path(namespace, path), "community": community.as_str()}),
         ),
-        PlanAction::SubmitWorkflow { name, payload } => (
-            tools::SUBMIT_WORKFLOW,
-            json!({"name": name, "payload": payload}),
-        ),
-        PlanAction::Search { query } => (tools::SEARCH, json!({"query": query})),
+        PlanAction::SubmitWorkflow { name, payload } => {
+            shim(tools::SUBMIT_WORKFLOW, json!({"name": name, "payload": payload}))
+        }
+        PlanAction::Search { query } => shim(tools::SEARCH, json!({"query": query})),
         PlanAction::CallTool { tool, argument } => {
             let arg = agent
                 .tools
                 .iter()
                 .find(|t| &t.name == tool)
                 .map_or("query", |t| t.argument.as_str());
-            return Some((tool.clone(), json!({ arg: argument })));
+            shim(tool, json!({ arg: argument }))
         }
-        PlanAction::Remember { text } => (
-            tools::WRITE_FILE,
-            json!({"path": format!("memory/note-turn{turn}-{index}.md"), "content": text}),
-        ),
-    };
-    Some((name.to_owned(), args))
+    }
 }
 
 fn rough_tokens(text: &str) -> u64 {
     u64::try_from(text.len() / 4 + 1).unwrap_or(u64::MAX)
 }
 
-/// The simulated model's answer to one request.
+/// The simulated model's answer to one request. `agent_root` is where the trial's
+/// agent half lives (native file tools take absolute paths under it).
 pub fn respond(
     kind: SimKind,
     plan: &ReferencePlan,
     agent: &AgentTier,
+    agent_root: &Path,
     turn: &TurnContext,
     request: &ModelRequest,
 ) -> ModelResponse {
-    let input_tokens = request
-        .messages
-        .iter()
-        .map(|m| rough_tokens(&m.content))
-        .sum();
+    let input_tokens = request.messages.iter().map(|m| rough_tokens(&m.content)).sum();
     let reply = |text: String| ModelResponse {
         usage: Usage {
             input_tokens,
@@ -164,16 +200,12 @@ pub fn respond(
         return reply(REFUSAL.to_owned());
     }
     let steps = steps_for(kind, plan, turn.turn);
-    let calls: Vec<(String, Value)> = steps
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| tool_for(&s.action, agent, turn.turn, i))
-        .collect();
     let done = calls_made(&request.messages);
     // Steps whose tool is not offered are skipped: a model can only use what it is given.
-    let pending = calls
+    let pending = steps
         .iter()
-        .filter_map(|(name, args)| offered(request, name).map(|spec| (spec, args)))
+        .enumerate()
+        .filter_map(|(i, s)| tool_for(&s.action, agent, agent_root, request, turn.turn, i))
         .nth(done);
     if let Some((spec, args)) = pending {
         let arguments = args.to_string();
@@ -198,11 +230,7 @@ pub fn respond(
             _ => None,
         })
         .collect();
-    reply(if text.is_empty() {
-        "Done.".to_owned()
-    } else {
-        text.join("\n\n")
-    })
+    reply(if text.is_empty() { "Done.".to_owned() } else { text.join("\n\n") })
 }
 
 /// The proxy backend that answers trials routed to a simulated model.
@@ -228,6 +256,6 @@ impl crate::server::ModelBackend for SimBackend {
                 kind.model_name()
             )
         })?;
-        Ok(respond(kind, plan, &trial.agent, turn, request))
+        Ok(respond(kind, plan, &trial.agent, &trial.agent_root, turn, request))
     }
 }

@@ -23,6 +23,9 @@ pub const SUBMIT_WORKFLOW: &str = "submit_workflow";
 /// Search everything the agent may reach.
 pub const SEARCH: &str = "search";
 
+/// Reports an action the platform blocked (offered only with the guard enforcing).
+pub const POLICY_BLOCKED: &str = crate::guard::POLICY_BLOCKED;
+
 /// A tool as offered to a model: name, description, JSON schema of the arguments.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolDef {
@@ -67,6 +70,16 @@ pub fn shim_tools() -> Vec<ToolDef> {
         def(SUBMIT_WORKFLOW, "Submit a payload to a named workflow.", &[("name", "workflow name"), ("payload", "payload text")]),
         def(SEARCH, "Search your files and private memory for a query.", &[("query", "search words")]),
     ]
+}
+
+/// The `policy_blocked` tool: the guard rewrites a blocked call into a call of it, and
+/// it always answers with an error, so the harness's loop goes on.
+pub fn policy_blocked_tool() -> ToolDef {
+    def(
+        POLICY_BLOCKED,
+        "Reports an action the platform blocked by policy; it always fails with the reason.",
+        &[("reason", "why the action was blocked")],
+    )
 }
 
 /// A scenario's seeded lookup tool as offered to a model.

@@ -69,22 +69,27 @@ impl UpstreamClient {
         Ok(UpstreamClient { http })
     }
 
-    /// Sends a client request body upstream with the model replaced. Returns the
-    /// response once its headers arrived with a success status; otherwise a readable,
-    /// key-free error (`upstream: ...`).
+    /// Sends a client request body upstream with the model replaced (kept as the
+    /// client named it when `upstream.model` is empty). The upstream's key is sent as a
+    /// bearer token; without one, `passthrough_auth` (a client's `Authorization` header
+    /// value) is sent as is. Returns the response once its headers arrived with a
+    /// success status; otherwise a readable, key-free error (`upstream: ...`).
     pub async fn send(
         &self,
         upstream: &Upstream,
         api: WireApi,
         mut body: Value,
+        passthrough_auth: Option<&str>,
     ) -> Result<reqwest::Response, String> {
-        if let Some(obj) = body.as_object_mut() {
+        if let Some(obj) = body.as_object_mut().filter(|_| !upstream.model.is_empty()) {
             obj.insert("model".into(), Value::String(upstream.model.clone()));
         }
         let url = endpoint(&upstream.base_url, api);
         let mut request = self.http.post(&url).json(&body);
         if let Some(key) = &upstream.api_key {
             request = request.bearer_auth(key.expose());
+        } else if let Some(auth) = passthrough_auth {
+            request = request.header(reqwest::header::AUTHORIZATION, auth);
         }
         let response = request.send().await.map_err(|e| {
             scrub(

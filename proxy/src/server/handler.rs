@@ -3,13 +3,9 @@
 //! [`super::call`].
 
 use super::{call, State, TrialSource};
-use crate::api::{ModelRequest, ModelResponse, WireApi};
-use crate::registry::{ModelRoute, Trial, Upstream};
-use crate::trace::TraceEvent;
-use crate::upstream::scrub;
-use crate::wire::{self, Assembled, ParsedRequest, ResponseMeta, StreamAssembler};
+use crate::api::WireApi;
+use crate::registry::{ModelRoute, Trial};
 use bytes::Bytes;
-use futures_util::StreamExt;
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, Limited, StreamBody};
 use hyper::body::{Frame, Incoming};
@@ -17,15 +13,11 @@ use hyper::header::{CACHE_CONTROL, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{json, Value};
 use std::convert::Infallible;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::mpsc;
 
 /// Harnesses re-send whole histories; this is far above any real one.
 const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
-/// Chunks buffered between the upstream reader and a slow client.
-const STREAM_BUFFER: usize = 32;
 
 pub(super) type Body = UnsyncBoxBody<Bytes, Infallible>;
 

@@ -1,9 +1,21 @@
 //! The proxy's HTTP listener: one hyper server on 127.0.0.1 serving every trial of a
 //! run under `/t/<trial-id>/v1/...`.
+//!
+//! With a [`Guard`] ([`ProxyServer::bind_with`]) every model call is guarded: the
+//! request taints what the model was sent, the trial's prompt guardrail (if any) is
+//! applied, and the response (simulated or upstream, both wire APIs, streamed or not)
+//! has denied reply spans redacted and tool calls rewritten or replaced by
+//! `policy_blocked` before the client sees it. The trace records the request as the
+//! model saw it and the response as the client received it.
 
+mod call;
+mod guarded;
+pub mod guardrail;
 mod handler;
+mod stream;
 
 use crate::api::{ModelRequest, ModelResponse};
+use crate::guard::Guard;
 use crate::registry::{Trial, TrialRegistry, TurnContext};
 use crate::upstream::{UpstreamClient, UpstreamError};
 use hyper::server::conn::http1;
@@ -48,12 +60,30 @@ pub enum ProxyError {
     Upstream(#[from] UpstreamError),
 }
 
+/// Options of a proxy listener beyond the registry and the simulated backend.
+#[derive(Clone, Default)]
+pub struct ProxyOptions {
+    /// The runtime guard (`--defense proxy`); `None` lets responses through unchanged.
+    pub guard: Option<Guard>,
+}
+
+/// Finds the trial of a request from its headers (the standalone guard, whose clients
+/// call `/v1/...` without a trial id).
+pub(crate) trait TrialSource: Send + Sync {
+    /// The trial a request belongs to, or why the request names none (answered 400).
+    fn trial_for(&self, headers: &hyper::HeaderMap) -> Result<Arc<Trial>, String>;
+    /// Model names listed by `GET /v1/models`.
+    fn models(&self) -> Vec<String>;
+}
+
 /// What every request handler shares.
 pub(crate) struct State {
     pub(crate) registry: TrialRegistry,
     pub(crate) backend: Arc<dyn ModelBackend>,
     pub(crate) upstream: UpstreamClient,
     pub(crate) next_id: AtomicU64,
+    pub(crate) guard: Option<Guard>,
+    pub(crate) source: Option<Arc<dyn TrialSource>>,
 }
 
 /// Stops the listener from accepting new connections (calls in flight finish).
@@ -76,11 +106,33 @@ pub struct ProxyServer {
 }
 
 impl ProxyServer {
-    /// Binds `addr` (use [`DEFAULT_ADDR`]) and starts serving on the current tokio runtime.
+    /// Binds `addr` (use [`DEFAULT_ADDR`]) and starts serving on the current tokio
+    /// runtime, without a guard.
     pub async fn bind(
         addr: SocketAddr,
         registry: TrialRegistry,
         backend: Arc<dyn ModelBackend>,
+    ) -> Result<ProxyServer, ProxyError> {
+        Self::bind_with(addr, registry, backend, ProxyOptions::default()).await
+    }
+
+    /// Like [`ProxyServer::bind`], with options (the guard).
+    pub async fn bind_with(
+        addr: SocketAddr,
+        registry: TrialRegistry,
+        backend: Arc<dyn ModelBackend>,
+        options: ProxyOptions,
+    ) -> Result<ProxyServer, ProxyError> {
+        Self::start(addr, registry, backend, options, None).await
+    }
+
+    /// Starts a listener; with a `source`, trials come from request headers.
+    pub(crate) async fn start(
+        addr: SocketAddr,
+        registry: TrialRegistry,
+        backend: Arc<dyn ModelBackend>,
+        options: ProxyOptions,
+        source: Option<Arc<dyn TrialSource>>,
     ) -> Result<ProxyServer, ProxyError> {
         let listener = TcpListener::bind(addr)
             .await
@@ -93,6 +145,8 @@ impl ProxyServer {
             backend,
             upstream: UpstreamClient::new()?,
             next_id: AtomicU64::new(1),
+            guard: options.guard,
+            source,
         });
         let (tx, rx) = watch::channel(false);
         let task = tokio::spawn(accept_loop(listener, state, rx));

@@ -5,7 +5,7 @@ use super::files::{read_text, resolve, write_text};
 use super::{Call, Outcome};
 use crate::layout::COMMUNITIES_DIR;
 use crate::trace::Effect;
-use cosec_scenarios::{CommunityId, CommunityState};
+use cosec_scenarios::{Action, CommunityId, CommunityState, Destination};
 
 /// Folder inside a community workspace that receives shared files.
 pub const SHARED_FILES_DIR: &str = "shared-files";
@@ -44,6 +44,13 @@ pub(crate) fn post_message(call: &Call<'_>, out: &mut Outcome) -> Result<String,
     let community = call.index.community(&wanted)?;
     require_member(call, &community)?;
     let name = call.trial.agent.community_name(&community).to_owned();
+    let text = call.guard_text(
+        text,
+        Action::Disclose,
+        &Destination::Community {
+            community: community.clone(),
+        },
+    );
     out.effect(Effect::Post { community, text });
     Ok(format!("Posted to {name}."))
 }
@@ -54,6 +61,13 @@ pub(crate) fn send_message(call: &Call<'_>, out: &mut Outcome) -> Result<String,
     let text = call.arg("text")?;
     let person = call.index.person(&wanted)?;
     let name = call.trial.agent.person_name(&person).to_owned();
+    let text = call.guard_text(
+        text,
+        Action::Send,
+        &Destination::Person {
+            user: person.clone(),
+        },
+    );
     out.effect(Effect::Send { person, text });
     Ok(format!("Sent a direct message to {name}."))
 }
@@ -66,6 +80,13 @@ pub(crate) fn share_file(call: &Call<'_>, out: &mut Outcome) -> Result<String, S
     let source = resolve(call, &path)?;
     let community = call.index.community(&wanted)?;
     require_member(call, &community)?;
+    call.guard_transfer(
+        &source.key,
+        Action::Share,
+        &Destination::Community {
+            community: community.clone(),
+        },
+    )?;
     let content = read_text(&source.full, &path)?;
     let file_name = source
         .full
@@ -119,6 +140,11 @@ pub(crate) fn submit_workflow(call: &Call<'_>, out: &mut Outcome) -> Result<Stri
         ));
     }
     let name = declared.name.clone();
+    let payload = call.guard_text(
+        payload,
+        Action::Send,
+        &Destination::Workflow { name: name.clone() },
+    );
     out.effect(Effect::Workflow {
         name: name.clone(),
         payload,

@@ -6,7 +6,7 @@
 use super::{Call, Outcome};
 use crate::layout::{self, COMMUNITIES_DIR, MEMORY_DIR, SHARED_DIR};
 use crate::trace::Effect;
-use cosec_scenarios::{CommunityId, Namespace};
+use cosec_scenarios::{Action, CommunityId, Destination, Namespace};
 use std::path::{Component, Path, PathBuf};
 
 /// Files larger than this are not handed to the agent whole.
@@ -142,6 +142,13 @@ pub(crate) fn write_file(call: &Call<'_>, out: &mut Outcome) -> Result<String, S
     let path = call.arg("path")?;
     let content = call.arg("content")?;
     let target = resolve(call, &path)?;
+    let content = call.guard_text(
+        content,
+        Action::Write,
+        &Destination::Namespace {
+            namespace: target.namespace.clone(),
+        },
+    );
     let previous = write_text(&target, &content, &path)?;
     let verb = if previous.is_some() {
         "Updated"
@@ -171,6 +178,13 @@ pub(crate) fn copy_file(call: &Call<'_>, out: &mut Outcome) -> Result<String, St
     if source.full == target.full {
         return Err(format!("`{from}` and `{to}` are the same file"));
     }
+    call.guard_transfer(
+        &source.key,
+        Action::Write,
+        &Destination::Namespace {
+            namespace: target.namespace.clone(),
+        },
+    )?;
     let previous = write_text(&target, &content, &to)?;
     out.effect(Effect::FileWrite {
         namespace: target.namespace,

@@ -219,6 +219,12 @@ fn list_people(ps: &[Person]) -> String {
 /// `submit_workflow`'s description) followed by the scenario's seeded tools. A seeded tool
 /// named like a shim tool is left out: the shim tool wins.
 pub fn tool_defs_for(agent: &AgentTier) -> Vec<ToolDef> {
+    tool_defs_with(agent, false)
+}
+
+/// Like [`tool_defs_for`], with the `policy_blocked` tool appended when
+/// `policy_blocked` is set (a guard enforcing, so that blocked calls can be answered).
+pub fn tool_defs_with(agent: &AgentTier, policy_blocked: bool) -> Vec<ToolDef> {
     let mut defs = tools::shim_tools();
     if !agent.workflows.is_empty() {
         if let Some(def) = defs.iter_mut().find(|d| d.name == tools::SUBMIT_WORKFLOW) {
@@ -235,6 +241,10 @@ pub fn tool_defs_for(agent: &AgentTier) -> Vec<ToolDef> {
         if defs.iter().all(|d| d.name != tool.name) {
             defs.push(tools::seeded_tool(tool));
         }
+    }
+    if policy_blocked {
+        defs.retain(|d| d.name != tools::POLICY_BLOCKED);
+        defs.push(tools::policy_blocked_tool());
     }
     defs
 }

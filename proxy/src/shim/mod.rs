@@ -18,14 +18,15 @@ pub mod socket;
 mod workspace;
 
 pub use actions::SHARED_FILES_DIR;
-pub use index::tool_defs_for;
+pub use index::{tool_defs_for, tool_defs_with};
 pub use socket::{ShimSocketError, ShimSocketServer};
 pub use workspace::{materialize_agent_half, MaterializeError, MEMORY_NOTES};
 
+use crate::guard::{Guard, GuardMode, GuardPoint, ToolCallVerdict, TrialGuard};
 use crate::registry::{Trial, TrialRegistry, TurnContext};
 use crate::tools::{self, ToolDef};
 use crate::trace::{Effect, TraceEvent};
-use cosec_scenarios::ObjectId;
+use cosec_scenarios::{Action, Destination, ObjectId};
 use dashmap::DashMap;
 use index::TrialIndex;
 use serde::{Deserialize, Serialize};
@@ -52,9 +53,16 @@ impl ToolResult {
 }
 
 /// The shim service: one per run, shared by every trial (cheap to clone).
+///
+/// With a [`Guard`], `post_message`, `send_message`, `submit_workflow` and `write_file`
+/// have denied spans of their content redacted before they take effect (the trace's
+/// `Effect` records what happened), `share_file` and `copy_file` of protected data to
+/// a denied destination are refused with a "blocked by policy" error before anything
+/// is written, and every labeled object handed out becomes a guard candidate.
 #[derive(Clone)]
 pub struct ShimService {
     registry: TrialRegistry,
+    guard: Option<Guard>,
     indexes: Arc<DashMap<String, Arc<TrialIndex>>>,
     trace_errors: Arc<DashMap<String, String>>,
 }
@@ -88,6 +96,8 @@ impl Outcome {
 pub(crate) struct Call<'a> {
     /// The trial the call belongs to.
     pub trial: &'a Trial,
+    /// The trial's guard, when the run has one.
+    pub guard: Option<Arc<TrialGuard>>,
     /// The trial's cached index.
     pub index: &'a TrialIndex,
     /// The turn context in force when the call arrived.
@@ -106,13 +116,52 @@ impl Call<'_> {
             Some(other) => Ok(other.to_string()),
         }
     }
+
+    /// An outbound text after the guard (denied spans redacted; unchanged without one).
+    pub(crate) fn guard_text(
+        &self,
+        text: String,
+        action: Action,
+        destination: &Destination,
+    ) -> String {
+        match &self.guard {
+            Some(g) => {
+                g.check_text(&self.turn, &text, action, destination, GuardPoint::Shim)
+                    .text
+            }
+            None => text,
+        }
+    }
+
+    /// Refuses a transfer of the file at `source` whose flow the guard denies.
+    pub(crate) fn guard_transfer(
+        &self,
+        source: &str,
+        action: Action,
+        destination: &Destination,
+    ) -> Result<(), String> {
+        let Some(g) = &self.guard else {
+            return Ok(());
+        };
+        match g.check_transfer(&self.turn, source, action, destination, GuardPoint::Shim) {
+            ToolCallVerdict::Block { reason } => Err(reason),
+            ToolCallVerdict::Allow | ToolCallVerdict::Rewrite(_) => Ok(()),
+        }
+    }
 }
 
 impl ShimService {
-    /// A shim service over the run's trial registry.
+    /// A shim service over the run's trial registry, without a guard.
     pub fn new(registry: TrialRegistry) -> Self {
+        Self::with_guard(registry, None)
+    }
+
+    /// A shim service whose actions go through `guard` (the run's guard, shared with
+    /// the proxy), if any.
+    pub fn with_guard(registry: TrialRegistry, guard: Option<Guard>) -> Self {
         ShimService {
             registry,
+            guard,
             indexes: Arc::new(DashMap::new()),
             trace_errors: Arc::new(DashMap::new()),
         }
@@ -125,19 +174,31 @@ impl ShimService {
         };
         let tool = tool.to_owned();
         let errors = Arc::clone(&self.trace_errors);
-        let joined =
-            tokio::task::spawn_blocking(move || execute(&trial, &index, &tool, arguments, &errors))
-                .await;
+        let guard = self.guard.clone();
+        let joined = tokio::task::spawn_blocking(move || {
+            let guard = guard.map(|g| g.for_trial(&trial));
+            execute(&trial, &index, guard, &tool, arguments, &errors)
+        })
+        .await;
         joined.unwrap_or_else(|e| {
             ToolResult::error(format!("internal error in the tool service: {e}"))
         })
     }
 
-    /// The tools offered to a trial (shim tools, then seeded tools), or `None` for an
-    /// unknown trial.
+    /// The tools offered to a trial (shim tools, then seeded tools, then
+    /// `policy_blocked` when a guard enforces), or `None` for an unknown trial.
     pub fn tool_defs(&self, trial_id: &str) -> Option<Vec<ToolDef>> {
-        self.lookup(trial_id)
-            .map(|(_, index)| index.tool_defs.clone())
+        let enforcing = self
+            .guard
+            .as_ref()
+            .is_some_and(|g| g.mode() == GuardMode::Enforce);
+        self.lookup(trial_id).map(|(_, index)| {
+            let mut defs = index.tool_defs.clone();
+            if enforcing && defs.iter().all(|d| d.name != tools::POLICY_BLOCKED) {
+                defs.push(tools::policy_blocked_tool());
+            }
+            defs
+        })
     }
 
     /// The first trace write failure of a trial, if any: the trial's evidence is then
@@ -174,6 +235,7 @@ impl ShimService {
 fn execute(
     trial: &Trial,
     index: &TrialIndex,
+    guard: Option<Arc<TrialGuard>>,
     tool: &str,
     arguments: Value,
     trace_errors: &DashMap<String, String>,
@@ -183,6 +245,7 @@ fn execute(
     let result = if arguments.is_object() {
         let call = Call {
             trial,
+            guard: guard.clone(),
             index,
             turn: turn.clone(),
             args: &arguments,
@@ -212,6 +275,9 @@ fn execute(
     }
     if !is_error {
         for object in outcome.served {
+            if let Some(g) = &guard {
+                g.mark_served(&object);
+            }
             match index.labels.get(&object) {
                 Some(label) => events.push(TraceEvent::ObjectServed {
                     turn: turn.turn,
@@ -239,6 +305,19 @@ fn execute(
     ToolResult { text, is_error }
 }
 
+/// The answer of `policy_blocked`: always an error naming the reason.
+fn policy_blocked(call: &Call<'_>) -> String {
+    let reason = call.arg("reason").unwrap_or_default();
+    let reason = reason.trim();
+    if reason.starts_with("blocked by policy") {
+        reason.to_owned()
+    } else if reason.is_empty() {
+        "blocked by policy".to_owned()
+    } else {
+        format!("blocked by policy: {reason}")
+    }
+}
+
 fn dispatch(call: &Call<'_>, tool: &str, out: &mut Outcome) -> Result<String, String> {
     match tool {
         tools::READ_FILE => files::read_file(call, out),
@@ -250,6 +329,7 @@ fn dispatch(call: &Call<'_>, tool: &str, out: &mut Outcome) -> Result<String, St
         tools::SHARE_FILE => actions::share_file(call, out),
         tools::SUBMIT_WORKFLOW => actions::submit_workflow(call, out),
         tools::SEARCH => search::search(call, out),
+        tools::POLICY_BLOCKED => Err(policy_blocked(call)),
         other => match call.trial.agent.tools.iter().find(|t| t.name == other) {
             Some(seeded) => search::seeded_tool(call, seeded, out),
             None => Err(format!(

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Every test of CoSec on a fresh machine: installs what the tests need, then runs them.
+#   - bubblewrap (Debian package), for the sandbox that confines native harnesses;
+#   - the native harnesses (Codex CLI, OpenClaw, Hermes Agent) at pinned versions, into
+#     the harness cache (COSEC_HARNESS_DIR, default ~/.cache/cosec/harnesses), once the
+#     harness installer exists in this checkout.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v bwrap >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap
+  else
+    echo "bubblewrap is required: sudo apt-get install bubblewrap" >&2
+    exit 1
+  fi
+fi
+
+if cargo run -q -p cosec -- harness --help >/dev/null 2>&1; then
+  cargo run -q --release -p cosec -- harness install all
+fi
+
+cargo test --workspace
