@@ -64,7 +64,12 @@ fn offered<'a>(request: &'a ModelRequest, name: &str) -> Option<&'a ToolSpec> {
         .tools
         .iter()
         .find(|t| t.name.ends_with(&suffix))
-        .or_else(|| request.tools.iter().find(|t| t.name == name && t.namespace.is_some()))
+        .or_else(|| {
+            request
+                .tools
+                .iter()
+                .find(|t| t.name == name && t.namespace.is_some())
+        })
         .or_else(|| request.tools.iter().find(|t| t.name == name))
 }
 
@@ -79,7 +84,10 @@ struct NativeTools<'a> {
 }
 
 fn plain<'a>(request: &'a ModelRequest, name: &str) -> Option<&'a ToolSpec> {
-    request.tools.iter().find(|t| t.name == name && t.namespace.is_none())
+    request
+        .tools
+        .iter()
+        .find(|t| t.name == name && t.namespace.is_none())
 }
 
 fn native_tools(request: &ModelRequest) -> NativeTools<'_> {
@@ -93,7 +101,11 @@ fn native_tools(request: &ModelRequest) -> NativeTools<'_> {
         .map(|t| (t, "cmd"))
         .or_else(|| plain(request, "exec").map(|t| (t, "command")))
         .or_else(|| plain(request, "terminal").map(|t| (t, "command")));
-    let write = plain(request, "write").or_else(|| mcp_shim.then(|| plain(request, tools::WRITE_FILE)).flatten());
+    let write = plain(request, "write").or_else(|| {
+        mcp_shim
+            .then(|| plain(request, tools::WRITE_FILE))
+            .flatten()
+    });
     NativeTools { shell, write }
 }
 
@@ -115,19 +127,32 @@ fn tool_for(
     let write = |rel: String, content: &str| -> Option<(ToolSpec, Value)> {
         let abs = agent_root.join(&rel);
         if let Some(spec) = native.write {
-            return Some((spec.clone(), json!({"path": abs.display().to_string(), "content": content})));
+            return Some((
+                spec.clone(),
+                json!({"path": abs.display().to_string(), "content": content}),
+            ));
         }
         if let Some((spec, arg)) = native.shell {
             let dir = abs.parent().map(quoted).unwrap_or_else(|| "'.'".to_owned());
-            let cmd = format!("mkdir -p {dir} && cat > {} <<'COSEC_EOF'\n{content}\nCOSEC_EOF", quoted(&abs));
+            let cmd = format!(
+                "mkdir -p {dir} && cat > {} <<'COSEC_EOF'\n{content}\nCOSEC_EOF",
+                quoted(&abs)
+            );
             return Some((spec.clone(), json!({ arg: cmd })));
         }
         shim(tools::WRITE_FILE, json!({"path": rel, "content": content}))
     };
     match action {
         PlanAction::Reply { .. } => None,
-        PlanAction::ReadFile { namespace, path } => shim(tools::READ_FILE, json!({"path": tool_path(namespace, path)})),
-        PlanAction::WriteFile { namespace, path, content } => write(tool_path(namespace, path), content),
+        PlanAction::ReadFile { namespace, path } => shim(
+            tools::READ_FILE,
+            json!({"path": tool_path(namespace, path)}),
+        ),
+        PlanAction::WriteFile {
+            namespace,
+            path,
+            content,
+        } => write(tool_path(namespace, path), content),
         PlanAction::Remember { text } => write(format!("memory/note-turn{turn}-{index}.md"), text),
         PlanAction::CopyFile {
             from_namespace,
@@ -145,19 +170,26 @@ fn tool_for(
             }
             shim(tools::COPY_FILE, json!({"from": from, "to": to}))
         }
-        PlanAction::PostMessage { community, text } => {
-            shim(tools::POST_MESSAGE, json!({"community": community.as_str(), "text": text}))
-        }
-        PlanAction::SendMessage { person, text } => {
-            shim(tools::SEND_MESSAGE, json!({"person": person.as_str(), "text": text}))
-        }
-        PlanAction::ShareFile { namespace, path, community } => shim(
+        PlanAction::PostMessage { community, text } => shim(
+            tools::POST_MESSAGE,
+            json!({"community": community.as_str(), "text": text}),
+        ),
+        PlanAction::SendMessage { person, text } => shim(
+            tools::SEND_MESSAGE,
+            json!({"person": person.as_str(), "text": text}),
+        ),
+        PlanAction::ShareFile {
+            namespace,
+            path,
+            community,
+        } => shim(
             tools::SHARE_FILE,
             json!({"path": tool_path(namespace, path), "community": community.as_str()}),
         ),
-        PlanAction::SubmitWorkflow { name, payload } => {
-            shim(tools::SUBMIT_WORKFLOW, json!({"name": name, "payload": payload}))
-        }
+        PlanAction::SubmitWorkflow { name, payload } => shim(
+            tools::SUBMIT_WORKFLOW,
+            json!({"name": name, "payload": payload}),
+        ),
         PlanAction::Search { query } => shim(tools::SEARCH, json!({"query": query})),
         PlanAction::CallTool { tool, argument } => {
             let arg = agent
@@ -184,7 +216,11 @@ pub fn respond(
     turn: &TurnContext,
     request: &ModelRequest,
 ) -> ModelResponse {
-    let input_tokens = request.messages.iter().map(|m| rough_tokens(&m.content)).sum();
+    let input_tokens = request
+        .messages
+        .iter()
+        .map(|m| rough_tokens(&m.content))
+        .sum();
     let reply = |text: String| ModelResponse {
         usage: Usage {
             input_tokens,
@@ -230,7 +266,11 @@ pub fn respond(
             _ => None,
         })
         .collect();
-    reply(if text.is_empty() { "Done.".to_owned() } else { text.join("\n\n") })
+    reply(if text.is_empty() {
+        "Done.".to_owned()
+    } else {
+        text.join("\n\n")
+    })
 }
 
 /// The proxy backend that answers trials routed to a simulated model.
@@ -256,6 +296,13 @@ impl crate::server::ModelBackend for SimBackend {
                 kind.model_name()
             )
         })?;
-        Ok(respond(kind, plan, &trial.agent, &trial.agent_root, turn, request))
+        Ok(respond(
+            kind,
+            plan,
+            &trial.agent,
+            &trial.agent_root,
+            turn,
+            request,
+        ))
     }
 }

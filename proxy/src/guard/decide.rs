@@ -78,6 +78,13 @@ impl TrialGuard {
         ctx.requester.clone().unwrap_or_else(|| self.target.clone())
     }
 
+    /// Builds (once) the live state at `time` and its Cedar entities, so that the first
+    /// decision at that time costs only the evaluation; returns whether the entities
+    /// could be prepared (decisions fail closed on any error either way).
+    pub fn prepare_state(&self, time: Time) -> bool {
+        matches!(self.state_at(time).as_ref(), Ok(at) if at.prepared.is_some())
+    }
+
     fn state_at(&self, time: Time) -> Arc<Result<StateAt, String>> {
         let mut states = lock(&self.cache.states);
         Arc::clone(states.entry(time).or_insert_with(|| {

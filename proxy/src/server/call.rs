@@ -83,6 +83,8 @@ pub(super) async fn model_call(
     let guard = state.guard.as_ref().map(|g| {
         let tg = g.for_trial(&trial);
         tg.observe_request(&parsed.request);
+        // Entities of the turn's state are built once, before the reply is checked.
+        tg.prepare_state(ctx.time);
         ReplyGuard::new(tg, ctx.clone(), &parsed.request)
     });
     let record = CallRecord {
@@ -197,7 +199,11 @@ fn guard_json(api: WireApi, guard: &ReplyGuard, bytes: Bytes) -> Result<Bytes, S
     let mut v: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(_) if !guard.enforcing() => return Ok(bytes),
-        Err(e) => return Err(format!("upstream: response is not JSON, so it could not be checked: {e}")),
+        Err(e) => {
+            return Err(format!(
+                "upstream: response is not JSON, so it could not be checked: {e}"
+            ))
+        }
     };
     let before = v.clone();
     match api {

@@ -204,4 +204,3 @@ fn models(trial: &Trial) -> Response<Body> {
         ]}),
     )
 }
-

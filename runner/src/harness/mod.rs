@@ -7,7 +7,13 @@
 //! carries the agent tier only, and the proxy and shim endpoints.
 
 pub mod builtin;
+#[allow(dead_code)]
+pub mod codex;
+#[allow(dead_code)]
+pub mod hermes;
 pub mod install;
+#[allow(dead_code)]
+pub mod openclaw;
 
 use async_trait::async_trait;
 use cosec_proxy::shim::ShimService;

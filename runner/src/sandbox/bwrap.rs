@@ -27,17 +27,30 @@ impl Bubblewrap {
                 .map(|dir| dir.join("bwrap"))
                 .find(|candidate| candidate.is_file())
         });
-        found.map(|binary| Bubblewrap { binary }).ok_or(SandboxError::Missing {
-            tool: "bwrap",
-            hint: "apt-get install bubblewrap",
-        })
+        found
+            .map(|binary| Bubblewrap { binary })
+            .ok_or(SandboxError::Missing {
+                tool: "bwrap",
+                hint: "apt-get install bubblewrap",
+            })
     }
 
     /// The full argument list for `bwrap` (exposed for tests and for `--dry-run` output).
-    pub fn args(&self, spec: &SandboxSpec, program: &Path, args: &[OsString]) -> Result<Vec<OsString>, SandboxError> {
+    pub fn args(
+        &self,
+        spec: &SandboxSpec,
+        program: &Path,
+        args: &[OsString],
+    ) -> Result<Vec<OsString>, SandboxError> {
         let mut a: Vec<OsString> = Vec::new();
         let mut push = |items: &[&str]| a.extend(items.iter().map(OsString::from));
-        push(&["--unshare-all", "--share-net", "--die-with-parent", "--new-session", "--clearenv"]);
+        push(&[
+            "--unshare-all",
+            "--share-net",
+            "--die-with-parent",
+            "--new-session",
+            "--clearenv",
+        ]);
         for dir in SYSTEM_DIRS {
             if Path::new(dir).exists() {
                 push(&["--ro-bind", dir, dir]);
@@ -131,17 +144,27 @@ mod tests {
             repo.display()
         );
         let out = bwrap
-            .command(&spec(&agent), Path::new("/bin/sh"), &["-c".into(), script.into()])
+            .command(
+                &spec(&agent),
+                Path::new("/bin/sh"),
+                &["-c".into(), script.into()],
+            )
             .unwrap()
             .output()
             .await
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(stdout.contains("visible"), "{stdout}");
-        assert!(!stdout.contains("HIDDEN-READ") && !stdout.contains("oracle facts"), "{stdout}");
+        assert!(
+            !stdout.contains("HIDDEN-READ") && !stdout.contains("oracle facts"),
+            "{stdout}"
+        );
         assert!(!stdout.contains("REPO-READ"), "{stdout}");
         assert!(!stdout.contains("HOME-READ"), "{stdout}");
-        assert_eq!(std::fs::read_to_string(agent.join("out.txt")).unwrap(), "written\n");
+        assert_eq!(
+            std::fs::read_to_string(agent.join("out.txt")).unwrap(),
+            "written\n"
+        );
     }
 
     #[test]

@@ -90,10 +90,7 @@ impl ChatRewriter {
         if let Some(Value::String(text)) = delta.get("content") {
             if !text.is_empty() {
                 let guard = &self.guard;
-                let released = self
-                    .text
-                    .get_or_insert_with(|| guard.stream())
-                    .push(text);
+                let released = self.text.get_or_insert_with(|| guard.stream()).push(text);
                 if released.is_empty() {
                     delta.remove("content");
                 } else {

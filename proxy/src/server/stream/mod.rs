@@ -26,16 +26,18 @@ pub(crate) struct StreamRewriter {
 }
 
 enum Inner {
-    Chat(chat::ChatRewriter),
-    Responses(responses::ResponsesRewriter),
+    Chat(Box<chat::ChatRewriter>),
+    Responses(Box<responses::ResponsesRewriter>),
 }
 
 impl StreamRewriter {
     /// A rewriter for a stream of `api` guarded by `guard`.
     pub fn new(api: WireApi, guard: ReplyGuard) -> Self {
         let inner = match api {
-            WireApi::ChatCompletions => Inner::Chat(chat::ChatRewriter::new(guard)),
-            WireApi::Responses => Inner::Responses(responses::ResponsesRewriter::new(guard)),
+            WireApi::ChatCompletions => Inner::Chat(Box::new(chat::ChatRewriter::new(guard))),
+            WireApi::Responses => {
+                Inner::Responses(Box::new(responses::ResponsesRewriter::new(guard)))
+            }
         };
         StreamRewriter {
             parser: SseParser::new(),

@@ -89,13 +89,11 @@ impl ResponsesRewriter {
             .to_owned();
         let named = event.event.is_some();
         match kind.as_str() {
-            "response.output_item.added" => {
-                if v.get("item").is_some_and(is_call) {
-                    let item = v.get("item").cloned().unwrap_or(Value::Null);
-                    self.held
-                        .insert(index(&v, "output_index"), (item, String::new()));
-                    return;
-                }
+            "response.output_item.added" if v.get("item").is_some_and(is_call) => {
+                let item = v.get("item").cloned().unwrap_or(Value::Null);
+                self.held
+                    .insert(index(&v, "output_index"), (item, String::new()));
+                return;
             }
             "response.function_call_arguments.delta" | "response.custom_tool_call_input.delta" => {
                 if let Some((_, args)) = self.held.get_mut(&index(&v, "output_index")) {
@@ -195,7 +193,11 @@ impl ResponsesRewriter {
             return part.text.clone();
         }
         part.finished = true;
-        let tail = part.guard.as_mut().map(StreamGuard::finish).unwrap_or_default();
+        let tail = part
+            .guard
+            .as_mut()
+            .map(StreamGuard::finish)
+            .unwrap_or_default();
         part.text.push_str(&tail);
         let text = part.text.clone();
         let item_id = part.item_id.clone();
@@ -224,7 +226,13 @@ impl ResponsesRewriter {
     }
 
     /// Checks a completed tool-call item and emits it whole.
-    fn emit_call(&mut self, out: &mut Vec<Bytes>, output_index: u64, item: &mut Value, named: bool) {
+    fn emit_call(
+        &mut self,
+        out: &mut Vec<Bytes>,
+        output_index: u64,
+        item: &mut Value,
+        named: bool,
+    ) {
         self.held.remove(&output_index);
         if let Some(call) = call_of_item(item) {
             let new = self.guard.call(&call);
@@ -288,7 +296,10 @@ impl ResponsesRewriter {
             } else {
                 "arguments"
             };
-            let empty = item.get(slot).and_then(Value::as_str).is_none_or(str::is_empty);
+            let empty = item
+                .get(slot)
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty);
             if empty {
                 item[slot] = json!(args);
             }

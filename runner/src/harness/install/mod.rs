@@ -1,6 +1,8 @@
 //! Installing the native harnesses at pinned versions into a cache folder outside the
 //! repository, idempotently, and finding what is installed.
 
+pub mod codex;
+pub mod hermes;
 pub mod openclaw;
 
 use std::path::{Path, PathBuf};

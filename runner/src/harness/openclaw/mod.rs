@@ -1,0 +1,396 @@
+//! The OpenClaw adapter: each delivery is one `openclaw agent --local --json` run inside
+//! bubblewrap, continuing the community's own OpenClaw session (`--session-id`).
+//!
+//! Per trial, `<harness_home>/state` is `OPENCLAW_STATE_DIR` (with `openclaw.json`, the
+//! SQLite session store and OpenClaw's locks: `--local` locks the state folder, so every
+//! trial has its own) and `<harness_home>/home` is `HOME`. The provider `cosec` points at
+//! the proxy's `/t/<trial>/v1` with the Chat Completions wire API; the shim relay is the
+//! MCP server `cosec`, whose tools OpenClaw lists as `cosec__<tool>` (tool search off).
+//!
+//! Memory: OpenClaw's own memory store is its workspace's `MEMORY.md` and `memory/*.md`
+//! (searched by `memory_search`, read by `memory_get`). The workspace is the agent half
+//! itself, with bootstrap files off so OpenClaw adds nothing to it; the seeded private
+//! memory therefore stays in `memory/notes.md`, which is already inside OpenClaw's memory
+//! folder, and whatever the agent remembers lands in the agent's `memory/` too. Like the
+//! built-in agent, the first message of each session also shows that file.
+//!
+//! Seeded session history of a community opens that community's session: its first
+//! message carries it under "Earlier in this community:". OpenClaw's internal-context
+//! user messages and rewritten tool-call ids concern the proxy and the simulated
+//! models, not this adapter (it never sees the wire).
+//!
+//! Evidence for the hidden trace, per delivery: the `--json` result (`stdout`), the new
+//! events of the session's transcript exported from OpenClaw's SQLite store
+//! (`session_file:transcript/<session-id>`, which holds every tool call with its
+//! arguments and result), and the stderr tail when the run failed.
+
+mod text;
+
+use super::install::Installed;
+use super::{Delivery, Harness, HarnessError, Session, TrialEnv, TurnOutput};
+use crate::sandbox::{Sandbox, SandboxSpec};
+use async_trait::async_trait;
+use cosec_proxy::trace::{TraceEvent, TraceLine};
+use cosec_scenarios::CommunityId;
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::AsyncReadExt;
+
+/// Bytes of stderr kept for a failure report.
+const STDERR_TAIL: usize = 4096;
+
+/// How long the transcript export may take.
+const EXPORT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// OpenClaw, as installed by `cosec harness install openclaw`.
+pub struct OpenClawHarness {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    installed: Installed,
+    sandbox: Arc<dyn Sandbox>,
+    relay: PathBuf,
+    turn_timeout: Duration,
+}
+
+impl OpenClawHarness {
+    /// An adapter for `installed`, confined by `sandbox`, registering `relay`
+    /// (`cosec-shim`) as its MCP server, killing a delivery after `turn_timeout`.
+    pub fn new(
+        installed: Installed,
+        sandbox: Arc<dyn Sandbox>,
+        relay: PathBuf,
+        turn_timeout: Duration,
+    ) -> Self {
+        OpenClawHarness {
+            shared: Arc::new(Shared {
+                installed,
+                sandbox,
+                relay,
+                turn_timeout,
+            }),
+        }
+    }
+
+    /// The trial's `OPENCLAW_STATE_DIR`.
+    pub fn state_dir(env: &TrialEnv) -> PathBuf {
+        env.harness_home.join("state")
+    }
+
+    /// The trial's `OPENCLAW_CONFIG_PATH`.
+    pub fn config_path(env: &TrialEnv) -> PathBuf {
+        Self::state_dir(env).join("openclaw.json")
+    }
+
+    /// The trial's `HOME` inside the harness home.
+    fn home_dir(env: &TrialEnv) -> PathBuf {
+        env.harness_home.join("home")
+    }
+
+    /// What the OpenClaw process may see: the agent half and its own home read-write;
+    /// the install (with its Node runtime), the relay binary and the shim socket
+    /// read-only; only the variables it needs.
+    pub fn sandbox_spec(&self, env: &TrialEnv) -> SandboxSpec {
+        let installed = &self.shared.installed;
+        let mut readonly = installed.readonly.clone();
+        readonly.push(self.shared.relay.clone());
+        if let Some(socket) = &env.shim_socket {
+            // The socket alone, not its folder: nothing beside it is exposed.
+            readonly.push(socket.clone());
+        }
+        let path = |p: PathBuf| p.display().to_string();
+        let mut vars: Vec<(String, String)> = vec![
+            ("HOME".into(), path(Self::home_dir(env))),
+            ("OPENCLAW_STATE_DIR".into(), path(Self::state_dir(env))),
+            ("OPENCLAW_CONFIG_PATH".into(), path(Self::config_path(env))),
+            ("OPENCLAW_NO_AUTO_UPDATE".into(), "1".into()),
+            (text::API_KEY_VAR.into(), text::DUMMY_KEY.into()),
+            ("LANG".into(), "C.UTF-8".into()),
+            ("TMPDIR".into(), "/tmp".into()),
+            ("USER".into(), "agent".into()),
+        ];
+        for (key, value) in &installed.env {
+            vars.retain(|(k, _)| k != key);
+            vars.push((key.clone(), value.clone()));
+        }
+        if !vars.iter().any(|(k, _)| k == "PATH") {
+            vars.push(("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()));
+        }
+        SandboxSpec {
+            writable: vec![env.agent_root.clone(), env.harness_home.clone()],
+            readonly,
+            env: vars,
+            workdir: env.agent_root.clone(),
+        }
+    }
+}
+
+fn crash(what: &str, path: &Path, e: std::io::Error) -> HarnessError {
+    HarnessError::Crash(format!("openclaw: cannot {what} {}: {e}", path.display()))
+}
+
+#[async_trait]
+impl Harness for OpenClawHarness {
+    fn name(&self) -> &'static str {
+        "openclaw"
+    }
+
+    fn version(&self) -> String {
+        self.shared.installed.version.clone()
+    }
+
+    async fn start(&self, env: TrialEnv) -> Result<Box<dyn Session>, HarnessError> {
+        for dir in [
+            Self::state_dir(&env),
+            Self::home_dir(&env),
+            env.harness_home.join("turns"),
+        ] {
+            std::fs::create_dir_all(&dir).map_err(|e| crash("create", &dir, e))?;
+        }
+        let config = text::config_json(&env, &self.shared.relay, env.shim_socket.as_deref());
+        let body = serde_json::to_string_pretty(&config)
+            .map_err(|e| HarnessError::Crash(format!("openclaw: config: {e}")))?;
+        let path = Self::config_path(&env);
+        std::fs::write(&path, body).map_err(|e| crash("write", &path, e))?;
+        Ok(Box::new(OpenClawSession {
+            spec: self.sandbox_spec(&env),
+            shared: Arc::clone(&self.shared),
+            env,
+            sessions: BTreeMap::new(),
+            deliveries: 0,
+        }))
+    }
+}
+
+/// One trial of OpenClaw.
+struct OpenClawSession {
+    shared: Arc<Shared>,
+    env: TrialEnv,
+    spec: SandboxSpec,
+    /// Communities whose OpenClaw session exists, with the transcript row already
+    /// copied into the trace.
+    sessions: BTreeMap<CommunityId, i64>,
+    /// Deliveries so far (numbers the message files).
+    deliveries: u32,
+}
+
+/// How one sandboxed run ended.
+struct RunOutput {
+    stdout: String,
+    stderr: String,
+    /// Exit status, or `None` if the run timed out and was killed.
+    status: Option<std::process::ExitStatus>,
+}
+
+impl OpenClawSession {
+    /// Runs `program args` inside the sandbox with stdin closed (OpenClaw otherwise
+    /// waits on it), killing it after `timeout`.
+    async fn run(
+        &self,
+        program: &Path,
+        args: &[OsString],
+        timeout: Duration,
+    ) -> Result<RunOutput, HarnessError> {
+        let mut cmd = self
+            .shared
+            .sandbox
+            .command(&self.spec, program, args)
+            .map_err(|e| HarnessError::Crash(format!("openclaw sandbox: {e}")))?;
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .process_group(0);
+        let mut child = cmd.spawn().map_err(|e| {
+            HarnessError::Crash(format!("cannot start openclaw in the sandbox: {e}"))
+        })?;
+        let drain = |pipe: Option<Box<dyn tokio::io::AsyncRead + Send + Unpin>>| {
+            tokio::spawn(async move {
+                let mut buf = Vec::new();
+                if let Some(mut pipe) = pipe {
+                    let _ = pipe.read_to_end(&mut buf).await;
+                }
+                buf
+            })
+        };
+        let stdout = drain(
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
+        );
+        let stderr = drain(
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
+        );
+        let status = match tokio::time::timeout(timeout, child.wait()).await {
+            Ok(Ok(status)) => Some(status),
+            Ok(Err(e)) => return Err(HarnessError::Crash(format!("waiting for openclaw: {e}"))),
+            Err(_) => {
+                kill_group(&mut child).await;
+                None
+            }
+        };
+        // A process that escaped the kill could hold a pipe open: bound the wait.
+        let collect = |task: tokio::task::JoinHandle<Vec<u8>>| async move {
+            match tokio::time::timeout(Duration::from_secs(5), task).await {
+                Ok(Ok(buf)) => String::from_utf8_lossy(&buf).into_owned(),
+                _ => String::new(),
+            }
+        };
+        Ok(RunOutput {
+            stdout: collect(stdout).await,
+            stderr: collect(stderr).await,
+            status,
+        })
+    }
+
+    /// Records native evidence in the hidden trace.
+    fn record(&self, delivery: &Delivery, source: &str, text: &str) {
+        if text.trim().is_empty() {
+            return;
+        }
+        // A failing trace write is not a harness failure; the runner's own trace writes
+        // surface it.
+        let _ = self.env.trace.record(TraceEvent::HarnessOutput {
+            turn: delivery.turn,
+            community: delivery.community.clone(),
+            source: source.to_owned(),
+            text: text::cap(text),
+        });
+    }
+
+    /// Copies the session's transcript events that are new since the last delivery
+    /// (OpenClaw keeps transcripts in SQLite; the pinned Node reads them, sandboxed).
+    async fn record_transcript(&mut self, delivery: &Delivery, session_id: &str) {
+        let db =
+            OpenClawHarness::state_dir(&self.env).join("agents/main/agent/openclaw-agent.sqlite");
+        if !db.is_file() {
+            return;
+        }
+        let after = self.sessions.get(&delivery.community).copied().unwrap_or(0);
+        let node = crate::harness::install::openclaw::node_binary(&self.shared.installed);
+        let args: Vec<OsString> = vec![
+            "-e".into(),
+            text::EXPORT_SCRIPT.into(),
+            db.into_os_string(),
+            text::session_key(session_id).into(),
+            after.to_string().into(),
+        ];
+        let source = format!("session_file:transcript/{session_id}");
+        match self.run(&node, &args, EXPORT_TIMEOUT).await {
+            Ok(out) if out.status.is_some_and(|s| s.success()) => {
+                self.record(delivery, &source, &out.stdout);
+                if let Some(last) = text::last_rowid(&out.stdout) {
+                    self.sessions.insert(delivery.community.clone(), last);
+                }
+            }
+            Ok(out) => self.record(
+                delivery,
+                &format!("{source}:export_failed"),
+                &text::tail(&out.stderr, STDERR_TAIL),
+            ),
+            Err(e) => self.record(delivery, &format!("{source}:export_failed"), &e.to_string()),
+        }
+    }
+
+    /// Model calls recorded in the trial's trace so far (the proxy writes one line per
+    /// call; OpenClaw's own result does not count its calls).
+    fn model_calls_so_far(&self) -> usize {
+        cosec_proxy::trace::read_trace(self.env.trace.path())
+            .map(|lines| {
+                lines
+                    .iter()
+                    .filter(|l: &&TraceLine| matches!(l.event, TraceEvent::ModelCall { .. }))
+                    .count()
+            })
+            .unwrap_or(0)
+    }
+}
+
+/// Kills the process group of a timed-out run (bubblewrap's PID namespace then takes
+/// every process inside with it) and reaps the child.
+async fn kill_group(child: &mut tokio::process::Child) {
+    if let Some(pid) = child.id() {
+        let _ = tokio::process::Command::new("kill")
+            .args(["-KILL", "--", &format!("-{pid}")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .await;
+    }
+    let _ = child.kill().await;
+}
+
+#[async_trait]
+impl Session for OpenClawSession {
+    async fn deliver(&mut self, delivery: &Delivery) -> Result<TurnOutput, HarnessError> {
+        let session_id = text::session_id(&delivery.community);
+        let first = !self.sessions.contains_key(&delivery.community);
+        let input = text::user_input(&self.env, delivery, first);
+        self.deliveries += 1;
+        // The message goes in a file: it can be long, and it stays as evidence.
+        let message = self
+            .env
+            .harness_home
+            .join("turns")
+            .join(format!("{:03}-{session_id}.txt", self.deliveries));
+        std::fs::write(&message, &input).map_err(|e| crash("write", &message, e))?;
+        let args: Vec<OsString> = vec![
+            "agent".into(),
+            "--local".into(),
+            "--session-id".into(),
+            session_id.clone().into(),
+            "--message-file".into(),
+            message.into_os_string(),
+            "--json".into(),
+        ];
+        let calls_before = self.model_calls_so_far();
+        let entry = self.shared.installed.entry.clone();
+        let run = self.run(&entry, &args, self.shared.turn_timeout).await?;
+        self.record(delivery, "stdout", &run.stdout);
+        self.sessions.entry(delivery.community.clone()).or_insert(0);
+        self.record_transcript(delivery, &session_id).await;
+        let stderr_tail = text::tail(&run.stderr, STDERR_TAIL);
+        let Some(status) = run.status else {
+            self.record(delivery, "stderr_tail", &stderr_tail);
+            return Err(HarnessError::Crash(format!(
+                "openclaw did not finish the turn within {} s and was killed; stderr tail:\n{stderr_tail}",
+                self.shared.turn_timeout.as_secs()
+            )));
+        };
+        let result = text::parse_result(&run.stdout);
+        if !status.success() || result.error.is_some() {
+            self.record(delivery, "stderr_tail", &stderr_tail);
+            let error = result.error.unwrap_or_default();
+            if result.model_failure {
+                return Err(HarnessError::Model(format!("openclaw: {error}")));
+            }
+            return Err(HarnessError::Crash(format!(
+                "openclaw exited with {status} ({error}); stderr tail:\n{stderr_tail}"
+            )));
+        }
+        let Some(reply) = result.reply else {
+            self.record(delivery, "stderr_tail", &stderr_tail);
+            return Err(HarnessError::Crash(format!(
+                "openclaw printed no JSON result; stderr tail:\n{stderr_tail}"
+            )));
+        };
+        let calls = self.model_calls_so_far().saturating_sub(calls_before);
+        Ok(TurnOutput {
+            reply,
+            model_calls: u32::try_from(calls).unwrap_or(u32::MAX),
+        })
+    }
+
+    async fn finish(self: Box<Self>) -> Result<(), HarnessError> {
+        Ok(())
+    }
+}
