@@ -49,9 +49,29 @@ pub(crate) fn render_with_help(e: &(impl miette::Diagnostic + std::fmt::Display)
 }
 
 fn uid(type_name: &str, id: &str) -> Result<EntityUid, PolicyError> {
+    Ok(EntityUid::from_type_name_and_id(
+        parsed_type(type_name)?,
+        EntityId::new(id),
+    ))
+}
+
+/// Parses an entity type name once: the guard names entities on its per-hit path, and
+/// Cedar's parser is far slower than a clone.
+fn parsed_type(type_name: &str) -> Result<EntityTypeName, PolicyError> {
+    static PARSED: std::sync::OnceLock<std::sync::Mutex<Vec<(String, EntityTypeName)>>> =
+        std::sync::OnceLock::new();
+    let cache = PARSED.get_or_init(|| std::sync::Mutex::new(Vec::new()));
+    if let Ok(known) = cache.lock() {
+        if let Some((_, ty)) = known.iter().find(|(name, _)| name == type_name) {
+            return Ok(ty.clone());
+        }
+    }
     let ty = EntityTypeName::from_str(type_name)
         .map_err(|e| PolicyError::cedar("entity type name", e))?;
-    Ok(EntityUid::from_type_name_and_id(ty, EntityId::new(id)))
+    if let Ok(mut known) = cache.lock() {
+        known.push((type_name.to_owned(), ty.clone()));
+    }
+    Ok(ty)
 }
 
 /// The Cedar uid of a person.

@@ -8,7 +8,8 @@
 //!
 //! Sessions: one Codex thread per community, started by the community's first delivery
 //! (`codex exec`) and continued with `codex exec resume THREAD`; threads are never
-//! shared between communities.
+//! shared between communities. The delivery's text goes to Codex on stdin (`-`), which
+//! is then closed: `codex exec` waits on an open stdin.
 //!
 //! Seeded state: the community's seeded session history opens that thread's first
 //! message ("Earlier in this community:"). Codex has no memory store of its own that can
@@ -41,7 +42,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::AsyncReadExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// The dummy API key the sandboxed Codex sends to the proxy (the proxy holds the real
 /// upstream key, if any; the harness never sees it).
@@ -176,12 +177,23 @@ struct RunOutput {
 }
 
 impl CodexSession {
-    /// The command-line arguments of one delivery.
-    fn args(&self, thread: Option<&str>, input: String) -> Vec<OsString> {
+    /// The command-line arguments of one delivery; the input itself goes through stdin
+    /// (`-`), which keeps it clear of the argument length limit and of `ps`.
+    fn args(&self, thread: Option<&str>) -> Vec<OsString> {
         let mut args: Vec<OsString> = vec!["exec".into()];
+        // `--strict-config`: a version bump that drops a key we rely on (web search off,
+        // no retries, the MCP server) fails loudly instead of running differently.
         match thread {
             Some(thread) => {
-                args.extend(["resume", "--json", "--skip-git-repo-check"].map(OsString::from));
+                args.extend(
+                    [
+                        "resume",
+                        "--strict-config",
+                        "--json",
+                        "--skip-git-repo-check",
+                    ]
+                    .map(OsString::from),
+                );
                 // `exec resume` has no --sandbox flag; this is its equivalent.
                 args.push("--dangerously-bypass-approvals-and-sandbox".into());
                 args.push("--".into());
@@ -190,6 +202,7 @@ impl CodexSession {
             None => {
                 args.extend(
                     [
+                        "--strict-config",
                         "--json",
                         "--skip-git-repo-check",
                         "--sandbox",
@@ -202,19 +215,20 @@ impl CodexSession {
                 args.push("--".into());
             }
         }
-        args.push(input.into());
+        args.push("-".into());
         args
     }
 
-    /// Runs Codex once inside the sandbox, killing it at the turn timeout.
-    async fn run(&self, args: &[OsString]) -> Result<RunOutput, HarnessError> {
+    /// Runs Codex once inside the sandbox with `input` on stdin, killing it at the turn
+    /// timeout.
+    async fn run(&self, args: &[OsString], input: String) -> Result<RunOutput, HarnessError> {
         let mut cmd = self
             .shared
             .sandbox
             .command(&self.spec, &self.shared.installed.entry, args)
             .map_err(|e| HarnessError::Crash(format!("codex sandbox: {e}")))?;
-        // Without a closed stdin `codex exec` waits for more input.
-        cmd.stdin(Stdio::null())
+        // `codex exec` reads stdin to its end: it gets the input, then end of file.
+        cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true)
@@ -222,6 +236,13 @@ impl CodexSession {
         let mut child = cmd
             .spawn()
             .map_err(|e| HarnessError::Crash(format!("cannot start codex in the sandbox: {e}")))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            tokio::spawn(async move {
+                // A failed write shows up as Codex failing the turn, with its stderr.
+                let _ = stdin.write_all(input.as_bytes()).await;
+                let _ = stdin.shutdown().await;
+            });
+        }
         let stdout = child.stdout.take().map(|mut out| {
             tokio::spawn(async move {
                 let mut buf = Vec::new();
@@ -342,8 +363,8 @@ impl Session for CodexSession {
     async fn deliver(&mut self, delivery: &Delivery) -> Result<TurnOutput, HarnessError> {
         let thread = self.threads.get(&delivery.community).cloned();
         let input = text::user_input(&self.env, delivery, thread.is_none());
-        let args = self.args(thread.as_deref(), input);
-        let run = self.run(&args).await?;
+        let args = self.args(thread.as_deref());
+        let run = self.run(&args, input).await?;
         self.record(delivery, "events", &run.stdout);
         self.record(
             delivery,

@@ -202,10 +202,8 @@ pub fn parse_events(stdout: &str) -> Events {
             Some("turn.failed") => {
                 ev.failure = str_at("/error/message").or_else(|| Some(v.to_string()));
             }
-            Some("error") => {
-                if ev.failure.is_none() {
-                    ev.failure = str_at("/message").or_else(|| Some(v.to_string()));
-                }
+            Some("error") if ev.failure.is_none() => {
+                ev.failure = str_at("/message").or_else(|| Some(v.to_string()));
             }
             _ => {}
         }

@@ -144,22 +144,22 @@ async fn fake_model(seen: Seen) -> String {
                 let messages = body["messages"].as_array().cloned().unwrap_or_default();
                 let last = messages.last().cloned().unwrap_or(Value::Null);
                 let content = last["content"].as_str().unwrap_or_default();
-                let delta = match content
-                    .split("WRITE:")
-                    .nth(1)
-                    .filter(|_| last["role"] == "user")
-                {
-                    Some(rest) => {
-                        let path = rest.split_whitespace().next().unwrap_or_default();
-                        let args =
-                            json!({"path": path, "content": "noted by hermes\n"}).to_string();
-                        json!({"tool_calls": [{"index": 0, "id": "call_w1", "type": "function",
-                            "function": {"name": "write_file", "arguments": args}}]})
-                    }
-                    None => {
-                        let users = messages.iter().filter(|m| m["role"] == "user").count();
-                        json!({"content": format!("ACK {users}")})
-                    }
+                let call = |name: &str, args: Value| {
+                    json!({"tool_calls": [{"index": 0, "id": "call_w1", "type": "function",
+                        "function": {"name": name, "arguments": args.to_string()}}]})
+                };
+                let is_user = last["role"] == "user";
+                let delta = if let Some(rest) = content.split("WRITE:").nth(1).filter(|_| is_user) {
+                    let path = rest.split_whitespace().next().unwrap_or_default();
+                    call(
+                        "write_file",
+                        json!({"path": path, "content": "noted by hermes\n"}),
+                    )
+                } else if let Some(rest) = content.split("RUN:").nth(1).filter(|_| is_user) {
+                    call("terminal", json!({"command": rest.trim()}))
+                } else {
+                    let users = messages.iter().filter(|m| m["role"] == "user").count();
+                    json!({"content": format!("ACK {users}")})
                 };
                 let finish = if delta.get("tool_calls").is_some() {
                     "tool_calls"
@@ -269,6 +269,7 @@ async fn sessions_resume_per_community_with_native_writes_and_evidence() {
         .id
         .clone();
     let note = agent_root.join("shared/hermes-note.md");
+    let ran = agent_root.join("shared/ran.txt");
     let delivery = |n: u8, community: &CommunityId, text: String| Delivery {
         turn: n,
         community: community.clone(),
@@ -291,11 +292,20 @@ async fn sessions_resume_per_community_with_native_writes_and_evidence() {
     assert_eq!(out.model_calls, 2);
     let started = std::time::Instant::now();
     let out = session
-        .deliver(&delivery(2, &turn.community, "and now?".into()))
+        .deliver(&delivery(
+            2,
+            &turn.community,
+            format!("RUN: echo ran > {}", ran.display()),
+        ))
         .await
         .unwrap();
     eprintln!("turn 2 (resumed) took {:?}", started.elapsed());
     assert_eq!(out.reply, "ACK 2", "the resumed session carries turn 1");
+    assert_eq!(
+        std::fs::read_to_string(&ran).unwrap(),
+        "ran\n",
+        "the terminal tool runs in the agent half"
+    );
     let out = session
         .deliver(&delivery(3, &other, "hello elsewhere".into()))
         .await

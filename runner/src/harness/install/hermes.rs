@@ -48,9 +48,8 @@ fn base_prefix(venv: &Path) -> Option<PathBuf> {
 fn prefix_outside(venv: &Path, user_home: Option<&Path>) -> Option<PathBuf> {
     let home = PathBuf::from(pyvenv_value(venv, "home")?);
     let prefix = home.canonicalize().ok()?.parent()?.to_owned();
-    if prefix.parent().is_none() {
-        return None;
-    }
+    // `/` (no parent) holds every home.
+    prefix.parent()?;
     if let Some(user_home) = user_home.and_then(|h| h.canonicalize().ok()) {
         if user_home.starts_with(&prefix) {
             return None;
