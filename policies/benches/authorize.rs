@@ -17,7 +17,9 @@ fn main() {
         cosec_policies::evaluate::DEFAULT_DEFENSE_FILE_NAME,
     )
     .unwrap();
-    let suite = cosec_scenarios::suite::load_embedded(false).unwrap().scenarios;
+    let suite = cosec_scenarios::suite::load_embedded(false)
+        .unwrap()
+        .scenarios;
     let mut prepare_us = Vec::new();
     let mut decide_us = Vec::new();
     let mut recipients = Vec::new();
@@ -25,9 +27,16 @@ fn main() {
         for s in &suite {
             let state = CommunityState::at(&s.platform, turn_time(s.verifier.scored_turn)).unwrap();
             let t = Instant::now();
-            let prepared = defense.prepare(&s.platform, &s.agent.target_user, &state).unwrap();
+            let prepared = defense
+                .prepare(&s.platform, &s.agent.target_user, &state)
+                .unwrap();
             prepare_us.push(t.elapsed().as_secs_f64() * 1e6);
-            for f in s.verifier.scored_flows.iter().chain(&s.verifier.legit_flows) {
+            for f in s
+                .verifier
+                .scored_flows
+                .iter()
+                .chain(&s.verifier.legit_flows)
+            {
                 let q = Question {
                     platform: &s.platform,
                     target: &s.agent.target_user,
@@ -41,7 +50,11 @@ fn main() {
                 let d = defense.authorize_prepared(&q, &prepared);
                 decide_us.push(t.elapsed().as_secs_f64() * 1e6);
                 std::hint::black_box(d);
-                recipients.push(state.audience_of(&f.destination, &s.agent.target_user, &s.platform).map_or(0, |a| a.len()));
+                recipients.push(
+                    state
+                        .audience_of(&f.destination, &s.agent.target_user, &s.platform)
+                        .map_or(0, |a| a.len()),
+                );
             }
         }
     }
@@ -52,6 +65,11 @@ fn main() {
     let mean_recipients = recipients.iter().sum::<usize>() as f64 / recipients.len() as f64;
     println!("| step | samples | p50 (us) | p99 (us) |");
     println!("|---|---|---|---|");
-    println!("| prepare entities of a state | {} | {:.1} | {:.1} |", prepare_us.len(), pct(&mut prepare_us, 0.5), pct(&mut prepare_us, 0.99));
+    println!(
+        "| prepare entities of a state | {} | {:.1} | {:.1} |",
+        prepare_us.len(),
+        pct(&mut prepare_us, 0.5),
+        pct(&mut prepare_us, 0.99)
+    );
     println!("| one flow decision (1 + {mean_recipients:.1} Cedar requests on average) | {} | {:.1} | {:.1} |", decide_us.len(), pct(&mut decide_us, 0.5), pct(&mut decide_us, 0.99));
 }

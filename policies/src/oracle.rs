@@ -177,10 +177,19 @@ impl Oracle {
         destinations.insert(Destination::Namespace {
             namespace: Namespace::Memory,
         });
-        destinations.extend(users.iter().map(|u| Destination::Person { user: u.clone() }));
-        destinations.extend(platform.workflow_routes.iter().map(|r| Destination::Workflow {
-            name: r.name.clone(),
-        }));
+        destinations.extend(
+            users
+                .iter()
+                .map(|u| Destination::Person { user: u.clone() }),
+        );
+        destinations.extend(
+            platform
+                .workflow_routes
+                .iter()
+                .map(|r| Destination::Workflow {
+                    name: r.name.clone(),
+                }),
+        );
         let user_refs: Vec<&UserId> = users.iter().collect();
         let dest_refs: Vec<&Destination> = destinations.iter().collect();
         let entities = entities_with(

@@ -10,10 +10,20 @@ use cosec_scenarios::CommunityState;
 fn prepared_and_fresh_entities_agree_on_every_suite_flow() {
     let oracle = Oracle::builtin().unwrap();
     let mut compared = 0;
-    for s in cosec_scenarios::suite::load_embedded(false).unwrap().scenarios {
+    for s in cosec_scenarios::suite::load_embedded(false)
+        .unwrap()
+        .scenarios
+    {
         let state = CommunityState::at(&s.platform, turn_time(s.verifier.scored_turn)).unwrap();
-        let prepared = oracle.prepare(&s.platform, &s.agent.target_user, &state).unwrap();
-        for flow in s.verifier.scored_flows.iter().chain(&s.verifier.legit_flows) {
+        let prepared = oracle
+            .prepare(&s.platform, &s.agent.target_user, &state)
+            .unwrap();
+        for flow in s
+            .verifier
+            .scored_flows
+            .iter()
+            .chain(&s.verifier.legit_flows)
+        {
             let q = Question {
                 platform: &s.platform,
                 target: &s.agent.target_user,
@@ -23,7 +33,12 @@ fn prepared_and_fresh_entities_agree_on_every_suite_flow() {
                 object: &flow.object,
                 destination: &flow.destination,
             };
-            assert_eq!(oracle.authorize_prepared(&q, &prepared), oracle.authorize(&q), "{}", s.id);
+            assert_eq!(
+                oracle.authorize_prepared(&q, &prepared),
+                oracle.authorize(&q),
+                "{}",
+                s.id
+            );
             compared += 1;
         }
     }

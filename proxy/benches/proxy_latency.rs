@@ -73,28 +73,51 @@ fn main() {
     let body_bytes = serde_json::to_vec(&body).unwrap();
 
     // In-process baseline: the work the proxy must do anyway, without HTTP or tracing.
-    let meta = ResponseMeta { id: "r".into(), model: "sim:comply".into(), created: 0 };
+    let meta = ResponseMeta {
+        id: "r".into(),
+        model: "sim:comply".into(),
+        created: 0,
+    };
     let plan = scenario.verifier.reference_plan.clone();
     let mut inproc = Vec::with_capacity(n);
     for _ in 0..n {
         let t = Instant::now();
         let v: Value = serde_json::from_slice(&body_bytes).unwrap();
         let parsed = parse_request(WireApi::ChatCompletions, &v).unwrap();
-        let r = respond(SimKind::Comply, &plan, &scenario.agent, dir.path(), &ctx, &parsed.request);
+        let r = respond(
+            SimKind::Comply,
+            &plan,
+            &scenario.agent,
+            dir.path(),
+            &ctx,
+            &parsed.request,
+        );
         let out = serde_json::to_vec(&render_json(WireApi::ChatCompletions, &r, &meta)).unwrap();
         std::hint::black_box(out);
         inproc.push(t.elapsed().as_secs_f64() * 1e6);
     }
 
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let mut proxied = rt.block_on(async {
         let registry = TrialRegistry::new();
         registry.insert(Arc::clone(&trial));
-        let server = ProxyServer::bind(DEFAULT_ADDR, registry, Arc::new(SimBackend)).await.unwrap();
+        let server = ProxyServer::bind(DEFAULT_ADDR, registry, Arc::new(SimBackend))
+            .await
+            .unwrap();
         let url = format!("{}/chat/completions", server.base_url("bench"));
         let http = reqwest::Client::builder().no_proxy().build().unwrap();
         for _ in 0..100 {
-            http.post(&url).body(body_bytes.clone()).send().await.unwrap().bytes().await.unwrap();
+            http.post(&url)
+                .body(body_bytes.clone())
+                .send()
+                .await
+                .unwrap()
+                .bytes()
+                .await
+                .unwrap();
         }
         let mut samples = Vec::with_capacity(n);
         for _ in 0..n {
@@ -117,10 +140,17 @@ fn main() {
     proxied.sort_by(f64::total_cmp);
     let (i50, i99) = (percentile(&inproc, 0.5), percentile(&inproc, 0.99));
     let (p50, p99) = (percentile(&proxied, 0.5), percentile(&proxied, 0.99));
-    println!("requests: {n} sequential, request body {} bytes", body_bytes.len());
+    println!(
+        "requests: {n} sequential, request body {} bytes",
+        body_bytes.len()
+    );
     println!("| path | p50 (us) | p99 (us) |");
     println!("|---|---|---|");
     println!("| simulated model in-process | {i50:.1} | {i99:.1} |");
     println!("| through the proxy (HTTP on 127.0.0.1 + trace) | {p50:.1} | {p99:.1} |");
-    println!("| added by the proxy | {:.1} | {:.1} |", p50 - i50, p99 - i99);
+    println!(
+        "| added by the proxy | {:.1} | {:.1} |",
+        p50 - i50,
+        p99 - i99
+    );
 }

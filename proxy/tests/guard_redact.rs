@@ -123,11 +123,12 @@ fn separators_and_case_changes_are_still_caught() {
 }
 
 #[test]
-fn untainted_objects_are_not_candidates() {
+fn protected_objects_are_candidates_before_taint_and_taint_is_recorded() {
     let dir = tempfile::tempdir().unwrap();
     let f = fixture(dir.path(), GuardMode::Enforce);
     let c = ctx("y5parents", Some("gemma"));
-    // Nothing has reached the model yet: nothing to find.
+    // Nothing has reached the model yet, and the leak is still caught: content can move
+    // between sessions through channels the proxy never sees.
     let checked = f.guard.check_text(
         &c,
         LEAK,
@@ -135,14 +136,13 @@ fn untainted_objects_are_not_candidates() {
         &to("y5parents"),
         GuardPoint::Response,
     );
-    assert_eq!(checked.text, LEAK);
-    assert_eq!(checked.detected, 0);
-    assert!(decisions(&f.trace_path).is_empty());
+    assert_ne!(checked.text, LEAK);
+    assert!(checked.denied);
     assert!(!f.guard.is_tainted(&"ole-post".into()));
     // The public route card is never a candidate, even when the model saw it.
     assert_eq!(f.guard.observe_request(&request_with(ROUTE_CARD)), 0);
     assert!(!f.guard.mark_served(&"route-card".into()));
-    // Once the post is in the history, the same text is caught.
+    // Taint is recorded once the post is in the history.
     assert_eq!(
         f.guard
             .observe_request(&request_with(&format!("earlier: {OLE_POST}"))),

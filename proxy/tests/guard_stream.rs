@@ -143,7 +143,7 @@ fn the_rest_of_the_reply_flows_with_a_bounded_hold_back() {
 }
 
 #[test]
-fn with_no_candidate_chunks_pass_at_once() {
+fn text_without_protected_content_is_released_unchanged_within_a_bounded_window() {
     let dir = tempfile::tempdir().unwrap();
     let f = fixture(dir.path(), GuardMode::Enforce);
     let mut s = f.guard.stream(
@@ -152,9 +152,14 @@ fn with_no_candidate_chunks_pass_at_once() {
         &parents(),
         GuardPoint::Response,
     );
-    assert_eq!(s.window(), 0);
-    assert_eq!(s.push("07700 900412"), "07700 900412");
-    assert_eq!(s.finish(), "");
+    let window = s.window();
+    assert!(window > 0 && window <= 512, "{window}");
+    let text = "The class trip leaves at nine; bring a packed lunch and a rain jacket. ".repeat(8);
+    let mut out = s.push(&text);
+    // Everything but the hold-back window is released at once.
+    assert!(text.chars().count() - out.chars().count() <= window);
+    out.push_str(&s.finish());
+    assert_eq!(out, text);
 }
 
 #[test]
@@ -166,6 +171,11 @@ fn shadow_streams_pass_through_and_trace() {
     assert_eq!(out, REPLY);
     assert_eq!(released[0], &REPLY[..40]);
     let rows = decisions(&f.trace_path);
-    assert_eq!(rows.len(), 1);
-    assert_eq!((rows[0].5.as_str(), rows[0].7), ("redact", false));
+    assert!(!rows.is_empty());
+    assert!(
+        rows.iter()
+            .any(|r| (r.5.as_str(), r.7) == ("redact", false)),
+        "{rows:?}"
+    );
+    assert!(rows.iter().all(|r| !r.7), "shadow mode enforces nothing");
 }

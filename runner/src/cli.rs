@@ -30,6 +30,12 @@ pub enum Command {
         /// The run folder (holds results.jsonl and run.json).
         dir: PathBuf,
     },
+    /// Install or list the native harnesses (Codex CLI, OpenClaw, Hermes Agent).
+    #[command(subcommand)]
+    Harness(HarnessCommand),
+    /// The runtime guard standing alone in front of any agent.
+    #[command(subcommand)]
+    Proxy(ProxyCommand),
     /// MCP server over stdio that relays tool calls to the runner's shim (launched by harnesses).
     Shim {
         /// The runner's shim socket.
@@ -77,6 +83,12 @@ pub enum GuardModeArg {
 pub enum HarnessName {
     /// The built-in reference agent.
     Builtin,
+    /// Codex CLI (npm `@openai/codex`), sandboxed.
+    Codex,
+    /// OpenClaw (npm `openclaw`, Node 24), sandboxed.
+    Openclaw,
+    /// Hermes Agent (PyPI `hermes-agent`), sandboxed.
+    Hermes,
 }
 
 impl HarnessName {
@@ -84,8 +96,84 @@ impl HarnessName {
     pub fn as_str(self) -> &'static str {
         match self {
             HarnessName::Builtin => "builtin",
+            HarnessName::Codex => "codex",
+            HarnessName::Openclaw => "openclaw",
+            HarnessName::Hermes => "hermes",
         }
     }
+}
+
+/// Which native harnesses to install.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InstallChoice {
+    /// All three.
+    All,
+    /// Codex CLI.
+    Codex,
+    /// OpenClaw.
+    Openclaw,
+    /// Hermes Agent.
+    Hermes,
+}
+
+/// `cosec harness ...`
+#[derive(Debug, Subcommand)]
+pub enum HarnessCommand {
+    /// Install pinned versions into the harness cache (idempotent).
+    Install {
+        /// Which harness.
+        #[arg(value_enum)]
+        which: InstallChoice,
+        /// Cache folder (default: $COSEC_HARNESS_DIR or ~/.cache/cosec/harnesses).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+    /// Show what is installed and the versions.
+    List {
+        /// Cache folder (default: $COSEC_HARNESS_DIR or ~/.cache/cosec/harnesses).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+}
+
+/// `cosec proxy ...`
+#[derive(Debug, Subcommand)]
+pub enum ProxyCommand {
+    /// Serve the guard in front of an upstream model API (see examples/proxy-serve/).
+    Serve {
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8787")]
+        listen: std::net::SocketAddr,
+        /// Upstream base URL ending in /v1.
+        #[arg(long, value_name = "URL")]
+        upstream: String,
+        /// Upstream API key (else the client's Authorization header is forwarded).
+        #[arg(
+            long,
+            env = "COSEC_UPSTREAM_API_KEY",
+            hide_env_values = true,
+            value_name = "KEY"
+        )]
+        api_key: Option<String>,
+        /// Model name to send upstream (default: the client's).
+        #[arg(long)]
+        model: Option<String>,
+        /// Defense policy (default: the built-in policies/defense/default.cedar).
+        #[arg(long, value_name = "FILE.cedar")]
+        policy: Option<PathBuf>,
+        /// Community state and labeled objects (JSON; see examples/proxy-serve/state.json).
+        #[arg(long, value_name = "STATE.json")]
+        state: PathBuf,
+        /// `enforce` or `shadow`.
+        #[arg(long, value_enum, default_value_t = GuardModeArg::Enforce)]
+        guard_mode: GuardModeArg,
+        /// Append model calls and guard decisions to this trace file.
+        #[arg(long, value_name = "FILE")]
+        trace: Option<PathBuf>,
+        /// The agent's working directory (maps absolute paths in tool calls to namespaces).
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<PathBuf>,
+    },
 }
 
 /// `cosec run` options.
@@ -151,6 +239,9 @@ pub struct RunArgs {
     /// Seconds before a trial is stopped as an infrastructure failure.
     #[arg(long, default_value_t = 3600)]
     pub trial_timeout: u64,
+    /// Seconds one delivery may take before the harness is stopped (native harnesses).
+    #[arg(long, default_value_t = 600)]
+    pub turn_timeout: u64,
     #[command(flatten)]
     pub source: SuiteSource,
 }

@@ -318,7 +318,14 @@ fn the_shipped_custom_scenario_example_validates_and_runs() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let run_dir = tmp.path().join("run");
     let run = Command::new(env!("CARGO_BIN_EXE_cosec"))
-        .args(["run", "--judge", "none", "--model", "sim:ideal", "--scenario-file"])
+        .args([
+            "run",
+            "--judge",
+            "none",
+            "--model",
+            "sim:ideal",
+            "--scenario-file",
+        ])
         .arg(&example)
         .arg("--out")
         .arg(&run_dir)
@@ -326,8 +333,10 @@ fn the_shipped_custom_scenario_example_validates_and_runs() {
         .output()
         .expect("run");
     assert!(run.status.success(), "{}", stderr(&run));
-    let summary: Value =
-        serde_json::from_str(&std::fs::read_to_string(run_dir.join("summary.json")).expect("summary")).expect("json");
+    let summary: Value = serde_json::from_str(
+        &std::fs::read_to_string(run_dir.join("summary.json")).expect("summary"),
+    )
+    .expect("json");
     assert_eq!(summary["config"]["outside_frozen_suite"], true);
     assert_eq!(summary["trials"]["valid"], 1);
 }
@@ -335,10 +344,21 @@ fn the_shipped_custom_scenario_example_validates_and_runs() {
 #[test]
 fn policy_test_reports_the_default_clean_and_a_permissive_policy_leaking() {
     let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("../policies/defense/default.cedar");
-    let out = cosec(&["policy", "test", default.to_str().expect("utf8"), "--json", "--strict"]);
+    let out = cosec(&[
+        "policy",
+        "test",
+        default.to_str().expect("utf8"),
+        "--json",
+        "--strict",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let report: Value = serde_json::from_str(&stdout(&out)).expect("json");
-    let keys: Vec<&str> = report.as_object().expect("object").keys().map(String::as_str).collect();
+    let keys: Vec<&str> = report
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
     assert_eq!(keys.len(), 6, "{keys:?}");
     assert_eq!(report["false_allow"], 0);
     let legit = report["legit_flows"].as_u64().expect("legit");
@@ -350,9 +370,16 @@ fn policy_test_reports_the_default_clean_and_a_permissive_policy_leaking() {
 
     let tmp = tempfile::tempdir().expect("tempdir");
     let open = tmp.path().join("open.cedar");
-    std::fs::write(&open, "@id(\"allow-all\")\npermit(principal, action, resource);\n").expect("write");
+    std::fs::write(
+        &open,
+        "@id(\"allow-all\")\npermit(principal, action, resource);\n",
+    )
+    .expect("write");
     let lax = cosec(&["policy", "test", open.to_str().expect("utf8"), "--json"]);
-    assert!(lax.status.success(), "evaluation ran: exit 0 without --strict");
+    assert!(
+        lax.status.success(),
+        "evaluation ran: exit 0 without --strict"
+    );
     let report: Value = serde_json::from_str(&stdout(&lax)).expect("json");
     assert_eq!(report["false_allow"], report["scored_flows"]);
     let strict = cosec(&["policy", "test", open.to_str().expect("utf8"), "--strict"]);

@@ -22,15 +22,15 @@ use super::normalize::{compact, is_token_char, words};
 use std::collections::BTreeSet;
 
 /// Words per shingle.
-pub const SHINGLE_WORDS: usize = 4;
+pub const SHINGLE_WORDS: usize = 3;
 /// Shortest object (in words) that still yields one shingle of all its words.
 const MIN_SHINGLE_WORDS: usize = 3;
 /// Letters in a word that is distinctive on its own.
-pub const RARE_WORD_CHARS: usize = 10;
+pub const RARE_WORD_CHARS: usize = 9;
 /// Fewest digits in a code token made of digits only (`999` and `250` are too common).
 pub const MIN_NUMBER_DIGITS: usize = 4;
 /// Fewest letters and digits in a code token.
-pub const MIN_CODE_CHARS: usize = 3;
+pub const MIN_CODE_CHARS: usize = 2;
 /// Digits in a run that is distinctive on its own.
 pub const LONG_NUMBER_DIGITS: usize = 6;
 /// Separators that join two runs into one code token.
@@ -319,8 +319,8 @@ mod tests {
     #[test]
     fn shingles_need_two_content_words() {
         let s = shingles("and it is in the garden shed behind the old mill");
-        assert!(!s.contains(" and it is in "));
-        assert!(s.contains(" garden shed behind the "));
+        assert!(!s.contains(" and it is "));
+        assert!(s.contains(" garden shed behind "));
         let short = shingles("kidney transplant scheduled");
         assert!(
             short.contains(" kidney transplant scheduled ") && short.contains(" transplant "),

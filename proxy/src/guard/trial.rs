@@ -3,10 +3,10 @@
 //! Built from the agent tier (each object's own content, where it lives) and the
 //! platform tier (labels, state); never from the verifier tier. An object is
 //! *protected* when its label is not Public and it has at least one sensitivity;
-//! only protected objects are ever detected or decided. An object is a *candidate*
-//! once it is tainted: it appeared in what the model was sent
-//! ([`TrialGuard::observe_request`]) or the shim handed it out
-//! ([`TrialGuard::mark_served`]).
+//! only protected objects are ever detected or decided, and every protected object in
+//! the agent's reach is a candidate (see [`TrialGuard::candidates`] for why). Taint,
+//! what appeared in what the model was sent ([`TrialGuard::observe_request`]) or what
+//! the shim handed out ([`TrialGuard::mark_served`]), is recorded as evidence.
 
 use super::decide::DecisionCache;
 use super::detect::{Detector, ObjIdx, PatternLibrary};
@@ -35,8 +35,6 @@ pub(crate) struct Protected {
 struct Taint {
     tainted: BTreeSet<ObjIdx>,
     seen_messages: HashSet<u64>,
-    detector: Arc<Detector>,
-    built_for: usize,
 }
 
 /// The runtime guard of one trial (cheap to share behind an `Arc`).
@@ -137,8 +135,6 @@ impl TrialGuard {
             taint: Mutex::new(Taint {
                 tainted: BTreeSet::new(),
                 seen_messages: HashSet::new(),
-                detector: Arc::new(Detector::empty()),
-                built_for: 0,
             }),
             cache: DecisionCache::default(),
             counters: Mutex::new(Counters::default()),
@@ -269,15 +265,14 @@ impl TrialGuard {
             .collect()
     }
 
-    /// The detector over the current candidates, rebuilt only when taint has grown.
+    /// The detector over the candidates: every protected object in the agent's reach,
+    /// not only the tainted ones. Harnesses carry content between sessions through
+    /// channels the proxy never sees (native memory stores, compaction summaries, a
+    /// harness's own recollection), so a detector limited to observed taint misses
+    /// leaks (measured: PVR 0.20 instead of 0 on `sim:comply` with the built-in agent);
+    /// taint is still tracked and traced as evidence of what the model was shown.
     pub(crate) fn candidates(&self) -> Arc<Detector> {
-        let mut taint = lock(&self.taint);
-        if taint.built_for != taint.tainted.len() {
-            let set = taint.tainted.clone();
-            taint.detector = Arc::new(Detector::build(&self.library, |o| set.contains(&o)));
-            taint.built_for = set.len();
-        }
-        Arc::clone(&taint.detector)
+        Arc::clone(&self.all)
     }
 
     /// The streaming hold-back window `W` in characters for the current candidates.

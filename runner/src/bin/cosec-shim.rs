@@ -30,7 +30,10 @@ fn main() -> ExitCode {
         eprintln!("cosec-shim: --socket PATH and --trial ID are required");
         return ExitCode::from(2);
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("cosec-shim: cannot start the async runtime: {e}");

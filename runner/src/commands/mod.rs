@@ -1,10 +1,12 @@
 //! One module per command group; `dispatch` routes a parsed command to it.
 
+mod harness;
 mod policy;
 mod policy_test;
+mod proxy;
 mod scenarios;
 
-use crate::cli::{Command, PolicyCommand, ScenariosCommand};
+use crate::cli::{Command, HarnessCommand, PolicyCommand, ProxyCommand, ScenariosCommand};
 use crate::error::CliError;
 use std::process::ExitCode;
 
@@ -36,6 +38,29 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
         Command::Run(args) => crate::run::run(*args),
         Command::Report { dir } => crate::run::report(&dir),
         Command::Shim { socket, trial } => shim(&socket, &trial),
+        Command::Harness(HarnessCommand::Install { which, dir }) => harness::install(which, dir),
+        Command::Harness(HarnessCommand::List { dir }) => harness::list(dir),
+        Command::Proxy(ProxyCommand::Serve {
+            listen,
+            upstream,
+            api_key,
+            model,
+            policy,
+            state,
+            guard_mode,
+            trace,
+            workspace,
+        }) => proxy::serve(proxy::ServeArgs {
+            listen,
+            upstream,
+            api_key,
+            model,
+            policy,
+            state,
+            guard_mode,
+            trace,
+            workspace,
+        }),
     }
 }
 

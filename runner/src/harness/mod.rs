@@ -7,12 +7,9 @@
 //! carries the agent tier only, and the proxy and shim endpoints.
 
 pub mod builtin;
-#[allow(dead_code)]
 pub mod codex;
-#[allow(dead_code)]
 pub mod hermes;
 pub mod install;
-#[allow(dead_code)]
 pub mod openclaw;
 
 use async_trait::async_trait;
@@ -100,4 +97,70 @@ pub trait Session: Send {
     async fn deliver(&mut self, delivery: &Delivery) -> Result<TurnOutput, HarnessError>;
     /// Ends the trial (persists or tears down native state).
     async fn finish(self: Box<Self>) -> Result<(), HarnessError>;
+}
+
+/// The harness a run asked for, ready to start trials; native harnesses must be
+/// installed (`cosec harness install NAME`) and run inside bubblewrap.
+pub fn select(
+    name: crate::cli::HarnessName,
+    turn_timeout: std::time::Duration,
+) -> Result<Arc<dyn Harness>, crate::error::CliError> {
+    use crate::cli::HarnessName;
+    use crate::error::CliError;
+    let missing = |n: &str| {
+        CliError::Run(format!(
+            "{n} is not installed in {}; run `cosec harness install {n}`",
+            install::cache_dir().display()
+        ))
+    };
+    let native = || -> Result<(Arc<dyn crate::sandbox::Sandbox>, PathBuf), CliError> {
+        let sandbox =
+            crate::sandbox::Bubblewrap::locate().map_err(|e| CliError::Run(e.to_string()))?;
+        let relay = std::env::current_exe()
+            .map_err(|e| CliError::Run(format!("cannot find the cosec executable: {e}")))?
+            .with_file_name("cosec-shim");
+        if !relay.is_file() {
+            return Err(CliError::Run(format!(
+                "the MCP relay {} is missing; build it with `cargo build -p cosec --bins`",
+                relay.display()
+            )));
+        }
+        Ok((Arc::new(sandbox), relay))
+    };
+    let cache = install::cache_dir();
+    Ok(match name {
+        HarnessName::Builtin => Arc::new(
+            builtin::BuiltinHarness::new(turn_timeout).map_err(|e| CliError::Run(e.to_string()))?,
+        ),
+        HarnessName::Codex => {
+            let installed = install::codex::detect(&cache).ok_or_else(|| missing("codex"))?;
+            let (sandbox, relay) = native()?;
+            Arc::new(codex::CodexHarness::new(
+                installed,
+                sandbox,
+                relay,
+                turn_timeout,
+            ))
+        }
+        HarnessName::Openclaw => {
+            let installed = install::openclaw::detect(&cache).ok_or_else(|| missing("openclaw"))?;
+            let (sandbox, relay) = native()?;
+            Arc::new(openclaw::OpenClawHarness::new(
+                installed,
+                sandbox,
+                relay,
+                turn_timeout,
+            ))
+        }
+        HarnessName::Hermes => {
+            let installed = install::hermes::detect(&cache).ok_or_else(|| missing("hermes"))?;
+            let (sandbox, relay) = native()?;
+            Arc::new(hermes::HermesHarness::new(
+                installed,
+                sandbox,
+                relay,
+                turn_timeout,
+            ))
+        }
+    })
 }

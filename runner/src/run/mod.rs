@@ -7,13 +7,13 @@ pub mod trial;
 pub mod view;
 
 use crate::error::CliError;
-use crate::harness::builtin::BuiltinHarness;
 use crate::harness::Harness;
-use crate::metrics::{self, Digests, RunConfig};
+use crate::metrics::{self, RunConfig};
 use crate::verify::{self, JudgeClient, JudgeConfig, TrialMeta, Verdict};
-use cosec_proxy::registry::{ModelRoute, TrialRegistry};
-use cosec_proxy::server::{ProxyServer, DEFAULT_ADDR};
-use cosec_proxy::shim::ShimService;
+use cosec_proxy::guard::Guard;
+use cosec_proxy::registry::TrialRegistry;
+use cosec_proxy::server::{ProxyOptions, ProxyServer, DEFAULT_ADDR};
+use cosec_proxy::shim::{ShimService, ShimSocketServer};
 use cosec_proxy::sim::SimBackend;
 use cosec_scenarios::Scenario;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -37,6 +37,8 @@ struct Shared {
     judge: Option<JudgeClient>,
     results: ResultsFile,
     progress: ProgressBar,
+    guard: Option<Guard>,
+    shim_socket: Option<std::path::PathBuf>,
 }
 
 /// `cosec run`.
@@ -67,11 +69,22 @@ async fn run_plan(plan: RunPlan) -> Result<ExitCode, CliError> {
         ResultsFile::open(&out.join("results.jsonl")).map_err(|e| CliError::Run(e.to_string()))?;
 
     let registry = TrialRegistry::new();
-    let server = ProxyServer::bind(DEFAULT_ADDR, registry.clone(), Arc::new(SimBackend))
-        .await
-        .map_err(|e| CliError::Run(e.to_string()))?;
+    let guard = plan
+        .guard
+        .as_ref()
+        .map(|g| Guard::new(g.policy.clone(), g.mode));
+    let server = ProxyServer::bind_with(
+        DEFAULT_ADDR,
+        registry.clone(),
+        Arc::new(SimBackend),
+        ProxyOptions {
+            guard: guard.clone(),
+        },
+    )
+    .await
+    .map_err(|e| CliError::Run(e.to_string()))?;
     let proxy_root = format!("http://{}", server.local_addr());
-    let shim = ShimService::new(registry.clone());
+    let shim = ShimService::with_guard(registry.clone(), guard.clone());
     let judge = match &plan.judge {
         Some(config) => Some(
             JudgeClient::new(config.clone(), &judge_cache_dir(&out))
@@ -79,10 +92,20 @@ async fn run_plan(plan: RunPlan) -> Result<ExitCode, CliError> {
         ),
         None => None,
     };
-    let harness: Arc<dyn Harness> = Arc::new(
-        BuiltinHarness::new(Duration::from_secs(plan.trial_timeout.min(600)))
-            .map_err(|e| CliError::Run(e.to_string()))?,
-    );
+    let harness = crate::harness::select(plan.harness, Duration::from_secs(plan.turn_timeout))?;
+    // Native harnesses reach the shim only through this socket, relayed by `cosec-shim`.
+    let shim_socket = if plan.harness == crate::cli::HarnessName::Builtin {
+        None
+    } else {
+        let dir = out.join("sock");
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| CliError::Run(format!("{}: {e}", dir.display())))?;
+        let path = dir.join("shim.sock");
+        let socket = ShimSocketServer::bind(&path, shim.clone())
+            .map_err(|e| CliError::Run(e.to_string()))?;
+        tokio::spawn(socket.serve());
+        Some(path)
+    };
     eprintln!(
         "cosec run: {} trial(s) to run ({} already finished) -> {}",
         pending.len(),
@@ -106,6 +129,8 @@ async fn run_plan(plan: RunPlan) -> Result<ExitCode, CliError> {
         judge,
         results,
         progress,
+        guard,
+        shim_socket,
     });
     let jobs = Arc::new(Semaphore::new(shared.plan.jobs.max(1)));
     let mut tasks = tokio::task::JoinSet::new();
@@ -170,7 +195,8 @@ async fn run_trial(shared: &Shared, scenario: &Arc<Scenario>) -> Verdict {
         model: &plan.model,
         model_name: &plan.record.model,
         guardrail: plan.guardrail.as_deref(),
-        shim_socket: None,
+        shim_socket: shared.shim_socket.as_deref(),
+        guard: shared.guard.as_ref(),
     };
     let started = Instant::now();
     let mut infra: Option<String> = None;

@@ -62,6 +62,10 @@ pub struct GuardPlan {
 
 /// A fully resolved run.
 pub struct RunPlan {
+    /// Which harness.
+    pub harness: crate::cli::HarnessName,
+    /// Per-delivery timeout of native harnesses, seconds.
+    pub turn_timeout: u64,
     /// The guard, for `--defense proxy`.
     pub guard: Option<GuardPlan>,
     /// The guardrail paragraph, for `--defense prompt`.
@@ -261,9 +265,11 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
                 }
                 None => {
                     let text = cosec_policies::evaluate::DEFAULT_DEFENSE_SOURCE;
-                    let policy =
-                        GuardPolicy::from_source(text, cosec_policies::evaluate::DEFAULT_DEFENSE_FILE_NAME)
-                            .map_err(|e| CliError::Run(format!("built-in defense policy: {e}")))?;
+                    let policy = GuardPolicy::from_source(
+                        text,
+                        cosec_policies::evaluate::DEFAULT_DEFENSE_FILE_NAME,
+                    )
+                    .map_err(|e| CliError::Run(format!("built-in defense policy: {e}")))?;
                     (policy, text.to_owned())
                 }
             };
@@ -276,7 +282,8 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         Defense::None | Defense::Prompt => {
             if args.policy.is_some() || args.guard_mode == GuardModeArg::Shadow {
                 return Err(CliError::Run(
-                    "--policy and --guard-mode apply to the runtime guard; add --defense proxy".to_owned(),
+                    "--policy and --guard-mode apply to the runtime guard; add --defense proxy"
+                        .to_owned(),
                 ));
             }
             (None, None)
@@ -343,6 +350,8 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from));
     Ok(RunPlan {
+        harness: args.harness,
+        turn_timeout: args.turn_timeout,
         guard,
         guardrail,
         scenarios: scenarios.into_iter().map(Arc::new).collect(),

@@ -80,6 +80,8 @@ pub struct AttemptCtx<'a> {
     pub guardrail: Option<&'a str>,
     /// The runner's shim socket (native harnesses).
     pub shim_socket: Option<&'a Path>,
+    /// The runtime guard (`--defense proxy`), for the post-turn restore.
+    pub guard: Option<&'a cosec_proxy::guard::Guard>,
 }
 
 /// Runs one attempt of a trial from a fresh directory.
@@ -96,7 +98,8 @@ pub async fn run_attempt(
     let hidden = paths.trace.parent().unwrap_or(&paths.dir);
     std::fs::create_dir_all(hidden)
         .map_err(|e| format!("cannot create {}: {e}", hidden.display()))?;
-    std::fs::create_dir_all(&paths.home).map_err(|e| format!("cannot create {}: {e}", paths.home.display()))?;
+    std::fs::create_dir_all(&paths.home)
+        .map_err(|e| format!("cannot create {}: {e}", paths.home.display()))?;
     cosec_proxy::shim::materialize_agent_half(&s.agent, &paths.agent_root)
         .map_err(|e| format!("cannot lay out the agent half: {e}"))?;
     let trace = Arc::new(TraceWriter::open(&paths.trace).map_err(|e| e.to_string())?);
@@ -140,6 +143,9 @@ pub async fn run_attempt(
     let result = play(ctx, &trial, env).await;
     ctx.registry.remove(id);
     ctx.shim.forget(id);
+    if let Some(guard) = ctx.guard {
+        guard.forget(id);
+    }
     if let Ok(AttemptEnd::Infra {
         cause,
         scorable_turns,
@@ -152,6 +158,11 @@ pub async fn run_attempt(
         });
     }
     result
+}
+
+fn snapshot(root: &Path) -> Result<cosec_proxy::guard::Snapshot, String> {
+    cosec_proxy::guard::snapshot(root)
+        .map_err(|e| format!("cannot snapshot {}: {e}", root.display()))
 }
 
 async fn play(ctx: &AttemptCtx<'_>, trial: &Trial, env: TrialEnv) -> Result<AttemptEnd, String> {
@@ -215,7 +226,20 @@ async fn play(ctx: &AttemptCtx<'_>, trial: &Trial, env: TrialEnv) -> Result<Atte
                 text: d.text.clone(),
             })
             .map_err(|e| e.to_string())?;
-        match session.deliver(&d).await {
+        let before = match ctx.guard {
+            Some(_) => Some(snapshot(&trial.agent_root)?),
+            None => None,
+        };
+        let delivered = session.deliver(&d).await;
+        if let (Some(guard), Some(before)) = (ctx.guard, before) {
+            // Files in community-visible namespaces that gained denied content go back to
+            // their prior contents before anything else reads them.
+            let after = snapshot(&trial.agent_root)?;
+            let restores = guard.files_to_restore(trial, &before, &after);
+            cosec_proxy::guard::apply_restores(&trial.agent_root, &restores)
+                .map_err(|e| format!("post-turn restore failed: {e}"))?;
+        }
+        match delivered {
             Ok(out) => {
                 trial
                     .trace

@@ -109,6 +109,12 @@ impl OpenClawHarness {
             ("OPENCLAW_STATE_DIR".into(), path(Self::state_dir(env))),
             ("OPENCLAW_CONFIG_PATH".into(), path(Self::config_path(env))),
             ("OPENCLAW_NO_AUTO_UPDATE".into(), "1".into()),
+            // OpenClaw keeps Node's compile cache under the temp folder, which the
+            // sandbox empties every run; in the home it speeds up the later turns.
+            (
+                "NODE_COMPILE_CACHE".into(),
+                path(env.harness_home.join("node-compile-cache")),
+            ),
             (text::API_KEY_VAR.into(), text::DUMMY_KEY.into()),
             ("LANG".into(), "C.UTF-8".into()),
             ("TMPDIR".into(), "/tmp".into()),
@@ -355,7 +361,11 @@ impl Session for OpenClawSession {
         let calls_before = self.model_calls_so_far();
         let entry = self.shared.installed.entry.clone();
         let run = self.run(&entry, &args, self.shared.turn_timeout).await?;
-        self.record(delivery, "stdout", &run.stdout);
+        self.record(
+            delivery,
+            "stdout",
+            &text::stdout_evidence(&run.stdout, first),
+        );
         self.sessions.entry(delivery.community.clone()).or_insert(0);
         self.record_transcript(delivery, &session_id).await;
         let stderr_tail = text::tail(&run.stderr, STDERR_TAIL);

@@ -223,6 +223,21 @@ pub fn parse_result(stdout: &str) -> RunResult {
     }
 }
 
+/// The `--json` result as recorded in the trace: compact, and without the system
+/// prompt report (about 16 KB of tool schemas and injected files, the same every turn)
+/// except on a session's first delivery. Unparsable output is kept as printed.
+pub fn stdout_evidence(stdout: &str, keep_prompt_report: bool) -> String {
+    let Some(mut value) = first_json(stdout) else {
+        return stdout.to_owned();
+    };
+    if !keep_prompt_report {
+        if let Some(meta) = value.get_mut("meta").and_then(Value::as_object_mut) {
+            meta.remove("systemPromptReport");
+        }
+    }
+    value.to_string()
+}
+
 /// The JSON object on stdout (OpenClaw may print stray lines before it).
 fn first_json(stdout: &str) -> Option<Value> {
     if let Ok(v) = serde_json::from_str::<Value>(stdout.trim()) {
@@ -303,6 +318,19 @@ mod tests {
         assert_eq!(parse_result(out).reply.as_deref(), Some("one\n\ntwo"));
         let none = r#"{"payloads": [], "meta": {"finalAssistantVisibleText": "fallback"}}"#;
         assert_eq!(parse_result(none).reply.as_deref(), Some("fallback"));
+    }
+
+    #[test]
+    fn the_prompt_report_is_kept_once_per_session() {
+        let out = "{\n  \"payloads\": [],\n  \"meta\": {\"systemPromptReport\": {\"tools\": []}, \"stopReason\": \"stop\"}\n}";
+        let kept: Value = serde_json::from_str(&stdout_evidence(out, false)).unwrap();
+        assert_eq!(
+            kept,
+            json!({"payloads": [], "meta": {"stopReason": "stop"}})
+        );
+        assert!(!stdout_evidence(out, false).contains('\n'), "compact");
+        assert!(stdout_evidence(out, true).contains("systemPromptReport"));
+        assert_eq!(stdout_evidence("crashed", false), "crashed");
     }
 
     #[test]

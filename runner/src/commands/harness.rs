@@ -1,0 +1,95 @@
+//! `cosec harness install|list`: pinned native harnesses in the harness cache.
+
+use crate::cli::InstallChoice;
+use crate::error::CliError;
+use crate::harness::install::{self, cache_dir, Installed};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+type Detect = fn(&std::path::Path) -> Option<Installed>;
+type Install = fn(&std::path::Path, &dyn Fn(&str)) -> Result<Installed, install::InstallError>;
+
+/// Every native harness: name, pinned version, detector, installer.
+const HARNESSES: &[(&str, &str, Detect, Install)] = &[
+    (
+        "codex",
+        install::codex::VERSION,
+        install::codex::detect,
+        install::codex::install,
+    ),
+    (
+        "openclaw",
+        install::openclaw::VERSION,
+        install::openclaw::detect,
+        install::openclaw::install,
+    ),
+    (
+        "hermes",
+        install::hermes::VERSION,
+        install::hermes::detect,
+        install::hermes::install,
+    ),
+];
+
+fn selected(which: InstallChoice) -> Vec<&'static (&'static str, &'static str, Detect, Install)> {
+    HARNESSES
+        .iter()
+        .filter(|(name, ..)| match which {
+            InstallChoice::All => true,
+            InstallChoice::Codex => *name == "codex",
+            InstallChoice::Openclaw => *name == "openclaw",
+            InstallChoice::Hermes => *name == "hermes",
+        })
+        .collect()
+}
+
+/// `cosec harness install`.
+pub fn install(which: InstallChoice, dir: Option<PathBuf>) -> Result<ExitCode, CliError> {
+    let cache = dir.unwrap_or_else(cache_dir);
+    std::fs::create_dir_all(&cache)
+        .map_err(|e| CliError::Run(format!("{}: {e}", cache.display())))?;
+    for (name, version, _, installer) in selected(which) {
+        let started = std::time::Instant::now();
+        eprintln!("{name} {version}: installing into {} ...", cache.display());
+        let progress = |line: &str| eprintln!("  {name}: {line}");
+        let installed =
+            installer(&cache, &progress).map_err(|e| CliError::Run(format!("{name}: {e}")))?;
+        eprintln!(
+            "{name} {} ready at {} ({:.0} s)",
+            installed.version,
+            installed.entry.display(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `cosec harness list`.
+pub fn list(dir: Option<PathBuf>) -> Result<ExitCode, CliError> {
+    let cache = dir.unwrap_or_else(cache_dir);
+    println!("harness cache: {}", cache.display());
+    println!(
+        "{:<10} {:<12} {:<12} entry",
+        "harness", "pinned", "installed"
+    );
+    for (name, version, detect, _) in HARNESSES {
+        match detect(&cache) {
+            Some(found) => println!(
+                "{name:<10} {version:<12} {:<12} {}",
+                found.version,
+                found.entry.display()
+            ),
+            None => println!(
+                "{name:<10} {version:<12} {:<12} (run `cosec harness install {name}`)",
+                "-"
+            ),
+        }
+    }
+    println!(
+        "{:<10} {:<12} {:<12} built into cosec",
+        "builtin",
+        env!("CARGO_PKG_VERSION"),
+        env!("CARGO_PKG_VERSION")
+    );
+    Ok(ExitCode::SUCCESS)
+}

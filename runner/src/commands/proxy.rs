@@ -1,0 +1,77 @@
+//! `cosec proxy serve`: the guard standing alone in front of any agent.
+
+use crate::cli::GuardModeArg;
+use crate::error::CliError;
+use cosec_proxy::guard::{GuardMode, GuardPolicy};
+use cosec_proxy::registry::Secret;
+use cosec_proxy::standalone::{serve_standalone, StandaloneConfig};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Options of `cosec proxy serve`.
+pub struct ServeArgs {
+    /// Listen address.
+    pub listen: std::net::SocketAddr,
+    /// Upstream base URL.
+    pub upstream: String,
+    /// Upstream key.
+    pub api_key: Option<String>,
+    /// Upstream model override.
+    pub model: Option<String>,
+    /// Defense policy file.
+    pub policy: Option<PathBuf>,
+    /// State file.
+    pub state: PathBuf,
+    /// Enforce or shadow.
+    pub guard_mode: GuardModeArg,
+    /// Trace file.
+    pub trace: Option<PathBuf>,
+    /// Agent working directory.
+    pub workspace: Option<PathBuf>,
+}
+
+/// Runs the standalone guard until interrupted.
+pub fn serve(args: ServeArgs) -> Result<ExitCode, CliError> {
+    let policy = match &args.policy {
+        Some(path) => GuardPolicy::from_file(path)
+            .map_err(|e| CliError::Run(format!("--policy {}: {e}", path.display())))?,
+        None => GuardPolicy::from_source(
+            cosec_policies::evaluate::DEFAULT_DEFENSE_SOURCE,
+            cosec_policies::evaluate::DEFAULT_DEFENSE_FILE_NAME,
+        )
+        .map_err(|e| CliError::Run(format!("built-in defense policy: {e}")))?,
+    };
+    let config = StandaloneConfig {
+        listen: args.listen,
+        upstream: args.upstream.trim_end_matches('/').to_owned(),
+        api_key: args.api_key.filter(|k| !k.is_empty()).map(Secret::new),
+        model: args.model,
+        policy,
+        mode: match args.guard_mode {
+            GuardModeArg::Enforce => GuardMode::Enforce,
+            GuardModeArg::Shadow => GuardMode::Shadow,
+        },
+        state: args.state,
+        trace: args.trace,
+        workspace: args.workspace,
+        guardrail: None,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Run(format!("cannot start the async runtime: {e}")))?;
+    runtime.block_on(async {
+        let server = serve_standalone(config)
+            .await
+            .map_err(|e| CliError::Run(e.to_string()))?;
+        eprintln!(
+            "cosec proxy: guarding on {} (point your agent's OpenAI base URL there); Ctrl-C stops",
+            server.base_url()
+        );
+        tokio::signal::ctrl_c()
+            .await
+            .map_err(|e| CliError::Run(format!("cannot wait for Ctrl-C: {e}")))?;
+        server.shutdown().await;
+        Ok(ExitCode::SUCCESS)
+    })
+}
