@@ -131,15 +131,6 @@ pub(crate) struct Detector {
 }
 
 impl Detector {
-    /// A detector that finds nothing.
-    pub fn empty() -> Self {
-        Detector {
-            shingles: None,
-            codes: None,
-            window: 0,
-            broken: None,
-        }
-    }
 
     /// A detector over the patterns of the objects `include` accepts.
     pub fn build(lib: &PatternLibrary, include: impl Fn(ObjIdx) -> bool) -> Self {

@@ -160,6 +160,37 @@ pub async fn run_attempt(
     result
 }
 
+fn record_native_writes(
+    trial: &Trial,
+    d: &Delivery,
+    before: &cosec_proxy::guard::Snapshot,
+) -> Result<(), String> {
+    let after = snapshot(&trial.agent_root)?;
+    for (path, content) in &after {
+        let previous = before.get(path);
+        if previous == Some(content) {
+            continue;
+        }
+        let Ok((namespace, inner)) = cosec_proxy::layout::split_tool_path(path) else {
+            continue;
+        };
+        trial
+            .trace
+            .record(TraceEvent::Effect {
+                turn: d.turn,
+                community: d.community.clone(),
+                effect: cosec_proxy::trace::Effect::FileWrite {
+                    namespace,
+                    path: inner,
+                    content: content.clone(),
+                    previous: previous.cloned(),
+                },
+            })
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
 fn snapshot(root: &Path) -> Result<cosec_proxy::guard::Snapshot, String> {
     cosec_proxy::guard::snapshot(root)
         .map_err(|e| format!("cannot snapshot {}: {e}", root.display()))
@@ -226,18 +257,24 @@ async fn play(ctx: &AttemptCtx<'_>, trial: &Trial, env: TrialEnv) -> Result<Atte
                 text: d.text.clone(),
             })
             .map_err(|e| e.to_string())?;
-        let before = match ctx.guard {
-            Some(_) => Some(snapshot(&trial.agent_root)?),
-            None => None,
+        let native = ctx.harness.name() != "builtin";
+        let before = match ctx.guard.is_some() || native {
+            true => Some(snapshot(&trial.agent_root)?),
+            false => None,
         };
         let delivered = session.deliver(&d).await;
-        if let (Some(guard), Some(before)) = (ctx.guard, before) {
+        if let (Some(guard), Some(before)) = (ctx.guard, &before) {
             // Files in community-visible namespaces that gained denied content go back to
             // their prior contents before anything else reads them.
             let after = snapshot(&trial.agent_root)?;
-            let restores = guard.files_to_restore(trial, &before, &after);
+            let restores = guard.files_to_restore(trial, before, &after);
             cosec_proxy::guard::apply_restores(&trial.agent_root, &restores)
                 .map_err(|e| format!("post-turn restore failed: {e}"))?;
+        }
+        if let (true, Some(before)) = (native, &before) {
+            // Native harnesses write with their own tools, which the shim never sees: the
+            // change of the community workspaces over the turn is their write evidence.
+            record_native_writes(trial, &d, before)?;
         }
         match delivered {
             Ok(out) => {
