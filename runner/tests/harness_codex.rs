@@ -14,13 +14,7 @@
     unused_imports
 )]
 
-// The runner is a binary crate: its harness and sandbox modules are compiled into this
-// test directly.
-#[path = "../src/harness/mod.rs"]
-mod harness;
-#[path = "../src/sandbox/mod.rs"]
-mod sandbox;
-
+use cosec::{harness, sandbox};
 use cosec_proxy::registry::{ModelRoute, SimKind, Trial, TrialRegistry, TrialSetup};
 use cosec_proxy::shim::{ShimService, ShimSocketServer};
 use cosec_proxy::trace::{read_trace, TraceEvent, TraceWriter};

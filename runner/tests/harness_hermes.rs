@@ -3,27 +3,12 @@
 //! is readable and writable and Hermes itself runs; and `cosec run --harness hermes`
 //! end to end.
 //!
-//! The runner is a binary crate, so the sandbox, the installer and the adapter's spec
-//! builder are compiled into this test from their source files.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, dead_code)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../src/sandbox/mod.rs"]
-mod sandbox;
-
-#[path = "../src/harness/install/mod.rs"]
-pub mod install;
-
-#[path = "../src/harness/hermes/spec.rs"]
-mod hermes_spec;
-
-/// The paths the spec builder uses (`crate::harness::install`).
-mod harness {
-    pub(crate) use super::install;
-}
-
-use install::{cache_dir, hermes, Installed};
-use sandbox::{Bubblewrap, Sandbox, SandboxSpec};
+use cosec::harness::hermes::spec as hermes_spec;
+use cosec::harness::install::{cache_dir, hermes, Installed};
+use cosec::sandbox::{Bubblewrap, Sandbox, SandboxSpec};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -16,13 +16,7 @@
     unused_imports
 )]
 
-// The runner is a binary crate: its harness and sandbox modules are compiled into this
-// test directly.
-#[path = "../src/harness/mod.rs"]
-mod harness;
-#[path = "../src/sandbox/mod.rs"]
-mod sandbox;
-
+use cosec::{harness, sandbox};
 use cosec_proxy::registry::{ModelRoute, SimKind, Trial, TrialRegistry, TrialSetup};
 use cosec_proxy::shim::{ShimService, ShimSocketServer};
 use cosec_proxy::trace::{read_trace, TraceEvent, TraceWriter};
@@ -358,6 +352,14 @@ async fn sessions_continue_per_community_with_native_writes_and_the_shim_over_mc
         "another community gets its own session"
     );
     session.finish().await.unwrap();
+    assert!(
+        !t.env.harness_home.join("node-compile-cache").exists(),
+        "finish drops the per-trial compile cache"
+    );
+    assert!(
+        OpenClawHarness::config_path(&t.env).is_file(),
+        "the native state stays"
+    );
 
     let trace = read_trace(t.env.trace.path()).unwrap();
     let sources: Vec<String> = trace

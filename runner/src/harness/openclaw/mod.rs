@@ -87,6 +87,12 @@ impl OpenClawHarness {
         Self::state_dir(env).join("openclaw.json")
     }
 
+    /// Node's compile cache for the trial (OpenClaw's default, under the temp folder,
+    /// would be emptied by the sandbox every run).
+    fn compile_cache(env: &TrialEnv) -> PathBuf {
+        env.harness_home.join("node-compile-cache")
+    }
+
     /// The trial's `HOME` inside the harness home.
     fn home_dir(env: &TrialEnv) -> PathBuf {
         env.harness_home.join("home")
@@ -109,12 +115,8 @@ impl OpenClawHarness {
             ("OPENCLAW_STATE_DIR".into(), path(Self::state_dir(env))),
             ("OPENCLAW_CONFIG_PATH".into(), path(Self::config_path(env))),
             ("OPENCLAW_NO_AUTO_UPDATE".into(), "1".into()),
-            // OpenClaw keeps Node's compile cache under the temp folder, which the
-            // sandbox empties every run; in the home it speeds up the later turns.
-            (
-                "NODE_COMPILE_CACHE".into(),
-                path(env.harness_home.join("node-compile-cache")),
-            ),
+            // Speeds up every turn after the first by about 3 s.
+            ("NODE_COMPILE_CACHE".into(), path(Self::compile_cache(env))),
             (text::API_KEY_VAR.into(), text::DUMMY_KEY.into()),
             ("LANG".into(), "C.UTF-8".into()),
             ("TMPDIR".into(), "/tmp".into()),
@@ -401,6 +403,12 @@ impl Session for OpenClawSession {
     }
 
     async fn finish(self: Box<Self>) -> Result<(), HarnessError> {
+        // Node's compile cache (about 36 MB) only speeds up this trial's later turns;
+        // the session store and message files stay for inspection.
+        let cache = OpenClawHarness::compile_cache(&self.env);
+        if cache.exists() {
+            std::fs::remove_dir_all(&cache).map_err(|e| crash("remove", &cache, e))?;
+        }
         Ok(())
     }
 }

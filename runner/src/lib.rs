@@ -1,0 +1,13 @@
+//! The CoSec runner as a library: the CLI definition and commands, the harness
+//! adapters (built-in agent, Codex CLI, OpenClaw, Hermes Agent) and their sandbox, the
+//! trial driver, the verifier and the metrics. The `cosec` binary is a thin `main`
+//! over [`commands::dispatch`]; tests use the modules directly.
+
+pub mod cli;
+pub mod commands;
+pub mod error;
+pub mod harness;
+pub mod metrics;
+pub mod run;
+pub mod sandbox;
+pub mod verify;
