@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Every test of CoSec on a fresh machine: installs what the tests need, then runs them.
-#   - bubblewrap (Debian package), for the sandbox that confines native harnesses;
-#   - the native harnesses (Codex CLI, OpenClaw, Hermes Agent) at pinned versions, into
-#     the harness cache (COSEC_HARNESS_DIR, default ~/.cache/cosec/harnesses), once the
-#     harness installer exists in this checkout.
+#   - bubblewrap (Debian package), the sandbox that confines native harnesses;
+#   - the native harnesses (Codex CLI, OpenClaw with its Node 24, Hermes Agent) at
+#     pinned versions, into the harness cache ($COSEC_HARNESS_DIR, default
+#     ~/.cache/cosec/harnesses); idempotent, so a warm cache costs nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,8 +17,5 @@ if ! command -v bwrap >/dev/null 2>&1; then
   fi
 fi
 
-if cargo run -q -p cosec -- harness --help >/dev/null 2>&1; then
-  cargo run -q --release -p cosec -- harness install all
-fi
-
+cargo run -q -p cosec -- harness install all
 cargo test --workspace
