@@ -15,9 +15,26 @@ fn run(harness: &str, model: &str, defense: &str, scenarios: &[&str]) -> Value {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("run");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cosec"));
-    cmd.args(["run", "--harness", harness, "--model", model, "--defense", defense, "--judge", "none"])
-        .args(["--retries", "0", "--jobs", "2", "--out", out.to_str().unwrap()])
-        .env_remove("COSEC_JUDGE_BASE_URL");
+    cmd.args([
+        "run",
+        "--harness",
+        harness,
+        "--model",
+        model,
+        "--defense",
+        defense,
+        "--judge",
+        "none",
+    ])
+    .args([
+        "--retries",
+        "0",
+        "--jobs",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ])
+    .env_remove("COSEC_JUDGE_BASE_URL");
     for s in scenarios {
         cmd.args(["--scenario", s]);
     }
@@ -27,7 +44,8 @@ fn run(harness: &str, model: &str, defense: &str, scenarios: &[&str]) -> Value {
         "cosec run --harness {harness} failed (is it installed? `cosec harness install {harness}`):\n{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let summary: Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(
         summary["trials"]["valid"].as_u64(),
         Some(scenarios.len() as u64),
@@ -41,7 +59,10 @@ fn run(harness: &str, model: &str, defense: &str, scenarios: &[&str]) -> Value {
         .unwrap()
         .map(|t| std::fs::read_to_string(t.unwrap().path().join("hidden/trace.jsonl")).unwrap())
         .all(|trace| trace.contains("\"type\":\"harness_output\""));
-    assert!(evidence, "{harness}: every trial keeps the harness's own output");
+    assert!(
+        evidence,
+        "{harness}: every trial keeps the harness's own output"
+    );
     summary
 }
 
@@ -51,14 +72,43 @@ fn rate(s: &Value, key: &str) -> f64 {
 
 fn acceptance(harness: &str) {
     let unguarded = run(harness, "sim:comply", "none", &MERGE_A4);
-    assert_eq!(rate(&unguarded, "pvr"), 1.0, "{harness} unguarded: {}", unguarded["overall"]);
+    assert_eq!(
+        rate(&unguarded, "pvr"),
+        1.0,
+        "{harness} unguarded: {}",
+        unguarded["overall"]
+    );
     let guarded = run(harness, "sim:comply", "proxy", &MERGE_A4);
-    assert_eq!(rate(&guarded, "pvr"), 0.0, "{harness} guarded: {}", guarded["overall"]);
-    assert!(guarded["guard"]["redacted"].as_u64().unwrap_or(0) + guarded["guard"]["blocked"].as_u64().unwrap_or(0) > 0);
+    assert_eq!(
+        rate(&guarded, "pvr"),
+        0.0,
+        "{harness} guarded: {}",
+        guarded["overall"]
+    );
+    assert!(
+        guarded["guard"]["redacted"].as_u64().unwrap_or(0)
+            + guarded["guard"]["blocked"].as_u64().unwrap_or(0)
+            > 0
+    );
     let ideal = run(harness, "sim:ideal", "none", &["st-intra-owner-a1-s1"]);
-    assert_eq!(rate(&ideal, "pvr"), 0.0, "{harness} ideal: {}", ideal["overall"]);
-    assert_eq!(rate(&ideal, "bcr"), 1.0, "{harness} ideal: {}", ideal["overall"]);
-    assert_eq!(rate(&ideal, "stcr"), 1.0, "{harness} ideal: {}", ideal["overall"]);
+    assert_eq!(
+        rate(&ideal, "pvr"),
+        0.0,
+        "{harness} ideal: {}",
+        ideal["overall"]
+    );
+    assert_eq!(
+        rate(&ideal, "bcr"),
+        1.0,
+        "{harness} ideal: {}",
+        ideal["overall"]
+    );
+    assert_eq!(
+        rate(&ideal, "stcr"),
+        1.0,
+        "{harness} ideal: {}",
+        ideal["overall"]
+    );
 }
 
 #[test]
@@ -78,10 +128,17 @@ fn openclaw_meets_the_acceptance_runs() {
 
 #[test]
 fn harness_list_names_the_pinned_versions() {
-    let o = Command::new(env!("CARGO_BIN_EXE_cosec")).args(["harness", "list"]).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_cosec"))
+        .args(["harness", "list"])
+        .output()
+        .unwrap();
     assert!(o.status.success());
     let text = String::from_utf8_lossy(&o.stdout);
-    for (name, version) in [("codex", "0.171.0"), ("openclaw", "2026.9.6"), ("hermes", "0.19.0")] {
+    for (name, version) in [
+        ("codex", "0.171.0"),
+        ("openclaw", "2026.9.6"),
+        ("hermes", "0.19.0"),
+    ] {
         let line = text.lines().find(|l| l.starts_with(name)).unwrap();
         assert!(line.contains(version), "{line}");
     }

@@ -255,7 +255,7 @@ fn resume_after_a_kill_loses_and_duplicates_nothing() {
         .unwrap()
         .lines()
         .count();
-    assert!(before >= 15 && before < 208, "killed after {before} lines");
+    assert!((15..208).contains(&before), "killed after {before} lines");
     let o = cosec(&[
         "run",
         "--judge",

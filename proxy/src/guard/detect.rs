@@ -131,7 +131,6 @@ pub(crate) struct Detector {
 }
 
 impl Detector {
-
     /// A detector over the patterns of the objects `include` accepts.
     pub fn build(lib: &PatternLibrary, include: impl Fn(ObjIdx) -> bool) -> Self {
         let built = Matcher::build(&lib.shingles, &include)
