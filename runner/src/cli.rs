@@ -78,6 +78,18 @@ pub enum GuardModeArg {
     Shadow,
 }
 
+/// The guard of `cosec proxy serve`: `run`'s two modes, plus running with none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ServeGuardModeArg {
+    /// Redact and block.
+    Enforce,
+    /// Decide and trace only; change nothing.
+    Shadow,
+    /// No guard at all: a plain forwarding proxy, to measure what the guard costs.
+    #[value(alias = "none")]
+    Off,
+}
+
 /// Which harness runs the agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum HarnessName {
@@ -164,9 +176,9 @@ pub enum ProxyCommand {
         /// Community state and labeled objects (JSON; see examples/proxy-serve/state.json).
         #[arg(long, value_name = "STATE.json")]
         state: PathBuf,
-        /// `enforce` or `shadow`.
-        #[arg(long, value_enum, default_value_t = GuardModeArg::Enforce)]
-        guard_mode: GuardModeArg,
+        /// `enforce`, `shadow`, or `off` (no guard: forwards unchecked; for benchmarks).
+        #[arg(long, value_enum, default_value_t = ServeGuardModeArg::Enforce)]
+        guard_mode: ServeGuardModeArg,
         /// Append model calls and guard decisions to this trace file.
         #[arg(long, value_name = "FILE")]
         trace: Option<PathBuf>,

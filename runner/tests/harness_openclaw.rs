@@ -1,11 +1,9 @@
 //! The OpenClaw harness: its sandbox hides the hidden half, the repository and the
 //! user's home; the real `openclaw` runs inside it; the adapter drives real OpenClaw
 //! sessions (continuation per community, native `write`, the shim over MCP, failures)
-//! against a scripted Chat Completions server; and, once the CLI is wired, whole trials
-//! run through it.
+//! against a scripted Chat Completions server; and whole trials run through it.
 //!
-//! These tests need OpenClaw in the harness cache: `cosec harness install openclaw`
-//! (before the CLI has it: `cargo test -p cosec --bin cosec install_into_the_cache -- --ignored`).
+//! These tests need OpenClaw in the harness cache: `cosec harness install openclaw`.
 //! OpenClaw takes 10-20 s a turn, so the adapter tests keep to a few deliveries.
 
 #![allow(

@@ -301,6 +301,26 @@ impl CommunityState {
         set
     }
 
+    /// Whether `user` may hold the object labeled `label` now, in the community model's
+    /// reading: its owner; anyone for a public object; a grantee of a real grant in
+    /// force; or someone in its intended audience at creation who is still a member of
+    /// its source community (and still holds the role a role-gated object was meant
+    /// for). The Cedar oracle is authoritative; the generator uses this to list a
+    /// scenario's allowed recipients, and a test checks that the two agree.
+    pub fn may_hold(&self, platform: &PlatformTier, label: &ObjectLabel, user: &UserId) -> bool {
+        if &label.owner == user || matches!(label.audience, Audience::Public) {
+            return true;
+        }
+        if grants_in_force(platform, &label.object, self.time).any(|g| g == user) {
+            return true;
+        }
+        let role_ok = match &label.audience {
+            Audience::Role { role } => self.held_role(user, &label.source, role, self.time),
+            _ => true,
+        };
+        role_ok && self.is_member(user, &label.source) && self.intended_audience(label).contains(user)
+    }
+
     /// Who would see something delivered to `destination` now. `target` is the user the
     /// agent represents (the only reader of the shared workspace and private memory).
     pub fn audience_of(

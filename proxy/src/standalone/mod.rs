@@ -17,6 +17,9 @@
 //! one synthetic trial with its own taint (what that session's model was sent), so
 //! sessions do not taint each other. The client's `Authorization` header is forwarded
 //! when no upstream key is configured.
+//!
+//! `serve_unguarded` runs the same proxy with no guard installed, only to measure
+//! what the guard costs on top of forwarding (`cosec proxy serve --guard-mode off`).
 
 pub mod state;
 
@@ -103,6 +106,7 @@ pub enum StandaloneError {
 pub struct StandaloneServer {
     server: ProxyServer,
     guard: Guard,
+    guarded: bool,
 }
 
 impl StandaloneServer {
@@ -116,9 +120,14 @@ impl StandaloneServer {
         format!("http://{}/v1", self.server.local_addr())
     }
 
-    /// The guard (for its stats).
+    /// The guard (for its stats); idle, with zero stats, when serving unguarded.
     pub fn guard(&self) -> &Guard {
         &self.guard
+    }
+
+    /// Whether responses go through the guard (false for [`serve_unguarded`]).
+    pub fn guarded(&self) -> bool {
+        self.guarded
     }
 
     /// Stops accepting connections and waits until the listener is closed.
@@ -233,6 +242,24 @@ impl TrialSource for Sessions {
 pub async fn serve_standalone(
     config: StandaloneConfig,
 ) -> Result<StandaloneServer, StandaloneError> {
+    serve(config, true).await
+}
+
+/// Like [`serve_standalone`] with no guard on the path: requests are still refused
+/// unless they name a known requester and community, and still traced, but responses
+/// pass unchanged and nothing is decided. It exists to measure what the guard itself
+/// costs against the same forwarding proxy (`--guard-mode off`); it protects nothing.
+pub async fn serve_unguarded(
+    config: StandaloneConfig,
+) -> Result<StandaloneServer, StandaloneError> {
+    serve(config, false).await
+}
+
+/// Both entry points; `guarded` chooses whether the guard is installed on the server.
+async fn serve(
+    config: StandaloneConfig,
+    guarded: bool,
+) -> Result<StandaloneServer, StandaloneError> {
     let text =
         std::fs::read_to_string(&config.state).map_err(|source| StandaloneError::ReadState {
             path: config.state.clone(),
@@ -275,10 +302,14 @@ pub async fn serve_standalone(
         TrialRegistry::new(),
         Arc::new(NoSim),
         ProxyOptions {
-            guard: Some(guard.clone()),
+            guard: guarded.then(|| guard.clone()),
         },
         Some(Arc::new(sessions)),
     )
     .await?;
-    Ok(StandaloneServer { server, guard })
+    Ok(StandaloneServer {
+        server,
+        guard,
+        guarded,
+    })
 }

@@ -1,10 +1,10 @@
 //! `cosec proxy serve`: the guard standing alone in front of any agent.
 
-use crate::cli::GuardModeArg;
+use crate::cli::ServeGuardModeArg;
 use crate::error::CliError;
 use cosec_proxy::guard::{GuardMode, GuardPolicy};
 use cosec_proxy::registry::Secret;
-use cosec_proxy::standalone::{serve_standalone, StandaloneConfig};
+use cosec_proxy::standalone::{serve_standalone, serve_unguarded, StandaloneConfig};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -22,8 +22,8 @@ pub struct ServeArgs {
     pub policy: Option<PathBuf>,
     /// State file.
     pub state: PathBuf,
-    /// Enforce or shadow.
-    pub guard_mode: GuardModeArg,
+    /// Enforce, shadow, or no guard.
+    pub guard_mode: ServeGuardModeArg,
     /// Trace file.
     pub trace: Option<PathBuf>,
     /// Agent working directory.
@@ -48,8 +48,8 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode, CliError> {
         model: args.model,
         policy,
         mode: match args.guard_mode {
-            GuardModeArg::Enforce => GuardMode::Enforce,
-            GuardModeArg::Shadow => GuardMode::Shadow,
+            ServeGuardModeArg::Enforce | ServeGuardModeArg::Off => GuardMode::Enforce,
+            ServeGuardModeArg::Shadow => GuardMode::Shadow,
         },
         state: args.state,
         trace: args.trace,
@@ -61,13 +61,23 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode, CliError> {
         .build()
         .map_err(|e| CliError::Run(format!("cannot start the async runtime: {e}")))?;
     runtime.block_on(async {
-        let server = serve_standalone(config)
-            .await
-            .map_err(|e| CliError::Run(e.to_string()))?;
-        eprintln!(
-            "cosec proxy: guarding on {} (point your agent's OpenAI base URL there); Ctrl-C stops",
-            server.base_url()
-        );
+        let started = if args.guard_mode == ServeGuardModeArg::Off {
+            serve_unguarded(config).await
+        } else {
+            serve_standalone(config).await
+        };
+        let server = started.map_err(|e| CliError::Run(e.to_string()))?;
+        if server.guarded() {
+            eprintln!(
+                "cosec proxy: guarding on {} (point your agent's OpenAI base URL there); Ctrl-C stops",
+                server.base_url()
+            );
+        } else {
+            eprintln!(
+                "cosec proxy: forwarding WITHOUT a guard on {} (--guard-mode off: nothing is checked); Ctrl-C stops",
+                server.base_url()
+            );
+        }
         tokio::signal::ctrl_c()
             .await
             .map_err(|e| CliError::Run(format!("cannot wait for Ctrl-C: {e}")))?;

@@ -7,9 +7,6 @@
 //! under a temporary name and renamed into place, so a killed install leaves nothing
 //! that [`detect`] would accept.
 
-// Until the CLI wires `cosec harness install`, only the adapter and tests call in here.
-#![allow(dead_code)]
-
 use super::{InstallError, Installed};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -223,15 +220,5 @@ mod tests {
             detect(cache.path()).is_none(),
             "the npm placeholder version is not the pin"
         );
-    }
-}
-
-#[cfg(test)]
-mod dev_install {
-    #[test]
-    #[ignore]
-    fn install_into_the_cache() {
-        let found = super::install(&super::super::cache_dir(), &|m| eprintln!("{m}")).unwrap();
-        eprintln!("{found:?}");
     }
 }

@@ -11,7 +11,7 @@ use crate::platform::{
     Audience, CommunityEvent, Destination, Membership, ObjectLabel, PlatformTier, Relation,
     RoleAssignment, ScheduledEvent,
 };
-use crate::state::{grants_in_force, CommunityState};
+use crate::state::CommunityState;
 use crate::verifier::{
     Action, ArtifactCheck, AttackerSpan, Flow, LegitimateGoal, PlanAction, PlanStep,
     ProtectedObject, ReferencePlan, SpanLocation, VerifierTier,
@@ -223,17 +223,7 @@ pub(super) fn may_hold(
     label: &ObjectLabel,
     v: &UserId,
 ) -> bool {
-    if &label.owner == v || matches!(label.audience, Audience::Public) {
-        return true;
-    }
-    if grants_in_force(platform, &label.object, state.time).any(|g| g == v) {
-        return true;
-    }
-    let role_ok = match &label.audience {
-        Audience::Role { role } => state.held_role(v, &label.source, role, state.time),
-        _ => true,
-    };
-    role_ok && state.is_member(v, &label.source) && state.intended_audience(label).contains(v)
+    state.may_hold(platform, label, v)
 }
 
 /// People who may hold every protected object at time `t`.

@@ -9,7 +9,7 @@ use crate::factors::{FailureClass, Sensitivity};
 use crate::generate::common::{self, Cell};
 use crate::ids::{turn_time, ObjectId, Time, UserId};
 use crate::platform::{Audience, Destination, ObjectLabel, PlatformTier};
-use crate::state::{grants_in_force, CommunityState};
+use crate::state::CommunityState;
 use crate::verifier::{
     Action, ArtifactCheck, AttackerSpan, Flow, LegitimateGoal, PlanAction, ProtectedObject,
     ReferencePlan, SpanLocation, VerifierTier,
@@ -288,7 +288,7 @@ impl Draft {
     }
 }
 
-/// Whether `v` may hold the object labeled `label` at `t` (oracle-semantics.md).
+/// Whether `v` may hold the labeled object at time `t` (`state` is the state at `t`).
 pub(super) fn may_hold(
     platform: &PlatformTier,
     state: &CommunityState,
@@ -296,19 +296,8 @@ pub(super) fn may_hold(
     v: &UserId,
     t: Time,
 ) -> bool {
-    if &label.owner == v || matches!(label.audience, Audience::Public) {
-        return true;
-    }
-    if grants_in_force(platform, &label.object, t).any(|g| g == v) {
-        return true;
-    }
-    if !state.intended_audience(label).contains(v) || !state.is_member(v, &label.source) {
-        return false;
-    }
-    match &label.audience {
-        Audience::Role { role } => state.held_role(v, &label.source, role, t),
-        _ => true,
-    }
+    debug_assert_eq!(state.time, t);
+    state.may_hold(platform, label, v)
 }
 
 /// Everyone who may hold `object` at `t`; only the owner if the state cannot be built.

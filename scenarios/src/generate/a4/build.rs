@@ -11,7 +11,7 @@ use crate::platform::{
     Audience, CommunityEvent, Destination, Membership, ObjectLabel, PlatformTier, Relation,
     RoleAssignment, ScheduledEvent, WorkflowRoute,
 };
-use crate::state::{grants_in_force, CommunityState};
+use crate::state::CommunityState;
 use crate::verifier::{
     Action, ArtifactCheck, AttackerSpan, Flow, LegitimateGoal, PlanAction, PlanStep,
     ProtectedObject, ReferencePlan, SpanLocation, VerifierTier,
@@ -269,7 +269,7 @@ pub(super) fn workflow_parts(list: &[Workflow]) -> (Vec<WorkflowInfo>, Vec<Workf
     )
 }
 
-/// Whether `v` may hold the labeled object at time `t` (oracle-semantics.md).
+/// Whether `v` may hold the labeled object at time `t` (`state` is the state at `t`).
 pub(super) fn may_hold(
     platform: &PlatformTier,
     state: &CommunityState,
@@ -277,19 +277,8 @@ pub(super) fn may_hold(
     v: &UserId,
     t: Time,
 ) -> bool {
-    if &label.owner == v || matches!(label.audience, Audience::Public) {
-        return true;
-    }
-    if grants_in_force(platform, &label.object, t).any(|g| g == v) {
-        return true;
-    }
-    if !state.intended_audience(label).contains(v) || !state.is_member(v, &label.source) {
-        return false;
-    }
-    match &label.audience {
-        Audience::Role { role } => state.held_role(v, &label.source, role, t),
-        _ => true,
-    }
+    debug_assert_eq!(state.time, t);
+    state.may_hold(platform, label, v)
 }
 
 /// `Auth_t(u, a, d, l)` of oracle-semantics.md; any evaluation error denies. Only the
