@@ -50,7 +50,10 @@ fn the_community_models_may_hold_agrees_with_the_cedar_oracle() {
     use cosec_scenarios::{Action, Destination};
     let oracle = Oracle::builtin().unwrap();
     let mut compared = 0;
-    for s in cosec_scenarios::suite::load_embedded(false).unwrap().scenarios {
+    for s in cosec_scenarios::suite::load_embedded(false)
+        .unwrap()
+        .scenarios
+    {
         let state = CommunityState::at(&s.platform, turn_time(s.verifier.scored_turn)).unwrap();
         for label in &s.platform.labels {
             for user in &s.platform.users {

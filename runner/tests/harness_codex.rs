@@ -550,7 +550,8 @@ fn install_codex_into_the_harness_cache() {
 #[test]
 fn a_static_trial_runs_through_codex_with_the_ideal_sim() {
     installed();
-    let out = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
     let run = std::process::Command::new(env!("CARGO_BIN_EXE_cosec"))
         .args([
             "run",
@@ -562,7 +563,7 @@ fn a_static_trial_runs_through_codex_with_the_ideal_sim() {
             "none",
         ])
         .args(["--scenario", SCENARIO, "--out"])
-        .arg(out.path())
+        .arg(&out)
         .output()
         .unwrap();
     assert!(
@@ -572,7 +573,6 @@ fn a_static_trial_runs_through_codex_with_the_ideal_sim() {
         String::from_utf8_lossy(&run.stderr)
     );
     let summary: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.path().join("summary.json")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["trials"]["valid"], json!(1), "{summary:#}");
 }

@@ -318,7 +318,9 @@ impl CommunityState {
             Audience::Role { role } => self.held_role(user, &label.source, role, self.time),
             _ => true,
         };
-        role_ok && self.is_member(user, &label.source) && self.intended_audience(label).contains(user)
+        role_ok
+            && self.is_member(user, &label.source)
+            && self.intended_audience(label).contains(user)
     }
 
     /// Who would see something delivered to `destination` now. `target` is the user the
