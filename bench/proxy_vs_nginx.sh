@@ -307,22 +307,29 @@ median() { # of whitespace-separated numbers
 }
 
 declare -A TTFB
-measure_ttfb() { # $1: target; median time to first byte over TTFB_N kept-alive requests
-  local i cfg="$WORK/curl-$1.cfg"
+# Median time to first byte per target over TTFB_N kept-alive streamed requests. One
+# curl process alternates the targets request by request (one kept-alive connection
+# each), so the machine's background load falls on all of them alike.
+measure_ttfb() {
+  local i t m cfg="$WORK/curl-ttfb.cfg"
   : >"$cfg"
   for i in $(seq 1 $((TTFB_WARM + TTFB_N))); do
-    printf 'url = "%s"\noutput = "/dev/null"\n' "${SSE_URL[$1]}" >>"$cfg"
+    for t in "${TARGETS[@]}"; do
+      printf 'url = "%s"\noutput = "/dev/null"\n' "${SSE_URL[$t]}" >>"$cfg"
+    done
   done
   curl -s --max-time 5 "${HEADERS[@]}" --data-binary "@$WORK/body-stream.json" \
-    -w '%{http_code} %{time_starttransfer}\n' -K "$cfg" >"$WORK/ttfb-$1"
-  if awk '$1 != 200 { bad = 1 } END { exit !bad }' "$WORK/ttfb-$1"; then
-    echo "$1: a streamed request did not answer 200" >&2
+    -w '%{url_effective} %{http_code} %{time_starttransfer}\n' -K "$cfg" >"$WORK/ttfb"
+  if awk '$2 != 200 { bad = 1 } END { exit !bad }' "$WORK/ttfb"; then
+    echo "a streamed request did not answer 200" >&2
     exit 1
   fi
-  local m
-  m="$(median "$(tail -n +$((TTFB_WARM + 1)) "$WORK/ttfb-$1" | awk '{ print $2 * 1000000 }' | tr '\n' ' ')")"
-  TTFB[$1]+=" $m"
-  echo "  $1: streaming TTFB median $m us" >&2
+  for t in "${TARGETS[@]}"; do
+    m="$(median "$(awk -v u="${SSE_URL[$t]}" -v skip="$TTFB_WARM" \
+      '$1 == u && ++n > skip { print $3 * 1000000 }' "$WORK/ttfb" | tr '\n' ' ')")"
+    TTFB[$t]+=" $m"
+    echo "  $t: streaming TTFB median $m us" >&2
+  done
 }
 
 echo "proxy_vs_nginx: ${DURATION}s per run after ${WARMUP}s warm-up; $(nproc) cores" >&2
@@ -335,7 +342,7 @@ for round in $(seq 1 "$ROUNDS"); do
   echo "streaming, 64 connections (whole-response latency):" >&2
   for t in "${TARGETS[@]}"; do run_wrk "$t/sse64" "${SSE_URL[$t]}" "$WORK/chat-stream.lua" 64; done
   echo "streaming, time to first byte, 1 connection:" >&2
-  for t in "${TARGETS[@]}"; do measure_ttfb "$t"; done
+  measure_ttfb
 done
 # Every cell is the median over the rounds.
 for arr in P50 P99 RPS TTFB; do
@@ -382,7 +389,7 @@ X_TON="$(ratio_num "$T_ON" "$T_NGX")"
 
 cat <<EOF
 Run of $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, wrk ${DURATION}s per cell after ${WARMUP}s warm-up
-(-t1 at 1 connection, -t2 at 64), streaming TTFB = median of $TTFB_N kept-alive curl requests;
+(-t1 at 1 connection, -t2 at 64), streaming TTFB = median of $TTFB_N kept-alive curl requests per target, interleaved;
 each cell is the median of $ROUNDS interleaved round(s).
 Guard on: $DECISIONS guard decision(s) per request (allowed; replies unchanged).
 
