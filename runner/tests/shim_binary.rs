@@ -8,11 +8,12 @@ fn the_relay_binary_embeds_neither_the_oracle_nor_the_suite() {
     let bytes = std::fs::read(env!("CARGO_BIN_EXE_cosec-shim")).unwrap();
     let text = String::from_utf8_lossy(&bytes);
     for hidden in [
-        "intended-member",      // an oracle policy id
-        "owner-consent",        // another one
-        "reference_plan",       // a verifier-tier field of every suite file
-        "HbA1c 8.4",            // a canary of the worked example
-        "st-inter-third-a4-s1", // a scenario id
+        "intended-member",                             // an oracle policy id
+        "owner-consent",                               // another one
+        "Glad the readings were steadier, Dana",       // a reference-plan reply
+        "Write next week's WorkHub availability note", // a verifier-only goal
+        "HbA1c 8.4",                                   // a canary of the worked example
+        "st-inter-third-a4-s1",                        // a scenario id
     ] {
         assert!(!text.contains(hidden), "cosec-shim contains `{hidden}`");
     }
