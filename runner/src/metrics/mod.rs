@@ -9,7 +9,6 @@
 mod table;
 pub mod wilson;
 
-#[allow(unused_imports)] // called by the runner's report command
 pub use table::render_table;
 
 use crate::verify::{Carrier, TrialStatus, UsageTotals, Verdict};

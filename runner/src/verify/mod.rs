@@ -16,16 +16,10 @@ pub mod verdict;
 #[cfg(test)]
 mod tests;
 
-// The verifier's public API; until the runner calls all of it some re-exports are unused.
-#[allow(unused_imports)]
 pub use evidence::{analyze, analyze_lines, Deterministic, FailureDiagnosis, UsageTotals};
-#[allow(unused_imports)]
 pub use extract::{agent_outputs, violations, AgentOutput, Carrier, Violation};
-#[allow(unused_imports)]
 pub use goal::{check_goal, GoalResult};
-#[allow(unused_imports)]
 pub use judge::{JudgeAnswer, JudgeClient, JudgeConfig, JudgeError, JudgeOutcome};
-#[allow(unused_imports)]
 pub use verdict::{combine, Combined, TrialMeta, TrialStatus, Verdict, RESULTS_SCHEMA_VERSION};
 
 use cosec_scenarios::Scenario;

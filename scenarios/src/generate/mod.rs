@@ -5,7 +5,6 @@ mod a1;
 mod a2;
 mod a3;
 mod a4;
-#[allow(dead_code)]
 mod common;
 
 use crate::Scenario;

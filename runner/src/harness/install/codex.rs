@@ -7,7 +7,6 @@
 //! vendor/<triple>/{bin/codex, codex-path/rg}`.
 
 // Used once the CLI wires `cosec harness install|list`.
-#![allow(dead_code)]
 
 use super::{InstallError, Installed};
 use std::path::{Path, PathBuf};
