@@ -223,7 +223,8 @@ pub enum TraceError {
 /// Appends trace lines; each line is written whole with one `write_all` and flushed.
 pub struct TraceWriter {
     path: PathBuf,
-    file: Mutex<std::fs::File>,
+    /// `None` for a writer that discards everything ([`TraceWriter::discard`]).
+    file: Option<Mutex<std::fs::File>>,
     opened: Instant,
 }
 
@@ -240,9 +241,24 @@ impl TraceWriter {
             })?;
         Ok(TraceWriter {
             path: path.to_owned(),
-            file: Mutex::new(file),
+            file: Some(Mutex::new(file)),
             opened: Instant::now(),
         })
+    }
+
+    /// A writer that records nothing (a standalone guard run without `--trace`), so
+    /// callers can skip building events at all; its path reads as an empty trace.
+    pub fn discard() -> Self {
+        TraceWriter {
+            path: PathBuf::from("/dev/null"),
+            file: None,
+            opened: Instant::now(),
+        }
+    }
+
+    /// Whether events are kept; building an event for a discarding writer is waste.
+    pub fn is_recording(&self) -> bool {
+        self.file.is_some()
     }
 
     /// Where the trace lives.
@@ -252,6 +268,9 @@ impl TraceWriter {
 
     /// Appends one event.
     pub fn record(&self, event: TraceEvent) -> Result<(), TraceError> {
+        let Some(file) = &self.file else {
+            return Ok(());
+        };
         let line = TraceLine {
             ms: u64::try_from(self.opened.elapsed().as_millis()).unwrap_or(u64::MAX),
             event,
@@ -262,8 +281,7 @@ impl TraceWriter {
             message: e.to_string(),
         })?;
         text.push('\n');
-        let mut file = self
-            .file
+        let mut file = file
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         file.write_all(text.as_bytes())

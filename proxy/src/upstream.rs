@@ -1,16 +1,33 @@
 //! Forwarding to a real OpenAI-compatible upstream: same wire format as the client,
-//! model name replaced, bearer key added. Every error string that leaves this module
-//! has the key scrubbed, because errors end up in traces.
+//! bearer key added. Every error string that leaves this module has the key scrubbed,
+//! because errors end up in traces.
+//!
+//! The client is hyper's pooled HTTP/1.1 client (rustls for `https`), with request
+//! bodies sent as the bytes the caller hands over, so a proxy that has nothing to change
+//! in a request forwards it without parsing it.
 
 use crate::api::WireApi;
 use crate::registry::Upstream;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::header::{HeaderValue, AUTHORIZATION, CONTENT_TYPE};
+use hyper::{Method, Request, StatusCode};
+use hyper_rustls::HttpsConnector;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
 use serde_json::Value;
 use std::time::Duration;
+use tower_http::timeout::TimeoutBody;
 
 /// How long to wait for a TCP/TLS connection to the upstream.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
-/// Longest silence tolerated between two reads (a stalled upstream is an infra failure).
+/// Longest silence tolerated before the response headers and between two body reads
+/// (a stalled upstream is an infrastructure failure).
 const READ_TIMEOUT: Duration = Duration::from_secs(600);
+/// Idle pooled connections are closed after this long.
+const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 /// How much of an upstream error body is kept in messages.
 const ERROR_SNIPPET_CHARS: usize = 1000;
 
@@ -22,10 +39,45 @@ pub enum UpstreamError {
     Client(String),
 }
 
+/// The body of an upstream reply: fails after [`READ_TIMEOUT`] without a frame.
+pub type UpstreamBody = TimeoutBody<Incoming>;
+
 /// A pooled HTTP client for all upstream calls of a run.
 #[derive(Debug, Clone)]
 pub struct UpstreamClient {
-    http: reqwest::Client,
+    http: Client<HttpsConnector<HttpConnector>, Full<Bytes>>,
+}
+
+/// A successful upstream reply: its content type and its (still unread) body.
+pub struct UpstreamReply {
+    /// The `content-type` the upstream sent, if any.
+    pub content_type: Option<HeaderValue>,
+    /// The body, read frame by frame.
+    pub body: UpstreamBody,
+}
+
+impl UpstreamReply {
+    /// Whether the reply is a server-sent event stream.
+    pub fn is_event_stream(&self) -> bool {
+        self.content_type
+            .as_ref()
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"))
+    }
+
+    /// Reads the whole body; the error is key-free and starts with `upstream:`.
+    pub async fn bytes(self, upstream: &Upstream) -> Result<Bytes, String> {
+        self.body
+            .collect()
+            .await
+            .map(|c| c.to_bytes())
+            .map_err(|e| {
+                scrub(
+                    &format!("upstream: reading the response failed: {}", chain(&*e)),
+                    upstream,
+                )
+            })
+    }
 }
 
 /// The full URL of a wire format's endpoint under a base URL ending in `/v1`.
@@ -37,6 +89,15 @@ pub fn endpoint(base_url: &str, api: WireApi) -> String {
     }
 }
 
+/// The request body for `upstream`: the client's JSON with the model replaced (kept as
+/// the client named it when `upstream.model` is empty).
+pub fn request_body(upstream: &Upstream, mut body: Value) -> Bytes {
+    if let Some(obj) = body.as_object_mut().filter(|_| !upstream.model.is_empty()) {
+        obj.insert("model".into(), Value::String(upstream.model.clone()));
+    }
+    Bytes::from(body.to_string())
+}
+
 /// Removes the upstream's API key from a text bound for a log, a trace or a client.
 pub fn scrub(text: &str, upstream: &Upstream) -> String {
     match upstream.api_key.as_ref().map(|k| k.expose()) {
@@ -45,8 +106,8 @@ pub fn scrub(text: &str, upstream: &Upstream) -> String {
     }
 }
 
-/// An error and its causes on one line (reqwest hides the useful part in sources).
-fn chain(e: &dyn std::error::Error) -> String {
+/// An error and its causes on one line (the useful part hides in the sources).
+fn chain(e: &(dyn std::error::Error + 'static)) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {
@@ -61,53 +122,92 @@ impl UpstreamClient {
     /// A client with connect and read timeouts and no overall deadline (streams may
     /// legitimately run long; the runner owns the per-trial timeout).
     pub fn new() -> Result<Self, UpstreamError> {
-        let http = reqwest::Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
-            .read_timeout(READ_TIMEOUT)
-            .build()
-            .map_err(|e| UpstreamError::Client(chain(&e)))?;
+        let mut http = HttpConnector::new();
+        // The TLS layer on top decides between http and https.
+        http.enforce_http(false);
+        http.set_nodelay(true);
+        http.set_connect_timeout(Some(CONNECT_TIMEOUT));
+        let connector = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())
+            .map_err(|e| UpstreamError::Client(e.to_string()))?
+            .https_or_http()
+            .enable_http1()
+            .wrap_connector(http);
+        let http = Client::builder(TokioExecutor::new())
+            .pool_idle_timeout(POOL_IDLE_TIMEOUT)
+            .pool_timer(TokioTimer::new())
+            .build(connector);
         Ok(UpstreamClient { http })
     }
 
-    /// Sends a client request body upstream with the model replaced (kept as the
-    /// client named it when `upstream.model` is empty). The upstream's key is sent as a
-    /// bearer token; without one, `passthrough_auth` (a client's `Authorization` header
-    /// value) is sent as is. Returns the response once its headers arrived with a
-    /// success status; otherwise a readable, key-free error (`upstream: ...`).
+    /// Sends a request body (see [`request_body`]; forwarded byte for byte) upstream.
+    /// The upstream's key is sent as a bearer token; without one, `passthrough_auth` (a
+    /// client's `Authorization` header value) is sent as is. Returns the reply once its
+    /// headers arrived with a success status; otherwise a readable, key-free error
+    /// (`upstream: ...`).
     pub async fn send(
         &self,
         upstream: &Upstream,
         api: WireApi,
-        mut body: Value,
+        body: Bytes,
         passthrough_auth: Option<&str>,
-    ) -> Result<reqwest::Response, String> {
-        if let Some(obj) = body.as_object_mut().filter(|_| !upstream.model.is_empty()) {
-            obj.insert("model".into(), Value::String(upstream.model.clone()));
-        }
+    ) -> Result<UpstreamReply, String> {
         let url = endpoint(&upstream.base_url, api);
-        let mut request = self.http.post(&url).json(&body);
-        if let Some(key) = &upstream.api_key {
-            request = request.bearer_auth(key.expose());
-        } else if let Some(auth) = passthrough_auth {
-            request = request.header(reqwest::header::AUTHORIZATION, auth);
+        let fail = |what: String| scrub(&format!("upstream: {what}"), upstream);
+        let mut request = Request::builder()
+            .method(Method::POST)
+            .uri(&url)
+            .header(CONTENT_TYPE, "application/json");
+        let auth = match &upstream.api_key {
+            Some(key) => Some(format!("Bearer {}", key.expose())),
+            None => passthrough_auth.map(str::to_owned),
+        };
+        if let Some(auth) = auth {
+            let mut value = HeaderValue::from_str(&auth)
+                .map_err(|_| fail("the API key is not a valid header value".to_owned()))?;
+            value.set_sensitive(true);
+            request = request.header(AUTHORIZATION, value);
         }
-        let response = request.send().await.map_err(|e| {
-            scrub(
-                &format!("upstream: request to {url} failed: {}", chain(&e)),
-                upstream,
-            )
-        })?;
+        let request = request
+            .body(Full::new(body))
+            .map_err(|e| fail(format!("cannot build a request to {url}: {e}")))?;
+        let response = match tokio::time::timeout(READ_TIMEOUT, self.http.request(request)).await
+        {
+            Ok(Ok(response)) => response,
+            Ok(Err(e)) => return Err(fail(format!("request to {url} failed: {}", chain(&e)))),
+            Err(_) => {
+                return Err(fail(format!(
+                    "no response from {url} within {} s",
+                    READ_TIMEOUT.as_secs()
+                )))
+            }
+        };
         let status = response.status();
+        let content_type = response.headers().get(CONTENT_TYPE).cloned();
+        let body = TimeoutBody::new(READ_TIMEOUT, response.into_body());
         if status.is_success() {
-            return Ok(response);
+            return Ok(UpstreamReply { content_type, body });
         }
-        let text = response.text().await.unwrap_or_default();
-        let snippet: String = text.chars().take(ERROR_SNIPPET_CHARS).collect();
-        Err(scrub(
-            &format!("upstream: HTTP {status} from {url}: {}", snippet.trim()),
-            upstream,
-        ))
+        Err(error_status(status, &url, body, upstream).await)
     }
+}
+
+/// The message of a non-success reply, with the start of its body.
+async fn error_status(
+    status: StatusCode,
+    url: &str,
+    body: UpstreamBody,
+    upstream: &Upstream,
+) -> String {
+    let text = match body.collect().await {
+        Ok(c) => String::from_utf8_lossy(&c.to_bytes()).into_owned(),
+        Err(_) => String::new(),
+    };
+    let snippet: String = text.chars().take(ERROR_SNIPPET_CHARS).collect();
+    scrub(
+        &format!("upstream: HTTP {status} from {url}: {}", snippet.trim()),
+        upstream,
+    )
 }
 
 #[cfg(test)]
@@ -131,5 +231,20 @@ mod tests {
             "http://h/v1/chat/completions"
         );
         assert_eq!(scrub("bad key sk-top!", &up), "bad key ***!");
+    }
+
+    #[test]
+    fn the_model_is_replaced_only_when_configured() {
+        let mut up = Upstream {
+            base_url: "http://h/v1".into(),
+            api_key: None,
+            model: "served".into(),
+        };
+        let body = serde_json::json!({"model": "asked", "messages": []});
+        let sent: Value = serde_json::from_slice(&request_body(&up, body.clone())).unwrap();
+        assert_eq!(sent["model"], "served");
+        up.model.clear();
+        let sent: Value = serde_json::from_slice(&request_body(&up, body)).unwrap();
+        assert_eq!(sent["model"], "asked");
     }
 }

@@ -9,7 +9,9 @@ mod guard_fixture;
 mod guard_server;
 
 use cosec_proxy::guard::{GuardMode, MARKER};
-use cosec_proxy::standalone::{serve_standalone, StandaloneConfig, StandaloneError};
+use cosec_proxy::standalone::{
+    serve_standalone, serve_unguarded, StandaloneConfig, StandaloneError,
+};
 use guard_fixture::{assert_clean, OLE_POST, OLE_SECRETS};
 use guard_server::{default_policy, FakeUpstream};
 use serde_json::{json, Value};
@@ -33,6 +35,7 @@ fn config(state: PathBuf, upstream: String, trace: PathBuf) -> StandaloneConfig 
         trace: Some(trace),
         workspace: None,
         guardrail: None,
+        threads: 2,
     }
 }
 
@@ -157,4 +160,60 @@ async fn a_broken_state_file_is_refused_naming_the_field() {
     let cfg = config(path, "http://127.0.0.1:9/v1".into(), dir.path().join("t"));
     let msg = serve_standalone(cfg).await.err().unwrap().to_string();
     assert!(msg.contains("sessions.x.community"), "{msg}");
+}
+
+#[tokio::test]
+async fn listener_threads_share_the_port_and_stop_on_shutdown() {
+    let fake = FakeUpstream::default();
+    let up = fake.start().await;
+    let reply = json!({"id": "u1", "object": "chat.completion", "model": "client-model",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "hello"}, "finish_reason": "stop"}]});
+    fake.answer(
+        "application/json",
+        vec![bytes::Bytes::from(reply.to_string())],
+    );
+    let mut cfg = config(example_state(), format!("http://{up}/v1"), PathBuf::new());
+    cfg.trace = None;
+    cfg.threads = 3;
+    let server = serve_unguarded(cfg).await.unwrap();
+    let addr = server.local_addr();
+    let url = format!("{}/chat/completions", server.base_url());
+    // Separate connections, so the kernel spreads them over the threads.
+    let calls = (0..24).map(|_| {
+        let url = url.clone();
+        async move {
+            let http = reqwest::Client::builder()
+                .pool_max_idle_per_host(0)
+                .build()
+                .unwrap();
+            let resp = http
+                .post(&url)
+                .header("x-cosec-requester", "gemma")
+                .header("x-cosec-community", "y5parents")
+                .json(&body())
+                .send()
+                .await
+                .unwrap();
+            (resp.status().as_u16(), resp.text().await.unwrap())
+        }
+    });
+    for (status, text) in futures_util::future::join_all(calls).await {
+        assert_eq!(status, 200, "{text}");
+        assert_eq!(text, reply.to_string(), "unguarded: relayed unchanged");
+    }
+    assert_eq!(fake.seen.lock().unwrap().len(), 24);
+    // Still refused without a requester, with no guard installed.
+    let resp = reqwest::Client::new()
+        .post(&url)
+        .json(&body())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 400);
+
+    server.shutdown().await;
+    assert!(
+        tokio::net::TcpStream::connect(addr).await.is_err(),
+        "no thread still accepts after shutdown"
+    );
 }

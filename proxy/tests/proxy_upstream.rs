@@ -35,6 +35,7 @@ struct Seen {
     path: String,
     auth: Option<String>,
     body: Value,
+    raw: Bytes,
 }
 
 #[derive(Clone)]
@@ -65,6 +66,7 @@ async fn fake_handle(fake: Fake, req: Request<Incoming>) -> Result<Response<Body
         path: path.clone(),
         auth: auth.clone(),
         body: body.clone(),
+        raw: bytes.clone(),
     });
     let full = |status: u16, v: Value| {
         let mut r = Response::new(Full::new(Bytes::from(v.to_string())).boxed_unsync());
@@ -174,6 +176,23 @@ impl ModelBackend for NoSim {
 }
 
 fn trial(dir: &Path, id: &str, base_url: String, key: Option<&str>) -> Arc<Trial> {
+    let trace = TraceWriter::open(&dir.join(format!("{id}.jsonl"))).unwrap();
+    trial_with(id, base_url, key, "up-model", dir, trace)
+}
+
+/// A trial with no trace kept and the client's model kept: nothing to parse.
+fn untraced_trial(dir: &Path, id: &str, base_url: String) -> Arc<Trial> {
+    trial_with(id, base_url, None, "", dir, TraceWriter::discard())
+}
+
+fn trial_with(
+    id: &str,
+    base_url: String,
+    key: Option<&str>,
+    model: &str,
+    dir: &Path,
+    trace: TraceWriter,
+) -> Arc<Trial> {
     let agent: AgentTier = serde_json::from_value(
         json!({"target_user": "u", "people": [], "communities": [], "seeds": [], "turns": []}),
     )
@@ -185,7 +204,7 @@ fn trial(dir: &Path, id: &str, base_url: String, key: Option<&str>) -> Arc<Trial
     let model = ModelRoute::Upstream(Upstream {
         base_url,
         api_key: key.map(Secret::new),
-        model: "up-model".into(),
+        model: model.into(),
     });
     Arc::new(Trial::new(
         TrialSetup {
@@ -195,7 +214,7 @@ fn trial(dir: &Path, id: &str, base_url: String, key: Option<&str>) -> Arc<Trial
             sim_plan: None,
             model,
             agent_root: dir.to_owned(),
-            trace: Arc::new(TraceWriter::open(&dir.join(format!("{id}.jsonl"))).unwrap()),
+            trace: Arc::new(trace),
             guardrail: None,
         },
         CommunityId("club".into()),
@@ -244,6 +263,16 @@ impl Fixture {
             "down",
             format!("http://{closed}/v1"),
             Some(KEY),
+        ));
+        registry.insert(untraced_trial(
+            dir.path(),
+            "plain",
+            format!("http://{up}/v1"),
+        ));
+        registry.insert(untraced_trial(
+            dir.path(),
+            "plain-down",
+            format!("http://{closed}/v1"),
         ));
         let server = ProxyServer::bind(DEFAULT_ADDR, registry, Arc::new(NoSim))
             .await
@@ -435,4 +464,100 @@ async fn upstream_failures_are_502_with_a_keyless_error_in_the_trace() {
         error.contains("HTTP 500") && error.contains("invalid key Bearer ***"),
         "{error}"
     );
+}
+
+#[tokio::test]
+async fn an_untraced_unguarded_call_is_forwarded_byte_for_byte() {
+    let mut f = Fixture::new().await;
+    // Odd spacing, key order and an unknown field: a proxy that re-encoded the JSON
+    // would change these bytes.
+    let raw = "{ \"messages\":[{\"role\":\"user\",\"content\":\"hi \\u00e9\"}],  \"model\":\"client-model\",\"x_vendor\":1.50}";
+    let url = format!("{}/chat/completions", f.server.base_url("plain"));
+    let resp = f
+        .http
+        .post(&url)
+        .header("content-type", "application/json")
+        .body(raw)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(
+        resp.headers()["content-type"],
+        "application/json",
+        "a reply without a content type is labeled JSON"
+    );
+    let reply: Value = resp.json().await.unwrap();
+    assert_eq!(reply["choices"][0]["message"]["content"], "upstream says hi");
+    let seen = f.seen.lock().unwrap().clone();
+    assert_eq!(seen[0].raw, Bytes::from(raw), "forwarded byte for byte");
+    assert_eq!(seen[0].auth, None, "no key configured, none invented");
+
+    // Streams are relayed as they come, not when the upstream finishes.
+    let body = json!({"model": "client-model", "stream": true, "messages": [{"role": "user", "content": "hi"}]});
+    let resp = f.post("plain", "chat/completions", body).await;
+    assert_eq!(resp.status(), 200);
+    let mut stream = resp.bytes_stream();
+    let mut got = String::new();
+    tokio::time::timeout(Duration::from_secs(5), async {
+        while !got.contains("first") {
+            got.push_str(std::str::from_utf8(&stream.next().await.unwrap().unwrap()).unwrap());
+        }
+    })
+    .await
+    .expect("the first chunk must arrive while the upstream holds the rest");
+    f.release.take().unwrap().send(()).unwrap();
+    while let Some(chunk) = stream.next().await {
+        got.push_str(std::str::from_utf8(&chunk.unwrap()).unwrap());
+    }
+    assert!(got.contains(" second") && got.trim_end().ends_with("data: [DONE]"));
+
+    // An upstream that is not there is still a readable 502.
+    let resp = f
+        .post("plain-down", "chat/completions", json!({"model": "m", "messages": []}))
+        .await;
+    assert_eq!(resp.status(), 502);
+    let v: Value = resp.json().await.unwrap();
+    assert!(v["error"]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("upstream: request to"));
+    assert!(
+        !f.dir.path().join("plain.jsonl").exists(),
+        "nothing written for untraced trials"
+    );
+}
+
+#[tokio::test]
+async fn a_client_that_leaves_mid_stream_is_traced_as_disconnected() {
+    let mut f = Fixture::new().await;
+    let body = json!({"model": "client-model", "stream": true, "messages": [{"role": "user", "content": "hi"}]});
+    let resp = f.post("keyed", "chat/completions", body).await;
+    let mut stream = resp.bytes_stream();
+    let first = stream.next().await.unwrap().unwrap();
+    assert!(std::str::from_utf8(&first).unwrap().contains("first"));
+    drop(stream);
+    // The upstream goes on; the proxy finds the client gone when it relays.
+    f.release.take().unwrap().send(()).unwrap();
+    let calls = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            let calls = f.model_calls("keyed");
+            if !calls.is_empty() {
+                return calls;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the call is traced once the client is gone");
+    let [TraceEvent::ModelCall {
+        response: Some(response),
+        error: Some(error),
+        ..
+    }] = &calls[..]
+    else {
+        panic!("{calls:?}")
+    };
+    assert_eq!(error, "client disconnected during the stream");
+    assert!(response.text.starts_with("first"), "{response:?}");
 }

@@ -185,6 +185,9 @@ pub enum ProxyCommand {
         /// The agent's working directory (maps absolute paths in tool calls to namespaces).
         #[arg(long, value_name = "DIR")]
         workspace: Option<PathBuf>,
+        /// Listener threads sharing the port (default: one per core).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+        threads: Option<u16>,
     },
 }
 

@@ -3,6 +3,11 @@
 use clap::Parser;
 use std::process::ExitCode;
 
+// The proxy's many short-lived buffers per model call made glibc's allocator a visible
+// share of its CPU time under load (BENCHMARKS.md, proxy against nginx).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = cosec::cli::Cli::parse();
     match cosec::commands::dispatch(cli.command) {

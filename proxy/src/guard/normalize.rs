@@ -35,6 +35,12 @@ pub(crate) struct CompactView {
 }
 
 fn push_lower(out: &mut String, src: &mut Vec<(usize, usize)>, c: char, span: (usize, usize)) {
+    // Most output is ASCII: skip the Unicode case tables for it.
+    if c.is_ascii() {
+        out.push(c.to_ascii_lowercase());
+        src.push(span);
+        return;
+    }
     for lc in c.to_lowercase() {
         let before = out.len();
         out.push(lc);

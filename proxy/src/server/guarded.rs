@@ -86,11 +86,12 @@ impl ReplyGuard {
         }
     }
 
-    /// A Chat Completions message object (`choices[i].message`), in place.
-    pub fn chat_message(&self, message: &mut Value) {
-        self.text_in(message, "content");
+    /// A Chat Completions message object (`choices[i].message`), in place; returns
+    /// whether anything changed.
+    pub fn chat_message(&self, message: &mut Value) -> bool {
+        let mut changed = self.text_in(message, "content");
         let Some(Value::Array(calls)) = message.get_mut("tool_calls") else {
-            return;
+            return changed;
         };
         for c in calls {
             let Some(f) = c.get("function") else {
@@ -105,60 +106,73 @@ impl ReplyGuard {
             let new = self.call(&call);
             if new != call {
                 c["function"] = json!({"name": new.name, "arguments": new.arguments});
+                changed = true;
             }
         }
+        changed
     }
 
-    /// A non-streaming `chat.completion` body, in place.
-    pub fn chat_json(&self, body: &mut Value) {
+    /// A non-streaming `chat.completion` body, in place; returns whether it changed.
+    pub fn chat_json(&self, body: &mut Value) -> bool {
+        let mut changed = false;
         if let Some(Value::Array(choices)) = body.get_mut("choices") {
             for choice in choices {
                 if let Some(m) = choice.get_mut("message") {
-                    self.chat_message(m);
+                    changed |= self.chat_message(m);
                 }
             }
         }
+        changed
     }
 
-    /// A Responses API output item (a message or a tool call), in place.
-    pub fn responses_item(&self, item: &mut Value) {
+    /// A Responses API output item (a message or a tool call), in place; returns
+    /// whether it changed.
+    pub fn responses_item(&self, item: &mut Value) -> bool {
         match item.get("type").and_then(Value::as_str) {
             Some("message") => {
+                let mut changed = false;
                 if let Some(Value::Array(parts)) = item.get_mut("content") {
                     for p in parts {
-                        self.text_in(p, "text");
+                        changed |= self.text_in(p, "text");
                     }
                 }
+                changed
             }
             Some("function_call" | "custom_tool_call") => {
                 let Some(call) = call_of_item(item) else {
-                    return;
+                    return false;
                 };
                 let new = self.call(&call);
-                if new != call {
-                    set_call(item, &call, &new);
+                if new == call {
+                    return false;
                 }
+                set_call(item, &call, &new);
+                true
             }
-            _ => {}
+            _ => false,
         }
     }
 
-    /// A non-streaming `response` body, in place.
-    pub fn responses_json(&self, body: &mut Value) {
+    /// A non-streaming `response` body, in place; returns whether it changed.
+    pub fn responses_json(&self, body: &mut Value) -> bool {
+        let mut changed = false;
         if let Some(Value::Array(items)) = body.get_mut("output") {
             for item in items {
-                self.responses_item(item);
+                changed |= self.responses_item(item);
             }
         }
+        changed
     }
 
-    fn text_in(&self, obj: &mut Value, key: &str) {
+    fn text_in(&self, obj: &mut Value, key: &str) -> bool {
         if let Some(Value::String(s)) = obj.get_mut(key) {
             let checked = self.text(s);
             if checked != *s {
                 *s = checked;
+                return true;
             }
         }
+        false
     }
 }
 

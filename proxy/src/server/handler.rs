@@ -14,12 +14,14 @@ use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{json, Value};
 use std::convert::Infallible;
 use std::sync::Arc;
-use tokio::sync::mpsc;
 
 /// Harnesses re-send whole histories; this is far above any real one.
 const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
 
-pub(super) type Body = UnsyncBoxBody<Bytes, Infallible>;
+/// Why a response body stopped early (an upstream body that broke or went silent).
+pub(super) type BodyError = Box<dyn std::error::Error + Send + Sync>;
+
+pub(super) type Body = UnsyncBoxBody<Bytes, BodyError>;
 
 /// An error answered as OpenAI-style JSON.
 pub(super) struct HttpError {
@@ -44,7 +46,9 @@ impl HttpError {
 }
 
 pub(super) fn full(bytes: impl Into<Bytes>) -> Body {
-    Full::new(bytes.into()).boxed_unsync()
+    Full::new(bytes.into())
+        .map_err(|never| match never {})
+        .boxed_unsync()
 }
 
 pub(super) fn response(status: StatusCode, content_type: &str, body: Body) -> Response<Body> {
@@ -69,18 +73,12 @@ pub(super) fn sse_response(content_type: &str, body: Body) -> Response<Body> {
     r
 }
 
-/// A body fed chunk by chunk from a channel, so chunks reach the client as they come.
-pub(super) fn channel_body(rx: mpsc::Receiver<Bytes>) -> Body {
-    let chunks = futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv()
-            .await
-            .map(|b| (Ok::<_, Infallible>(Frame::data(b)), rx))
-    });
-    StreamBody::new(chunks).boxed_unsync()
-}
-
 pub(super) fn frames_body(frames: Vec<Bytes>) -> Body {
-    let chunks = futures_util::stream::iter(frames.into_iter().map(|b| Ok(Frame::data(b))));
+    let chunks = futures_util::stream::iter(
+        frames
+            .into_iter()
+            .map(|b| Ok::<_, BodyError>(Frame::data(b))),
+    );
     StreamBody::new(chunks).boxed_unsync()
 }
 
@@ -133,7 +131,7 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
         Endpoint::Models => Ok(models(&trial)),
         Endpoint::Call(api) => {
             let body = read_body(req).await?;
-            call::model_call(state, trial, api, &body, None).await
+            call::model_call(state, trial, api, body, None).await
         }
     }
 }
@@ -189,7 +187,7 @@ async fn route_standalone(
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
     let body = read_body(req).await?;
-    call::model_call(state, trial, api, &body, auth).await
+    call::model_call(state, trial, api, body, auth).await
 }
 
 fn models(trial: &Trial) -> Response<Body> {

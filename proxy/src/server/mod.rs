@@ -9,6 +9,7 @@
 //! model saw it and the response as the client received it.
 
 mod call;
+mod forward;
 mod guarded;
 pub mod guardrail;
 mod handler;
@@ -21,6 +22,7 @@ use crate::upstream::{UpstreamClient, UpstreamError};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -31,6 +33,11 @@ use tokio::task::JoinHandle;
 
 /// Where the proxy listens unless told otherwise: loopback, any free port.
 pub const DEFAULT_ADDR: SocketAddr = SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0));
+
+/// How long a listener thread lets calls in flight finish after a shutdown.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// Pending connections the kernel queues per listener.
+const LISTEN_BACKLOG: i32 = 1024;
 
 /// Who answers the model calls of trials routed to a simulated model.
 pub trait ModelBackend: Send + Sync {
@@ -58,6 +65,9 @@ pub enum ProxyError {
     /// The upstream client could not be built.
     #[error(transparent)]
     Upstream(#[from] UpstreamError),
+    /// A listener thread or its runtime could not be started.
+    #[error("cannot start a proxy listener thread: {0}")]
+    Thread(std::io::Error),
 }
 
 /// Options of a proxy listener beyond the registry and the simulated backend.
@@ -65,6 +75,11 @@ pub enum ProxyError {
 pub struct ProxyOptions {
     /// The runtime guard (`--defense proxy`); `None` lets responses through unchanged.
     pub guard: Option<Guard>,
+    /// Dedicated listener threads, each with its own single-threaded runtime and
+    /// upstream connection pool, sharing the port (`SO_REUSEPORT`) so the kernel spreads
+    /// connections over them; a call never hops between threads. 0 serves on the
+    /// caller's runtime instead (what `cosec run` does, next to its trials).
+    pub threads: usize,
 }
 
 /// Finds the trial of a request from its headers (the standalone guard, whose clients
@@ -81,7 +96,7 @@ pub(crate) struct State {
     pub(crate) registry: TrialRegistry,
     pub(crate) backend: Arc<dyn ModelBackend>,
     pub(crate) upstream: UpstreamClient,
-    pub(crate) next_id: AtomicU64,
+    pub(crate) next_id: Arc<AtomicU64>,
     pub(crate) guard: Option<Guard>,
     pub(crate) source: Option<Arc<dyn TrialSource>>,
 }
@@ -97,12 +112,21 @@ impl ShutdownHandle {
     }
 }
 
+/// Where the accept loops run.
+#[derive(Debug)]
+enum Listeners {
+    /// One task on the caller's runtime.
+    Task(JoinHandle<()>),
+    /// Dedicated threads ([`ProxyOptions::threads`]).
+    Threads(Vec<std::thread::JoinHandle<()>>),
+}
+
 /// A running proxy listener; dropping it stops the listener.
 #[derive(Debug)]
 pub struct ProxyServer {
     local_addr: SocketAddr,
     shutdown: ShutdownHandle,
-    task: Option<JoinHandle<()>>,
+    listeners: Option<Listeners>,
 }
 
 impl ProxyServer {
@@ -134,26 +158,56 @@ impl ProxyServer {
         options: ProxyOptions,
         source: Option<Arc<dyn TrialSource>>,
     ) -> Result<ProxyServer, ProxyError> {
-        let listener = TcpListener::bind(addr)
-            .await
-            .map_err(|source| ProxyError::Bind { addr, source })?;
-        let local_addr = listener
-            .local_addr()
-            .map_err(|source| ProxyError::Bind { addr, source })?;
-        let state = Arc::new(State {
-            registry,
-            backend,
-            upstream: UpstreamClient::new()?,
-            next_id: AtomicU64::new(1),
-            guard: options.guard,
-            source,
-        });
+        let next_id = Arc::new(AtomicU64::new(1));
+        let state = || -> Result<Arc<State>, ProxyError> {
+            Ok(Arc::new(State {
+                registry: registry.clone(),
+                backend: Arc::clone(&backend),
+                upstream: UpstreamClient::new()?,
+                next_id: Arc::clone(&next_id),
+                guard: options.guard.clone(),
+                source: source.clone(),
+            }))
+        };
         let (tx, rx) = watch::channel(false);
-        let task = tokio::spawn(accept_loop(listener, state, rx));
+        let (local_addr, listeners) = if options.threads == 0 {
+            let listener = TcpListener::bind(addr)
+                .await
+                .map_err(|source| ProxyError::Bind { addr, source })?;
+            let local_addr = listener
+                .local_addr()
+                .map_err(|source| ProxyError::Bind { addr, source })?;
+            let task = tokio::spawn(accept_loop(listener, state()?, rx, None));
+            (local_addr, Listeners::Task(task))
+        } else {
+            let first = reuse_port_listener(addr)?;
+            let local_addr = first
+                .local_addr()
+                .map_err(|source| ProxyError::Bind { addr, source })?;
+            let mut sockets = vec![first];
+            for _ in 1..options.threads {
+                sockets.push(reuse_port_listener(local_addr)?);
+            }
+            let mut threads = Vec::with_capacity(sockets.len());
+            for (i, socket) in sockets.into_iter().enumerate() {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(ProxyError::Thread)?;
+                let state = state()?;
+                let stop = rx.clone();
+                let thread = std::thread::Builder::new()
+                    .name(format!("cosec-proxy-{i}"))
+                    .spawn(move || serve_thread(runtime, socket, state, stop))
+                    .map_err(ProxyError::Thread)?;
+                threads.push(thread);
+            }
+            (local_addr, Listeners::Threads(threads))
+        };
         Ok(ProxyServer {
             local_addr,
             shutdown: ShutdownHandle(Arc::new(tx)),
-            task: Some(task),
+            listeners: Some(listeners),
         })
     }
 
@@ -172,12 +226,24 @@ impl ProxyServer {
         self.shutdown.clone()
     }
 
-    /// Stops accepting connections and waits until the listener is closed.
+    /// Stops accepting connections and waits until the listener is closed (listener
+    /// threads first let calls in flight finish, for up to [`SHUTDOWN_GRACE`]).
     pub async fn shutdown(mut self) {
         self.shutdown.shutdown();
-        if let Some(task) = self.task.take() {
+        match self.listeners.take() {
             // The accept loop never panics; a join error would only mean it was aborted.
-            let _ = task.await;
+            Some(Listeners::Task(task)) => {
+                let _ = task.await;
+            }
+            Some(Listeners::Threads(threads)) => {
+                let _ = tokio::task::spawn_blocking(move || {
+                    for t in threads {
+                        let _ = t.join();
+                    }
+                })
+                .await;
+            }
+            None => {}
         }
     }
 }
@@ -188,7 +254,56 @@ impl Drop for ProxyServer {
     }
 }
 
-async fn accept_loop(listener: TcpListener, state: Arc<State>, mut stop: watch::Receiver<bool>) {
+/// A listening socket bound with `SO_REUSEPORT`, so several threads can each accept on
+/// the same port.
+fn reuse_port_listener(addr: SocketAddr) -> Result<std::net::TcpListener, ProxyError> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    let bind = |source| ProxyError::Bind { addr, source };
+    let socket =
+        Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP)).map_err(bind)?;
+    socket.set_reuse_address(true).map_err(bind)?;
+    socket.set_reuse_port(true).map_err(bind)?;
+    socket.bind(&addr.into()).map_err(bind)?;
+    socket.listen(LISTEN_BACKLOG).map_err(bind)?;
+    socket.set_nonblocking(true).map_err(bind)?;
+    Ok(socket.into())
+}
+
+/// One listener thread: accepts until stopped, then lets open calls finish.
+fn serve_thread(
+    runtime: tokio::runtime::Runtime,
+    socket: std::net::TcpListener,
+    state: Arc<State>,
+    stop: watch::Receiver<bool>,
+) {
+    runtime.block_on(async move {
+        let listener = match TcpListener::from_std(socket) {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::error!("proxy listener thread cannot listen: {e}");
+                return;
+            }
+        };
+        let graceful = GracefulShutdown::new();
+        accept_loop(listener, state, stop, Some(&graceful)).await;
+        if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                "proxy calls still open {} s after shutdown were dropped",
+                SHUTDOWN_GRACE.as_secs()
+            );
+        }
+    });
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    state: Arc<State>,
+    mut stop: watch::Receiver<bool>,
+    graceful: Option<&GracefulShutdown>,
+) {
     loop {
         let accepted = tokio::select! {
             _ = stop.wait_for(|stopped| *stopped) => break,
@@ -207,12 +322,15 @@ async fn accept_loop(listener: TcpListener, state: Arc<State>, mut stop: watch::
         // reply stalls ~40 ms before its last chunk.
         let _ = stream.set_nodelay(true);
         let state = Arc::clone(&state);
+        let watcher: Option<Watcher> = graceful.map(GracefulShutdown::watcher);
         tokio::spawn(async move {
             let service = service_fn(move |req| handler::handle(Arc::clone(&state), req));
-            if let Err(e) = http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await
-            {
+            let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
+            let ended = match watcher {
+                Some(w) => w.watch(conn).await,
+                None => conn.await,
+            };
+            if let Err(e) = ended {
                 tracing::debug!("proxy connection ended: {e}");
             }
         });

@@ -70,6 +70,9 @@ pub struct StandaloneConfig {
     pub workspace: Option<PathBuf>,
     /// A prompt guardrail paragraph to apply as well, if any.
     pub guardrail: Option<String>,
+    /// Listener threads sharing the port (see [`ProxyOptions::threads`]); 0 serves on
+    /// the caller's runtime.
+    pub threads: usize,
 }
 
 /// Why a standalone guard could not start.
@@ -275,10 +278,6 @@ async fn serve(
     if !(base.starts_with("http://") || base.starts_with("https://")) {
         return Err(StandaloneError::Upstream(config.upstream.clone()));
     }
-    let trace_path = config
-        .trace
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("/dev/null"));
     let guard = Guard::new(config.policy.clone(), config.mode);
     let sessions = Sessions {
         agent: Arc::new(state.agent.clone()),
@@ -289,7 +288,10 @@ async fn serve(
             api_key: config.api_key.clone(),
             model: config.model.clone().unwrap_or_default(),
         },
-        trace: Arc::new(TraceWriter::open(&trace_path)?),
+        trace: Arc::new(match &config.trace {
+            Some(path) => TraceWriter::open(path)?,
+            None => TraceWriter::discard(),
+        }),
         workspace: config
             .workspace
             .clone()
@@ -303,6 +305,7 @@ async fn serve(
         Arc::new(NoSim),
         ProxyOptions {
             guard: guarded.then(|| guard.clone()),
+            threads: config.threads,
         },
         Some(Arc::new(sessions)),
     )

@@ -192,6 +192,7 @@ impl Setup {
             canned.clone(),
             ProxyOptions {
                 guard: guard.clone(),
+                threads: 0,
             },
         )
         .await

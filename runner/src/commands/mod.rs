@@ -50,6 +50,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             guard_mode,
             trace,
             workspace,
+            threads,
         }) => proxy::serve(proxy::ServeArgs {
             listen,
             upstream,
@@ -60,6 +61,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             guard_mode,
             trace,
             workspace,
+            threads: threads.map(usize::from),
         }),
     }
 }

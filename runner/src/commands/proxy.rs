@@ -28,6 +28,8 @@ pub struct ServeArgs {
     pub trace: Option<PathBuf>,
     /// Agent working directory.
     pub workspace: Option<PathBuf>,
+    /// Listener threads (default: one per core).
+    pub threads: Option<usize>,
 }
 
 /// Runs the standalone guard until interrupted.
@@ -55,6 +57,9 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode, CliError> {
         trace: args.trace,
         workspace: args.workspace,
         guardrail: None,
+        threads: args.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        }),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -79,6 +79,7 @@ async fn run_plan(plan: RunPlan) -> Result<ExitCode, CliError> {
         Arc::new(SimBackend),
         ProxyOptions {
             guard: guard.clone(),
+            threads: 0,
         },
     )
     .await

@@ -163,7 +163,9 @@ impl ResponsesRewriter {
                     for item in items.iter_mut() {
                         match item_key(item).and_then(|k| self.emitted.get(&k)) {
                             Some(done) => *item = done.clone(),
-                            None => self.guard.responses_item(item),
+                            None => {
+                                self.guard.responses_item(item);
+                            }
                         }
                     }
                 }

@@ -1,0 +1,254 @@
+//! Upstream model calls: forwarded untouched when there is nothing to check or record,
+//! otherwise with the guard applied to the reply (whole or streamed) and the call
+//! traced. A streamed reply is relayed frame by frame as the upstream sends it, with
+//! no task or channel in between.
+
+use super::call::CallRecord;
+use super::guarded::ReplyGuard;
+use super::handler::{full, response, sse_response, Body, BodyError, HttpError};
+use super::stream::StreamRewriter;
+use super::State;
+use crate::api::WireApi;
+use crate::registry::{Trial, Upstream};
+use crate::upstream::{scrub, UpstreamBody, UpstreamReply};
+use crate::wire::{self, Assembled, StreamAssembler};
+use bytes::Bytes;
+use http_body_util::{BodyExt, StreamBody};
+use hyper::body::Frame;
+use hyper::header::HeaderValue;
+use hyper::{Response, StatusCode};
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::sync::Arc;
+
+/// An upstream call being answered: whose it is, where it goes, what checks and
+/// records it.
+pub(super) struct Call {
+    pub trial: Arc<Trial>,
+    pub upstream: Upstream,
+    pub record: CallRecord,
+    pub guard: Option<ReplyGuard>,
+}
+
+fn content_type(reply: &UpstreamReply) -> HeaderValue {
+    reply
+        .content_type
+        .clone()
+        .unwrap_or_else(|| HeaderValue::from_static("application/json"))
+}
+
+fn with_content_type(content_type: HeaderValue, body: Body) -> Response<Body> {
+    let mut r = response(StatusCode::OK, "application/json", body);
+    r.headers_mut()
+        .insert(hyper::header::CONTENT_TYPE, content_type);
+    r
+}
+
+fn bad_gateway(msg: String) -> HttpError {
+    HttpError::new(StatusCode::BAD_GATEWAY, "upstream_error", msg)
+}
+
+/// Forwards the client's bytes and relays the upstream's reply as it comes: the path of
+/// a proxy with no guard, no guardrail, no trace and no model override.
+pub(super) async fn pass_through(
+    state: &State,
+    up: &Upstream,
+    api: WireApi,
+    body: Bytes,
+    client_auth: Option<&str>,
+) -> Result<Response<Body>, HttpError> {
+    let reply = state
+        .upstream
+        .send(up, api, body, client_auth)
+        .await
+        .map_err(bad_gateway)?;
+    let content_type = content_type(&reply);
+    Ok(with_content_type(content_type, reply.body.boxed_unsync()))
+}
+
+/// Forwards a request body (the guardrail applied, see [`crate::upstream::request_body`]) and
+/// answers with the guarded reply.
+pub(super) async fn forward(
+    state: &State,
+    mut call: Call,
+    sent: Bytes,
+    client_auth: Option<String>,
+) -> Result<Response<Body>, HttpError> {
+    let api = call.record.api;
+    let reply = match state
+        .upstream
+        .send(&call.upstream, api, sent, client_auth.as_deref())
+        .await
+    {
+        Ok(r) => r,
+        Err(msg) => {
+            call.record.record(&call.trial, None, Some(msg.clone()));
+            return Err(bad_gateway(msg));
+        }
+    };
+    let content_type = content_type(&reply);
+    if reply.is_event_stream() {
+        let relay = Relay::new(call, reply.body);
+        let frames = futures_util::stream::unfold(relay, |mut relay| async move {
+            relay
+                .next()
+                .await
+                .map(|b| (Ok::<_, BodyError>(Frame::data(b)), relay))
+        });
+        let body = StreamBody::new(frames).boxed_unsync();
+        let ct = content_type.to_str().unwrap_or("text/event-stream").to_owned();
+        return Ok(sse_response(&ct, body));
+    }
+    let bytes = match reply.bytes(&call.upstream).await {
+        Ok(b) => b,
+        Err(msg) => {
+            call.record.record(&call.trial, None, Some(msg.clone()));
+            return Err(bad_gateway(msg));
+        }
+    };
+    let bytes = match &call.guard {
+        Some(g) => match guard_json(api, g, bytes) {
+            Ok(b) => b,
+            Err(msg) => {
+                call.record.record(&call.trial, None, Some(msg.clone()));
+                return Err(bad_gateway(msg));
+            }
+        },
+        None => bytes,
+    };
+    if call.record.wanted() {
+        let Assembled { response, error } = wire::parse_response_json(api, &bytes);
+        let error = error.map(|e| scrub(&e, &call.upstream));
+        call.record.record(&call.trial, Some(response), error);
+    }
+    Ok(with_content_type(content_type, full(bytes)))
+}
+
+/// A non-streaming upstream body after the guard; `Err` when it cannot be checked.
+fn guard_json(api: WireApi, guard: &ReplyGuard, bytes: Bytes) -> Result<Bytes, String> {
+    let mut v: Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(_) if !guard.enforcing() => return Ok(bytes),
+        Err(e) => {
+            return Err(format!(
+                "upstream: response is not JSON, so it could not be checked: {e}"
+            ))
+        }
+    };
+    let changed = match api {
+        WireApi::ChatCompletions => guard.chat_json(&mut v),
+        WireApi::Responses => guard.responses_json(&mut v),
+    };
+    if guard.enforcing() && changed {
+        Ok(Bytes::from(v.to_string()))
+    } else {
+        Ok(bytes)
+    }
+}
+
+/// A streamed upstream reply on its way to the client: each upstream chunk goes
+/// through the guard (if any) and into the trace's assembler (if traced) and is
+/// relayed at once. The call is traced when the upstream ends, before the client sees
+/// the end; a client that goes away early leaves it traced as disconnected.
+struct Relay {
+    call: Call,
+    body: Pin<Box<UpstreamBody>>,
+    /// The guard's rewriter and whether its output replaces the upstream's.
+    rewriter: Option<(bool, StreamRewriter)>,
+    assembler: Option<StreamAssembler>,
+    pending: VecDeque<Bytes>,
+    ended: bool,
+}
+
+impl Relay {
+    fn new(call: Call, body: UpstreamBody) -> Self {
+        let api = call.record.api;
+        let rewriter = call
+            .guard
+            .clone()
+            .map(|g| (g.enforcing(), StreamRewriter::new(api, g)));
+        let assembler = call.record.wanted().then(|| StreamAssembler::new(api));
+        Relay {
+            call,
+            body: Box::pin(body),
+            rewriter,
+            assembler,
+            pending: VecDeque::new(),
+            ended: false,
+        }
+    }
+
+    /// The next bytes for the client, or `None` at the end of the reply.
+    async fn next(&mut self) -> Option<Bytes> {
+        loop {
+            if let Some(b) = self.pending.pop_front() {
+                return Some(b);
+            }
+            if self.ended {
+                return None;
+            }
+            match self.body.frame().await {
+                Some(Ok(frame)) => {
+                    if let Ok(chunk) = frame.into_data() {
+                        self.relay(chunk);
+                    }
+                }
+                Some(Err(e)) => self.end(Some(format!("upstream: stream broke: {e}"))),
+                None => self.end(None),
+            }
+        }
+    }
+
+    fn relay(&mut self, chunk: Bytes) {
+        let out = match &mut self.rewriter {
+            Some((true, r)) => r.feed(&chunk),
+            Some((false, r)) => {
+                r.feed(&chunk);
+                vec![chunk]
+            }
+            None => vec![chunk],
+        };
+        self.queue(out);
+    }
+
+    fn queue(&mut self, frames: Vec<Bytes>) {
+        for b in frames {
+            if let Some(a) = &mut self.assembler {
+                a.feed(&b);
+            }
+            self.pending.push_back(b);
+        }
+    }
+
+    /// The upstream ended (or broke): flush what the guard held back, then trace.
+    fn end(&mut self, broken: Option<String>) {
+        self.ended = true;
+        if let Some((enforcing, r)) = &mut self.rewriter {
+            let tail = r.finish();
+            if *enforcing {
+                self.queue(tail);
+            }
+        }
+        self.trace(broken);
+    }
+
+    fn trace(&mut self, broken: Option<String>) {
+        let Some(assembler) = self.assembler.take() else {
+            return;
+        };
+        let Assembled { response, error } = assembler.finish();
+        let error = broken.or(error).map(|e| scrub(&e, &self.call.upstream));
+        self.call
+            .record
+            .record(&self.call.trial, Some(response), error);
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        if !self.ended {
+            self.trace(Some("client disconnected during the stream".to_owned()));
+        }
+    }
+}
