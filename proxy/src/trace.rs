@@ -281,9 +281,7 @@ impl TraceWriter {
             message: e.to_string(),
         })?;
         text.push('\n');
-        let mut file = file
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         file.write_all(text.as_bytes())
             .map_err(|source| TraceError::Io {
                 path: self.path.clone(),

@@ -171,8 +171,7 @@ impl UpstreamClient {
         let request = request
             .body(Full::new(body))
             .map_err(|e| fail(format!("cannot build a request to {url}: {e}")))?;
-        let response = match tokio::time::timeout(READ_TIMEOUT, self.http.request(request)).await
-        {
+        let response = match tokio::time::timeout(READ_TIMEOUT, self.http.request(request)).await {
             Ok(Ok(response)) => response,
             Ok(Err(e)) => return Err(fail(format!("request to {url} failed: {}", chain(&e)))),
             Err(_) => {

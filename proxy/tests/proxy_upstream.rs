@@ -488,7 +488,10 @@ async fn an_untraced_unguarded_call_is_forwarded_byte_for_byte() {
         "a reply without a content type is labeled JSON"
     );
     let reply: Value = resp.json().await.unwrap();
-    assert_eq!(reply["choices"][0]["message"]["content"], "upstream says hi");
+    assert_eq!(
+        reply["choices"][0]["message"]["content"],
+        "upstream says hi"
+    );
     let seen = f.seen.lock().unwrap().clone();
     assert_eq!(seen[0].raw, Bytes::from(raw), "forwarded byte for byte");
     assert_eq!(seen[0].auth, None, "no key configured, none invented");
@@ -514,7 +517,11 @@ async fn an_untraced_unguarded_call_is_forwarded_byte_for_byte() {
 
     // An upstream that is not there is still a readable 502.
     let resp = f
-        .post("plain-down", "chat/completions", json!({"model": "m", "messages": []}))
+        .post(
+            "plain-down",
+            "chat/completions",
+            json!({"model": "m", "messages": []}),
+        )
         .await;
     assert_eq!(resp.status(), 502);
     let v: Value = resp.json().await.unwrap();

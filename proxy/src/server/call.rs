@@ -75,8 +75,7 @@ pub(super) async fn model_call(
     let recording = trial.trace.is_recording();
     if let ModelRoute::Upstream(up) = &trial.model {
         // Nothing to read, change or record: forward the bytes both ways untouched.
-        if state.guard.is_none() && trial.guardrail.is_none() && !recording && up.model.is_empty()
-        {
+        if state.guard.is_none() && trial.guardrail.is_none() && !recording && up.model.is_empty() {
             let auth = client_auth.filter(|_| up.api_key.is_none());
             return forward::pass_through(state, up, api, body, auth.as_deref()).await;
         }

@@ -97,7 +97,10 @@ pub(super) async fn forward(
                 .map(|b| (Ok::<_, BodyError>(Frame::data(b)), relay))
         });
         let body = StreamBody::new(frames).boxed_unsync();
-        let ct = content_type.to_str().unwrap_or("text/event-stream").to_owned();
+        let ct = content_type
+            .to_str()
+            .unwrap_or("text/event-stream")
+            .to_owned();
         return Ok(sse_response(&ct, body));
     }
     let bytes = match reply.bytes(&call.upstream).await {
