@@ -3,6 +3,11 @@
 //! One Cedar request for the requester and one `receive` request per recipient of the
 //! destination; the flow is allowed only if all are allowed and nothing errored.
 
+mod prepared;
+mod slice;
+#[cfg(test)]
+mod tests;
+
 use crate::check::{check_source, display_id};
 use crate::entities::entities_with;
 use crate::error::PolicyError;
@@ -11,16 +16,19 @@ use crate::schema::{
     ORACLE_SOURCE, SCHEMA_SOURCE,
 };
 use cedar_policy::{
-    Authorizer, Context, Entities, EntityUid, PolicySet, Request, RestrictedExpression, Schema,
+    Authorizer, Context, Entities, EntityUid, PolicyId, PolicySet, Request, RestrictedExpression,
+    Schema,
 };
 use cosec_scenarios::{
-    Action, CommunityState, Destination, Flow, Namespace, ObjectId, PlatformTier, Scenario, Time,
-    UserId,
+    Action, CommunityState, Destination, Flow, ObjectId, PlatformTier, Scenario, Time, UserId,
 };
+pub use prepared::PreparedState;
+use prepared::{Audience, PreparedDestination};
 use serde::Serialize;
-use std::collections::BTreeSet;
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// The built-in schema, parsed once.
 pub(crate) fn builtin_schema() -> Result<Schema, PolicyError> {
@@ -76,21 +84,18 @@ impl Decision {
     }
 }
 
-/// Cedar entities of one community state, prepared once for many questions.
-#[derive(Debug, Clone)]
-pub struct PreparedState {
-    entities: Entities,
-    time: Time,
-    users: BTreeSet<UserId>,
-    destinations: BTreeSet<Destination>,
-}
-
 /// The oracle: a strictly validated policy set and its schema.
 #[derive(Debug, Clone)]
 pub struct Oracle {
     schema: Schema,
     policies: PolicySet,
     authorizer: Authorizer,
+    /// The readable id of every policy, computed once: `PolicySet::annotation` parses its
+    /// key on every call, which cost as much as the Cedar evaluation itself.
+    display_ids: Arc<HashMap<PolicyId, String>>,
+    /// The policies that can apply to each action (see [`slice`]); an action without
+    /// a slice is asked against the full set.
+    slices: Arc<HashMap<EntityUid, PolicySet>>,
 }
 
 impl Oracle {
@@ -109,11 +114,20 @@ impl Oracle {
         let schema = parse_schema("schema", schema_src)?;
         let (pset, diagnostics) = check_source(Path::new(policy_file_name), policy_src, &schema);
         match pset {
-            Some(policies) if diagnostics.is_empty() => Ok(Oracle {
-                schema,
-                policies,
-                authorizer: Authorizer::new(),
-            }),
+            Some(policies) if diagnostics.is_empty() => {
+                let display_ids = policies
+                    .policies()
+                    .map(|p| (p.id().clone(), display_id(&policies, p.id())))
+                    .collect();
+                let slices = slice::by_action(&policies, &schema);
+                Ok(Oracle {
+                    schema,
+                    policies,
+                    authorizer: Authorizer::new(),
+                    display_ids: Arc::new(display_ids),
+                    slices: Arc::new(slices),
+                })
+            }
             _ => Err(PolicyError::InvalidPolicies {
                 file: policy_file_name.to_owned(),
                 diagnostics,
@@ -159,78 +173,58 @@ impl Oracle {
         target: &UserId,
         state: &CommunityState,
     ) -> Result<PreparedState, PolicyError> {
-        let users: BTreeSet<UserId> = platform.users.iter().cloned().collect();
-        let mut destinations: BTreeSet<Destination> = BTreeSet::new();
-        for record in &state.communities {
-            destinations.insert(Destination::Community {
-                community: record.id.clone(),
-            });
-            destinations.insert(Destination::Namespace {
-                namespace: Namespace::Community {
-                    community: record.id.clone(),
-                },
-            });
-        }
-        destinations.insert(Destination::Namespace {
-            namespace: Namespace::Shared,
-        });
-        destinations.insert(Destination::Namespace {
-            namespace: Namespace::Memory,
-        });
-        destinations.extend(
-            users
-                .iter()
-                .map(|u| Destination::Person { user: u.clone() }),
-        );
-        destinations.extend(
-            platform
-                .workflow_routes
-                .iter()
-                .map(|r| Destination::Workflow {
-                    name: r.name.clone(),
-                }),
-        );
-        let user_refs: Vec<&UserId> = users.iter().collect();
-        let dest_refs: Vec<&Destination> = destinations.iter().collect();
-        let entities = entities_with(
-            platform,
-            target,
-            state,
-            &user_refs,
-            &dest_refs,
-            Some(&self.schema),
-        )?;
-        Ok(PreparedState {
-            entities,
-            time: state.time,
-            users,
-            destinations,
-        })
+        PreparedState::build(platform, target, state, &self.schema)
     }
 
-    /// Like [`Oracle::authorize`], reusing entities from [`Oracle::prepare`] for the same
-    /// state; a question naming anyone or anything outside them is decided the slow way.
+    /// Like [`Oracle::authorize`], reusing what [`Oracle::prepare`] built for the same
+    /// state; a question naming anyone or anything outside it is decided the slow way.
     pub fn authorize_prepared(&self, q: &Question<'_>, prepared: &PreparedState) -> Decision {
-        let covered = q.state.time == prepared.time
-            && prepared.users.contains(q.requester)
-            && prepared.destinations.contains(q.destination);
-        let result = if covered {
-            self.try_authorize_with(q, Some(&prepared.entities))
-        } else {
-            self.try_authorize_with(q, None)
+        let result = match self.prepared_parts(q, prepared) {
+            Some((destination, recipients, requester, object)) => self
+                .context_of(q.state.time, destination.uid.clone(), requester.clone())
+                .map_err(|e| e.to_string())
+                .and_then(|context| {
+                    let checks = recipients.iter().map(|(user, uid)| (user, uid.clone()));
+                    self.decide(
+                        q,
+                        requester.clone(),
+                        checks,
+                        object,
+                        &context,
+                        &prepared.entities,
+                    )
+                }),
+            None => self.try_authorize(q),
         };
         result.unwrap_or_else(Decision::fail_closed)
     }
 
-    fn try_authorize(&self, q: &Question<'_>) -> Result<Decision, String> {
-        self.try_authorize_with(q, None)
-    }
-
-    fn try_authorize_with(
+    /// What a question needs from the prepared state, if the state covers it.
+    #[allow(clippy::type_complexity)]
+    fn prepared_parts<'p>(
         &self,
         q: &Question<'_>,
-        prepared: Option<&Entities>,
-    ) -> Result<Decision, String> {
+        prepared: &'p PreparedState,
+    ) -> Option<(
+        &'p PreparedDestination,
+        &'p [(UserId, EntityUid)],
+        &'p EntityUid,
+        &'p EntityUid,
+    )> {
+        if q.state.time != prepared.time || q.target != &prepared.target {
+            return None;
+        }
+        let requester = prepared.users.get(q.requester)?;
+        let object = prepared.objects.get(q.object)?;
+        let destination = prepared.destinations.get(q.destination)?;
+        match &destination.audience {
+            Audience::Known(recipients) => Some((destination, recipients, requester, object)),
+            Audience::Uncovered => None,
+        }
+    }
+
+    /// The question decided over entities built for it alone.
+    fn try_authorize(&self, q: &Question<'_>) -> Result<Decision, String> {
         if q.platform.label(q.object).is_none() {
             return Err(format!("object `{}` has no platform label", q.object));
         }
@@ -238,115 +232,142 @@ impl Oracle {
             .state
             .audience_of(q.destination, q.target, q.platform)
             .map_err(|e| e.to_string())?;
-        let built;
-        let entities = match prepared {
-            Some(entities) if recipients.iter().all(|r| q.platform.users.contains(r)) => entities,
-            _ => {
-                let mut extra_users: Vec<&UserId> = recipients.iter().collect();
-                extra_users.push(q.requester);
-                built = entities_with(
-                    q.platform,
-                    q.target,
-                    q.state,
-                    &extra_users,
-                    &[q.destination],
-                    Some(&self.schema),
-                )
-                .map_err(|e| e.to_string())?;
-                &built
-            }
-        };
-        let context = self.context(q).map_err(|e| e.to_string())?;
+        let mut extra_users: Vec<&UserId> = recipients.iter().collect();
+        extra_users.push(q.requester);
+        let entities = entities_with(
+            q.platform,
+            q.target,
+            q.state,
+            &extra_users,
+            &[q.destination],
+            Some(&self.schema),
+        )
+        .map_err(|e| e.to_string())?;
+        let requester = user_uid(q.requester).map_err(|e| e.to_string())?;
+        let destination = destination_uid(q.destination).map_err(|e| e.to_string())?;
+        let context = self
+            .context_of(q.state.time, destination, requester.clone())
+            .map_err(|e| e.to_string())?;
         let object = object_uid(q.object).map_err(|e| e.to_string())?;
+        let checks = recipients
+            .iter()
+            .map(|user| user_uid(user).map(|uid| (user, uid)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
+        self.decide(q, requester, checks, &object, &context, &entities)
+    }
 
-        let mut checks = vec![Check {
-            side: "requester",
-            user: q.requester,
-            action: action_uid(q.action).map_err(|e| e.to_string())?,
-        }];
+    /// Asks the requester's request, then one `receive` per recipient, and combines
+    /// them: allowed only if every request is allowed and nothing errored.
+    fn decide<'u>(
+        &self,
+        q: &Question<'_>,
+        requester: EntityUid,
+        recipients: impl IntoIterator<Item = (&'u UserId, EntityUid)>,
+        object: &EntityUid,
+        context: &Context,
+        entities: &Entities,
+    ) -> Result<Decision, String> {
+        let action = action_uid(q.action).map_err(|e| e.to_string())?;
         let receive = receive_uid().map_err(|e| e.to_string())?;
-        checks.extend(recipients.iter().map(|user| Check {
-            side: "recipient",
-            user,
-            action: receive.clone(),
-        }));
-
-        let mut allowed_reasons = Vec::new();
-        let mut denied_reasons = Vec::new();
-        let mut errors = Vec::new();
-        for check in &checks {
-            let outcome = self.ask(check, &object, &context, entities)?;
-            errors.extend(outcome.errors);
-            let who = format!("{} `{}`", check.side, check.user);
-            if outcome.allowed {
-                allowed_reasons.push(format!("{who}: allowed by {}", outcome.policies.join(", ")));
-            } else if outcome.policies.is_empty() {
-                denied_reasons.push(format!(
-                    "{who}: denied, may not hold `{}` (no permit applies)",
-                    q.object
-                ));
-            } else {
-                denied_reasons.push(format!("{who}: denied by {}", outcome.policies.join(", ")));
-            }
+        let for_action = self.policies_for(&action);
+        let for_receive = self.policies_for(&receive);
+        let first = self.ask(for_action, requester, action, object, context, entities)?;
+        let mut answers = vec![("requester", q.requester, first)];
+        for (user, principal) in recipients {
+            let outcome = self.ask(
+                for_receive,
+                principal,
+                receive.clone(),
+                object,
+                context,
+                entities,
+            )?;
+            answers.push(("recipient", user, outcome));
         }
-        let allowed = denied_reasons.is_empty() && errors.is_empty();
+        let errors: Vec<String> = answers
+            .iter_mut()
+            .flat_map(|(_, _, outcome)| std::mem::take(&mut outcome.errors))
+            .collect();
+        let any_denied = answers.iter().any(|(_, _, outcome)| !outcome.allowed);
+        // Only the side that decides is spelled out: the refusals on deny, every
+        // permit on allow.
+        let reasons = answers
+            .iter()
+            .filter(|(_, _, outcome)| outcome.allowed != any_denied)
+            .map(|(side, user, outcome)| {
+                let policies = outcome.policies.join(", ");
+                if outcome.allowed {
+                    format!("{side} `{user}`: allowed by {policies}")
+                } else if outcome.policies.is_empty() {
+                    format!(
+                        "{side} `{user}`: denied, may not hold `{}` (no permit applies)",
+                        q.object
+                    )
+                } else {
+                    format!("{side} `{user}`: denied by {policies}")
+                }
+            })
+            .collect();
         Ok(Decision {
-            allowed,
-            reasons: if denied_reasons.is_empty() {
-                allowed_reasons
-            } else {
-                denied_reasons
-            },
+            allowed: !any_denied && errors.is_empty(),
+            reasons,
             errors,
         })
     }
 
-    fn context(&self, q: &Question<'_>) -> Result<Context, PolicyError> {
+    fn context_of(
+        &self,
+        time: Time,
+        destination: EntityUid,
+        requester: EntityUid,
+    ) -> Result<Context, PolicyError> {
         let pairs = [
             (
                 "time".to_owned(),
-                RestrictedExpression::new_long(i64::from(q.state.time.0)),
+                RestrictedExpression::new_long(i64::from(time.0)),
             ),
             (
                 "destination".to_owned(),
-                RestrictedExpression::new_entity_uid(destination_uid(q.destination)?),
+                RestrictedExpression::new_entity_uid(destination),
             ),
             (
                 "requester".to_owned(),
-                RestrictedExpression::new_entity_uid(user_uid(q.requester)?),
+                RestrictedExpression::new_entity_uid(requester),
             ),
         ];
         Context::from_pairs(pairs).map_err(|e| PolicyError::cedar("context", e))
     }
 
+    /// The policies that can apply to requests for `action`.
+    fn policies_for(&self, action: &EntityUid) -> &PolicySet {
+        self.slices.get(action).unwrap_or(&self.policies)
+    }
+
     fn ask(
         &self,
-        check: &Check<'_>,
+        policies: &PolicySet,
+        principal: EntityUid,
+        action: EntityUid,
         object: &EntityUid,
         context: &Context,
         entities: &Entities,
-    ) -> Result<Outcome, String> {
-        let principal = user_uid(check.user).map_err(|e| e.to_string())?;
+    ) -> Result<Outcome<'_>, String> {
         // No per-request schema check: the policies were validated strictly at load, the
         // entities against the schema when built, and the context is built here with the
         // schema's types; re-validating every request tripled the decision time.
-        let request = Request::new(
-            principal,
-            check.action.clone(),
-            object.clone(),
-            context.clone(),
-            None,
-        )
-        .map_err(|e| format!("cannot build Cedar request: {e}"))?;
-        let response = self
-            .authorizer
-            .is_authorized(&request, &self.policies, entities);
+        let request = Request::new(principal, action, object.clone(), context.clone(), None)
+            .map_err(|e| format!("cannot build Cedar request: {e}"))?;
+        let response = self.authorizer.is_authorized(&request, policies, entities);
         let diagnostics = response.diagnostics();
-        let mut policies: Vec<String> = diagnostics
+        let mut policies: Vec<Cow<'_, str>> = diagnostics
             .reason()
-            .map(|id| display_id(&self.policies, id))
+            .map(|id| match self.display_ids.get(id) {
+                Some(shown) => Cow::Borrowed(shown.as_str()),
+                None => Cow::Owned(display_id(&self.policies, id)),
+            })
             .collect();
-        policies.sort();
+        policies.sort_unstable();
         Ok(Outcome {
             allowed: response.decision() == cedar_policy::Decision::Allow,
             policies,
@@ -355,16 +376,9 @@ impl Oracle {
     }
 }
 
-/// One Cedar request of a question.
-struct Check<'a> {
-    side: &'static str,
-    user: &'a UserId,
-    action: EntityUid,
-}
-
 /// The answer to one Cedar request.
-struct Outcome {
+struct Outcome<'o> {
     allowed: bool,
-    policies: Vec<String>,
+    policies: Vec<Cow<'o, str>>,
     errors: Vec<String>,
 }

@@ -6,6 +6,7 @@ use cedar_policy::{EntityId, EntityTypeName, EntityUid, Schema};
 use cosec_scenarios::agent::Namespace;
 use cosec_scenarios::{Action, CommunityId, Destination, ObjectId, RoleName, UserId};
 use std::str::FromStr;
+use std::sync::OnceLock;
 
 /// The built-in Cedar schema (human-readable format), the default for `--schema`.
 pub const SCHEMA_SOURCE: &str = include_str!("../cosec.cedarschema");
@@ -26,6 +27,8 @@ pub const ROLE_TYPE: &str = "Role";
 pub const OBJECT_TYPE: &str = "DataObject";
 /// Cedar entity type of delivery destinations.
 pub const DESTINATION_TYPE: &str = "Destination";
+/// Cedar entity type of actions.
+const ACTION_TYPE: &str = "Action";
 /// Cedar action asked for every recipient of a flow.
 pub const RECEIVE_ACTION: &str = "receive";
 
@@ -58,20 +61,30 @@ fn uid(type_name: &str, id: &str) -> Result<EntityUid, PolicyError> {
 /// Parses an entity type name once: the guard names entities on its per-hit path, and
 /// Cedar's parser is far slower than a clone.
 fn parsed_type(type_name: &str) -> Result<EntityTypeName, PolicyError> {
-    static PARSED: std::sync::OnceLock<std::sync::Mutex<Vec<(String, EntityTypeName)>>> =
-        std::sync::OnceLock::new();
-    let cache = PARSED.get_or_init(|| std::sync::Mutex::new(Vec::new()));
-    if let Ok(known) = cache.lock() {
-        if let Some((_, ty)) = known.iter().find(|(name, _)| name == type_name) {
-            return Ok(ty.clone());
-        }
-    }
-    let ty = EntityTypeName::from_str(type_name)
-        .map_err(|e| PolicyError::cedar("entity type name", e))?;
-    if let Ok(mut known) = cache.lock() {
-        known.push((type_name.to_owned(), ty.clone()));
-    }
-    Ok(ty)
+    type Slot = OnceLock<Result<EntityTypeName, String>>;
+    static USER: Slot = OnceLock::new();
+    static COMMUNITY: Slot = OnceLock::new();
+    static ROLE: Slot = OnceLock::new();
+    static OBJECT: Slot = OnceLock::new();
+    static DESTINATION: Slot = OnceLock::new();
+    static ACTION: Slot = OnceLock::new();
+    let slot = match type_name {
+        USER_TYPE => &USER,
+        COMMUNITY_TYPE => &COMMUNITY,
+        ROLE_TYPE => &ROLE,
+        OBJECT_TYPE => &OBJECT,
+        DESTINATION_TYPE => &DESTINATION,
+        ACTION_TYPE => &ACTION,
+        _ => return parse_type(type_name).map_err(|e| PolicyError::cedar("entity type name", e)),
+    };
+    slot.get_or_init(|| parse_type(type_name))
+        .clone()
+        .map_err(|e| PolicyError::cedar("entity type name", e))
+}
+
+/// Cedar's parse of a type name, with its error text.
+fn parse_type(type_name: &str) -> Result<EntityTypeName, String> {
+    EntityTypeName::from_str(type_name).map_err(|e| e.to_string())
 }
 
 /// The Cedar uid of a person.
@@ -101,12 +114,12 @@ pub fn object_uid(object: &ObjectId) -> Result<EntityUid, PolicyError> {
 
 /// The Cedar uid of an action (`disclose`, `write`, `share`, `send`).
 pub fn action_uid(action: Action) -> Result<EntityUid, PolicyError> {
-    uid("Action", action.as_str())
+    uid(ACTION_TYPE, action.as_str())
 }
 
 /// The Cedar uid of the recipient-side `receive` action.
 pub fn receive_uid() -> Result<EntityUid, PolicyError> {
-    uid("Action", RECEIVE_ACTION)
+    uid(ACTION_TYPE, RECEIVE_ACTION)
 }
 
 /// The Cedar uid of a destination: `community:<id>`, `workspace:<id>`, `shared`,

@@ -1,0 +1,157 @@
+//! The fast paths (prepared state, per-action policy slices, precomputed policy ids)
+//! must answer exactly like the plain evaluation, for any policy a researcher writes.
+
+use super::*;
+use crate::evaluate::{DEFAULT_DEFENSE_FILE_NAME, DEFAULT_DEFENSE_SOURCE};
+use cosec_scenarios::ids::turn_time;
+
+/// A policy whose requester-side rule errors on most objects (overflow), next to
+/// receive-only and exact-action rules, so that errors and reasons are exercised.
+const ERRORING: &str = r#"
+@id("owner-any")
+permit (principal, action, resource) when { principal == resource.owner };
+@id("overflow")
+forbid (principal, action in [Action::"egress"], resource)
+when { resource.created_at * 9223372036854775807 > 0 };
+@id("grantee-receives")
+permit (principal, action == Action::"receive", resource)
+when { resource.grantees.contains(principal) };
+@id("send-public")
+permit (principal, action == Action::"send", resource) when { resource.public };
+"#;
+
+fn policies() -> Vec<(&'static str, Oracle)> {
+    let sources = [
+        ("oracle", ORACLE_SOURCE),
+        ("default", DEFAULT_DEFENSE_SOURCE),
+        (
+            "lockdown",
+            include_str!("../../../examples/defenses/lockdown.cedar"),
+        ),
+        (
+            "owner-consent",
+            include_str!("../../../examples/defenses/owner-consent.cedar"),
+        ),
+        (
+            "sensitivity-tiered",
+            include_str!("../../../examples/defenses/sensitivity-tiered.cedar"),
+        ),
+        (
+            "strict-no-cross-community",
+            include_str!("../../../examples/defenses/strict-no-cross-community.cedar"),
+        ),
+        ("erroring", ERRORING),
+    ];
+    sources
+        .into_iter()
+        .map(|(name, src)| {
+            let file = if name == "default" {
+                DEFAULT_DEFENSE_FILE_NAME
+            } else {
+                name
+            };
+            (
+                name,
+                Oracle::from_sources(SCHEMA_SOURCE, src, file).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The same oracle asking every request against its full policy set.
+fn unsliced(oracle: &Oracle) -> Oracle {
+    let mut plain = oracle.clone();
+    plain.slices = Arc::new(HashMap::new());
+    plain
+}
+
+#[test]
+fn slices_prepared_state_and_plain_evaluation_agree_on_every_suite_flow() {
+    let suite = cosec_scenarios::suite::load_embedded(false)
+        .unwrap()
+        .scenarios;
+    let mut errored = 0;
+    for (name, oracle) in policies() {
+        assert!(!oracle.slices.is_empty(), "{name}: not sliced");
+        let plain = unsliced(&oracle);
+        for s in &suite {
+            let state = CommunityState::at(&s.platform, turn_time(s.verifier.scored_turn)).unwrap();
+            let prepared = oracle
+                .prepare(&s.platform, &s.agent.target_user, &state)
+                .unwrap();
+            for f in s
+                .verifier
+                .scored_flows
+                .iter()
+                .chain(&s.verifier.legit_flows)
+            {
+                let q = Question {
+                    platform: &s.platform,
+                    target: &s.agent.target_user,
+                    state: &state,
+                    requester: &f.requester,
+                    action: f.action,
+                    object: &f.object,
+                    destination: &f.destination,
+                };
+                let reference = plain.authorize(&q);
+                assert_eq!(oracle.authorize(&q), reference, "{name} {}", s.id);
+                assert_eq!(
+                    oracle.authorize_prepared(&q, &prepared),
+                    reference,
+                    "{name} {} prepared",
+                    s.id
+                );
+                errored += usize::from(!reference.errors.is_empty());
+            }
+        }
+    }
+    assert!(errored > 0, "the erroring policy never errored");
+}
+
+#[test]
+fn prepared_state_agrees_on_every_destination_object_and_requester() {
+    let suite = cosec_scenarios::suite::load_embedded(false)
+        .unwrap()
+        .scenarios;
+    let stranger = UserId::from("nobody-knows-me");
+    let unknown = ObjectId::from("no-such-object");
+    for (name, oracle) in policies() {
+        let plain = unsliced(&oracle);
+        for s in suite.iter().step_by(23) {
+            let state = CommunityState::at(&s.platform, turn_time(s.verifier.scored_turn)).unwrap();
+            let prepared = oracle
+                .prepare(&s.platform, &s.agent.target_user, &state)
+                .unwrap();
+            let mut destinations: Vec<&Destination> = prepared.destinations.keys().collect();
+            let missing = Destination::Workflow {
+                name: "no-such-workflow".to_owned(),
+            };
+            destinations.push(&missing);
+            let mut objects: Vec<&ObjectId> = s.platform.labels.iter().map(|l| &l.object).collect();
+            objects.push(&unknown);
+            let requesters = [&s.agent.target_user, &s.platform.users[0], &stranger];
+            for d in &destinations {
+                for o in &objects {
+                    for r in requesters {
+                        let q = Question {
+                            platform: &s.platform,
+                            target: &s.agent.target_user,
+                            state: &state,
+                            requester: r,
+                            action: Action::Send,
+                            object: o,
+                            destination: d,
+                        };
+                        assert_eq!(
+                            oracle.authorize_prepared(&q, &prepared),
+                            plain.authorize(&q),
+                            "{name} {} {r} {o} {d:?}",
+                            s.id
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
