@@ -218,6 +218,9 @@ impl Flow {
             return;
         };
         guard.count(outcome, latency_us);
+        if !guard.recording() {
+            return;
+        }
         guard.record(TraceEvent::GuardDecision {
             turn: self.ctx.turn,
             point: self.point.as_str().to_owned(),

@@ -299,6 +299,11 @@ impl TrialGuard {
         lock(&self.trace_error).clone()
     }
 
+    /// Whether trace events are kept (building one for nobody is wasted work).
+    pub(crate) fn recording(&self) -> bool {
+        self.trace.as_ref().is_some_and(|t| t.is_recording())
+    }
+
     pub(crate) fn record(&self, event: TraceEvent) {
         if let Some(trace) = &self.trace {
             if let Err(e) = trace.record(event) {
