@@ -10,6 +10,7 @@ pub mod builtin;
 pub mod codex;
 pub mod hermes;
 pub mod install;
+pub mod message;
 pub mod openclaw;
 
 use async_trait::async_trait;
