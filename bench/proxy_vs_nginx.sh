@@ -4,6 +4,7 @@
 # measured in one run so the ratios are fair on a shared, noisy machine.
 #
 #   bench/proxy_vs_nginx.sh            # ~3 minutes; prints a markdown report
+#   ROUNDS=3 DURATION=5 WARMUP=2 bench/proxy_vs_nginx.sh   # what BENCHMARKS.md quotes (~5 min)
 #
 # Environment (all optional):
 #   COSEC     cosec binary            (default: $CARGO_TARGET_DIR or target/ release build)
@@ -18,7 +19,7 @@
 # Targets, all loopback (127.0.0.1) on free ports:
 #   direct     the canned upstream itself (non-streaming: JSON; streaming: SSE body)
 #   nginx      nginx reverse proxy (keep-alive upstream pool; proxy_buffering off for SSE)
-#   cosec-off  cosec proxy serve --guard-mode off (forwarding, header routing, trace)
+#   cosec-off  cosec proxy serve --guard-mode off, no trace (header routing; bytes relayed unparsed)
 #   cosec-on   cosec proxy serve, default policy, enforce
 # The request carries a labeled object of examples/proxy-serve/state.json in its
 # history and the canned reply quotes it, so with the guard on every reply is scanned
