@@ -211,6 +211,19 @@ async fn listener_threads_share_the_port_and_stop_on_shutdown() {
         .unwrap();
     assert_eq!(resp.status(), 400);
 
+    // A second proxy asked for the same port is refused rather than sharing it.
+    let mut twin = config(example_state(), format!("http://{up}/v1"), PathBuf::new());
+    twin.trace = None;
+    twin.threads = 2;
+    twin.listen = addr;
+    match serve_unguarded(twin).await {
+        Err(StandaloneError::Proxy(e)) => {
+            assert!(e.to_string().contains("cannot listen on"), "{e}")
+        }
+        Err(e) => panic!("unexpected error: {e}"),
+        Ok(_) => panic!("a second proxy took the same port"),
+    }
+
     server.shutdown().await;
     assert!(
         tokio::net::TcpStream::connect(addr).await.is_err(),

@@ -180,6 +180,14 @@ impl ProxyServer {
             let task = tokio::spawn(accept_loop(listener, state()?, rx, None));
             (local_addr, Listeners::Task(task))
         } else {
+            if addr.port() != 0 {
+                // SO_REUSEPORT would let a second proxy on the same port silently take
+                // half the connections; a plain bind fails on a port in use, so probe.
+                drop(
+                    std::net::TcpListener::bind(addr)
+                        .map_err(|source| ProxyError::Bind { addr, source })?,
+                );
+            }
             let first = reuse_port_listener(addr)?;
             let local_addr = first
                 .local_addr()
