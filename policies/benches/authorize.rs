@@ -37,15 +37,7 @@ fn main() {
                 .iter()
                 .chain(&s.verifier.legit_flows)
             {
-                let q = Question {
-                    platform: &s.platform,
-                    target: &s.agent.target_user,
-                    state: &state,
-                    requester: &f.requester,
-                    action: f.action,
-                    object: &f.object,
-                    destination: &f.destination,
-                };
+                let q = Question::of_flow(s, &state, f);
                 let t = Instant::now();
                 let d = defense.authorize_prepared(&q, &prepared);
                 decide_us.push(t.elapsed().as_secs_f64() * 1e6);

@@ -181,7 +181,7 @@ pub fn evaluate_policy(
             for flow in flows {
                 let (oracle_decision, defense_decision) = match &state {
                     Ok(state) => {
-                        let q = question(scenario, state, flow);
+                        let q = Question::of_flow(scenario, state, flow);
                         (oracle.authorize(&q), defense.authorize(&q))
                     }
                     Err(e) => {
@@ -204,18 +204,6 @@ pub fn evaluate_policy(
         }
     }
     Ok(report)
-}
-
-fn question<'a>(scenario: &'a Scenario, state: &'a CommunityState, flow: &'a Flow) -> Question<'a> {
-    Question {
-        platform: &scenario.platform,
-        target: &scenario.agent.target_user,
-        state,
-        requester: &flow.requester,
-        action: flow.action,
-        object: &flow.object,
-        destination: &flow.destination,
-    }
 }
 
 fn case(

@@ -61,6 +61,21 @@ pub struct Question<'a> {
     pub destination: &'a Destination,
 }
 
+impl<'a> Question<'a> {
+    /// The question a scenario flow asks at the state in force.
+    pub fn of_flow(scenario: &'a Scenario, state: &'a CommunityState, flow: &'a Flow) -> Self {
+        Question {
+            platform: &scenario.platform,
+            target: &scenario.agent.target_user,
+            state,
+            requester: &flow.requester,
+            action: flow.action,
+            object: &flow.object,
+            destination: &flow.destination,
+        }
+    }
+}
+
 /// The oracle's answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Decision {
@@ -154,15 +169,7 @@ impl Oracle {
             Ok(state) => state,
             Err(e) => return Decision::fail_closed(format!("community state at {at}: {e}")),
         };
-        self.authorize(&Question {
-            platform: &scenario.platform,
-            target: &scenario.agent.target_user,
-            state: &state,
-            requester: &flow.requester,
-            action: flow.action,
-            object: &flow.object,
-            destination: &flow.destination,
-        })
+        self.authorize(&Question::of_flow(scenario, &state, flow))
     }
 
     /// Builds the entities of one state once, for every user and every destination the

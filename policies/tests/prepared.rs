@@ -24,15 +24,7 @@ fn prepared_and_fresh_entities_agree_on_every_suite_flow() {
             .iter()
             .chain(&s.verifier.legit_flows)
         {
-            let q = Question {
-                platform: &s.platform,
-                target: &s.agent.target_user,
-                state: &state,
-                requester: &flow.requester,
-                action: flow.action,
-                object: &flow.object,
-                destination: &flow.destination,
-            };
+            let q = Question::of_flow(&s, &state, flow);
             assert_eq!(
                 oracle.authorize_prepared(&q, &prepared),
                 oracle.authorize(&q),

@@ -85,15 +85,7 @@ fn slices_prepared_state_and_plain_evaluation_agree_on_every_suite_flow() {
                 .iter()
                 .chain(&s.verifier.legit_flows)
             {
-                let q = Question {
-                    platform: &s.platform,
-                    target: &s.agent.target_user,
-                    state: &state,
-                    requester: &f.requester,
-                    action: f.action,
-                    object: &f.object,
-                    destination: &f.destination,
-                };
+                let q = Question::of_flow(s, &state, f);
                 let reference = plain.authorize(&q);
                 assert_eq!(oracle.authorize(&q), reference, "{name} {}", s.id);
                 assert_eq!(
