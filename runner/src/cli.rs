@@ -152,43 +152,47 @@ pub enum HarnessCommand {
 #[derive(Debug, Subcommand)]
 pub enum ProxyCommand {
     /// Serve the guard in front of an upstream model API (see examples/proxy-serve/).
-    Serve {
-        /// Address to listen on.
-        #[arg(long, default_value = "127.0.0.1:8787")]
-        listen: std::net::SocketAddr,
-        /// Upstream base URL ending in /v1.
-        #[arg(long, value_name = "URL")]
-        upstream: String,
-        /// Upstream API key (else the client's Authorization header is forwarded).
-        #[arg(
-            long,
-            env = "COSEC_UPSTREAM_API_KEY",
-            hide_env_values = true,
-            value_name = "KEY"
-        )]
-        api_key: Option<String>,
-        /// Model name to send upstream (default: the client's).
-        #[arg(long)]
-        model: Option<String>,
-        /// Defense policy (default: the built-in policies/defense/default.cedar).
-        #[arg(long, value_name = "FILE.cedar")]
-        policy: Option<PathBuf>,
-        /// Community state and labeled objects (JSON; see examples/proxy-serve/state.json).
-        #[arg(long, value_name = "STATE.json")]
-        state: PathBuf,
-        /// `enforce`, `shadow`, or `off` (no guard: forwards unchecked; for benchmarks).
-        #[arg(long, value_enum, default_value_t = ServeGuardModeArg::Enforce)]
-        guard_mode: ServeGuardModeArg,
-        /// Append model calls and guard decisions to this trace file.
-        #[arg(long, value_name = "FILE")]
-        trace: Option<PathBuf>,
-        /// The agent's working directory (maps absolute paths in tool calls to namespaces).
-        #[arg(long, value_name = "DIR")]
-        workspace: Option<PathBuf>,
-        /// Listener threads sharing the port (default: one per core).
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
-        threads: Option<u16>,
-    },
+    Serve(ServeArgs),
+}
+
+/// `cosec proxy serve` options.
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8787")]
+    pub listen: std::net::SocketAddr,
+    /// Upstream base URL ending in /v1.
+    #[arg(long, value_name = "URL")]
+    pub upstream: String,
+    /// Upstream API key (else the client's Authorization header is forwarded).
+    #[arg(
+        long,
+        env = "COSEC_UPSTREAM_API_KEY",
+        hide_env_values = true,
+        value_name = "KEY"
+    )]
+    pub api_key: Option<String>,
+    /// Model name to send upstream (default: the client's).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Defense policy (default: the built-in policies/defense/default.cedar).
+    #[arg(long, value_name = "FILE.cedar")]
+    pub policy: Option<PathBuf>,
+    /// Community state and labeled objects (JSON; see examples/proxy-serve/state.json).
+    #[arg(long, value_name = "STATE.json")]
+    pub state: PathBuf,
+    /// `enforce`, `shadow`, or `off` (no guard: forwards unchecked; for benchmarks).
+    #[arg(long, value_enum, default_value_t = ServeGuardModeArg::Enforce)]
+    pub guard_mode: ServeGuardModeArg,
+    /// Append model calls and guard decisions to this trace file.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// The agent's working directory (maps absolute paths in tool calls to namespaces).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+    /// Listener threads sharing the port (default: one per core).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub threads: Option<u16>,
 }
 
 /// `cosec run` options.

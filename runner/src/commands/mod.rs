@@ -40,29 +40,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
         Command::Shim { socket, trial } => shim(&socket, &trial),
         Command::Harness(HarnessCommand::Install { which, dir }) => harness::install(which, dir),
         Command::Harness(HarnessCommand::List { dir }) => harness::list(dir),
-        Command::Proxy(ProxyCommand::Serve {
-            listen,
-            upstream,
-            api_key,
-            model,
-            policy,
-            state,
-            guard_mode,
-            trace,
-            workspace,
-            threads,
-        }) => proxy::serve(proxy::ServeArgs {
-            listen,
-            upstream,
-            api_key,
-            model,
-            policy,
-            state,
-            guard_mode,
-            trace,
-            workspace,
-            threads: threads.map(usize::from),
-        }),
+        Command::Proxy(ProxyCommand::Serve(args)) => proxy::serve(args),
     }
 }
 

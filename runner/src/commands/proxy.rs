@@ -1,36 +1,11 @@
 //! `cosec proxy serve`: the guard standing alone in front of any agent.
 
-use crate::cli::ServeGuardModeArg;
+use crate::cli::{ServeArgs, ServeGuardModeArg};
 use crate::error::CliError;
 use cosec_proxy::guard::{GuardMode, GuardPolicy};
 use cosec_proxy::registry::Secret;
 use cosec_proxy::standalone::{serve_standalone, serve_unguarded, StandaloneConfig};
-use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// Options of `cosec proxy serve`.
-pub struct ServeArgs {
-    /// Listen address.
-    pub listen: std::net::SocketAddr,
-    /// Upstream base URL.
-    pub upstream: String,
-    /// Upstream key.
-    pub api_key: Option<String>,
-    /// Upstream model override.
-    pub model: Option<String>,
-    /// Defense policy file.
-    pub policy: Option<PathBuf>,
-    /// State file.
-    pub state: PathBuf,
-    /// Enforce, shadow, or no guard.
-    pub guard_mode: ServeGuardModeArg,
-    /// Trace file.
-    pub trace: Option<PathBuf>,
-    /// Agent working directory.
-    pub workspace: Option<PathBuf>,
-    /// Listener threads (default: one per core).
-    pub threads: Option<usize>,
-}
 
 /// Runs the standalone guard until interrupted.
 pub fn serve(args: ServeArgs) -> Result<ExitCode, CliError> {
@@ -57,7 +32,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode, CliError> {
         trace: args.trace,
         workspace: args.workspace,
         guardrail: None,
-        threads: args.threads.unwrap_or_else(|| {
+        threads: args.threads.map(usize::from).unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         }),
     };
