@@ -104,15 +104,20 @@ pub(super) async fn model_call(
         tg.prepare_state(ctx.time);
         ReplyGuard::new(tg, ctx.clone(), &parsed.request)
     });
-    let record = CallRecord {
+    let record = |request: Option<ModelRequest>| CallRecord {
         turn: ctx.turn,
         api,
-        request: recording.then(|| parsed.request.clone()),
+        request,
         started,
     };
     match &trial.model {
-        ModelRoute::Sim(_) => simulated(state, &trial, &ctx, parsed, record, guard),
+        ModelRoute::Sim(_) => {
+            // The simulated model still reads the request, so the trace gets a copy.
+            let record = record(recording.then(|| parsed.request.clone()));
+            simulated(state, &trial, &ctx, parsed, record, guard)
+        }
         ModelRoute::Upstream(up) => {
+            let record = record(recording.then_some(parsed.request));
             let up = up.clone();
             let auth = client_auth.filter(|_| up.api_key.is_none());
             let call = forward::Call {

@@ -5,7 +5,7 @@
 
 use super::call::CallRecord;
 use super::guarded::ReplyGuard;
-use super::handler::{full, response, sse_response, Body, BodyError, HttpError};
+use super::handler::{full, Body, BodyError, HttpError};
 use super::stream::StreamRewriter;
 use super::State;
 use crate::api::WireApi;
@@ -15,7 +15,7 @@ use crate::wire::{self, Assembled, StreamAssembler};
 use bytes::Bytes;
 use http_body_util::{BodyExt, StreamBody};
 use hyper::body::Frame;
-use hyper::header::HeaderValue;
+use hyper::header::{HeaderValue, CACHE_CONTROL};
 use hyper::{Response, StatusCode};
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -38,8 +38,9 @@ fn content_type(reply: &UpstreamReply) -> HeaderValue {
         .unwrap_or_else(|| HeaderValue::from_static("application/json"))
 }
 
+/// A 200 carrying the upstream's content type as it came.
 fn with_content_type(content_type: HeaderValue, body: Body) -> Response<Body> {
-    let mut r = response(StatusCode::OK, "application/json", body);
+    let mut r = Response::new(body);
     r.headers_mut()
         .insert(hyper::header::CONTENT_TYPE, content_type);
     r
@@ -97,11 +98,10 @@ pub(super) async fn forward(
                 .map(|b| (Ok::<_, BodyError>(Frame::data(b)), relay))
         });
         let body = StreamBody::new(frames).boxed_unsync();
-        let ct = content_type
-            .to_str()
-            .unwrap_or("text/event-stream")
-            .to_owned();
-        return Ok(sse_response(&ct, body));
+        let mut r = with_content_type(content_type, body);
+        r.headers_mut()
+            .insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        return Ok(r);
     }
     let bytes = match reply.bytes(&call.upstream).await {
         Ok(b) => b,
@@ -204,24 +204,31 @@ impl Relay {
     }
 
     fn relay(&mut self, chunk: Bytes) {
-        let out = match &mut self.rewriter {
-            Some((true, r)) => r.feed(&chunk),
+        match &mut self.rewriter {
+            Some((true, r)) => {
+                let out = r.feed(&chunk);
+                self.queue(out);
+            }
             Some((false, r)) => {
                 r.feed(&chunk);
-                vec![chunk]
+                self.push(chunk);
             }
-            None => vec![chunk],
-        };
-        self.queue(out);
+            None => self.push(chunk),
+        }
     }
 
     fn queue(&mut self, frames: Vec<Bytes>) {
         for b in frames {
-            if let Some(a) = &mut self.assembler {
-                a.feed(&b);
-            }
-            self.pending.push_back(b);
+            self.push(b);
         }
+    }
+
+    /// One frame for the client (and for the trace's assembler).
+    fn push(&mut self, frame: Bytes) {
+        if let Some(a) = &mut self.assembler {
+            a.feed(&frame);
+        }
+        self.pending.push_back(frame);
     }
 
     /// The upstream ended (or broke): flush what the guard held back, then trace.
