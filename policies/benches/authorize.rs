@@ -5,6 +5,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+// The allocator the shipped `cosec` binary uses, so the numbers are the product's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use cosec_policies::{Oracle, Question};
 use cosec_scenarios::ids::turn_time;
 use cosec_scenarios::CommunityState;

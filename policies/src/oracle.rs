@@ -3,6 +3,7 @@
 //! One Cedar request for the requester and one `receive` request per recipient of the
 //! destination; the flow is allowed only if all are allowed and nothing errored.
 
+mod combined;
 mod prepared;
 mod slice;
 #[cfg(test)]
@@ -19,6 +20,7 @@ use cedar_policy::{
     Authorizer, Context, Entities, EntityUid, PolicyId, PolicySet, Request, RestrictedExpression,
     Schema,
 };
+use combined::Combined;
 use cosec_scenarios::{
     Action, CommunityState, Destination, Flow, ObjectId, PlatformTier, Scenario, Time, UserId,
 };
@@ -111,6 +113,23 @@ pub struct Oracle {
     /// The policies that can apply to each action (see [`slice`]); an action without
     /// a slice is asked against the full set.
     slices: Arc<HashMap<EntityUid, PolicySet>>,
+    /// The full set and each slice asked as one expression per request (see
+    /// [`combined`]); a set missing here is asked through Cedar's authorizer.
+    combined: Arc<CombinedSets>,
+}
+
+/// [`Combined`] forms of an oracle's full policy set and of its slices.
+#[derive(Debug)]
+struct CombinedSets {
+    full: Option<Combined>,
+    by_action: HashMap<EntityUid, Combined>,
+}
+
+/// The policies asked for one action, with their combined form when there is one.
+#[derive(Clone, Copy)]
+struct Policies<'o> {
+    set: &'o PolicySet,
+    combined: Option<&'o Combined>,
 }
 
 impl Oracle {
@@ -135,12 +154,22 @@ impl Oracle {
                     .map(|p| (p.id().clone(), display_id(&policies, p.id())))
                     .collect();
                 let slices = slice::by_action(&policies, &schema);
+                let combined = CombinedSets {
+                    full: Combined::build(&policies),
+                    by_action: slices
+                        .iter()
+                        .filter_map(|(action, set)| {
+                            Combined::build(set).map(|c| (action.clone(), c))
+                        })
+                        .collect(),
+                };
                 Ok(Oracle {
                     schema,
                     policies,
                     authorizer: Authorizer::new(),
                     display_ids: Arc::new(display_ids),
                     slices: Arc::new(slices),
+                    combined: Arc::new(combined),
                 })
             }
             _ => Err(PolicyError::InvalidPolicies {
@@ -347,13 +376,22 @@ impl Oracle {
     }
 
     /// The policies that can apply to requests for `action`.
-    fn policies_for(&self, action: &EntityUid) -> &PolicySet {
-        self.slices.get(action).unwrap_or(&self.policies)
+    fn policies_for(&self, action: &EntityUid) -> Policies<'_> {
+        match self.slices.get(action) {
+            Some(set) => Policies {
+                set,
+                combined: self.combined.by_action.get(action),
+            },
+            None => Policies {
+                set: &self.policies,
+                combined: self.combined.full.as_ref(),
+            },
+        }
     }
 
     fn ask(
         &self,
-        policies: &PolicySet,
+        policies: Policies<'_>,
         principal: EntityUid,
         action: EntityUid,
         object: &EntityUid,
@@ -365,21 +403,41 @@ impl Oracle {
         // schema's types; re-validating every request tripled the decision time.
         let request = Request::new(principal, action, object.clone(), context.clone(), None)
             .map_err(|e| format!("cannot build Cedar request: {e}"))?;
-        let response = self.authorizer.is_authorized(&request, policies, entities);
+        if let Some(verdict) = policies
+            .combined
+            .and_then(|combined| combined.decide(&request, entities))
+        {
+            let mut policies: Vec<Cow<'_, str>> =
+                verdict.reasons.iter().map(|id| self.shown(id)).collect();
+            policies.sort_unstable();
+            return Ok(Outcome {
+                allowed: verdict.allowed,
+                policies,
+                errors: Vec::new(),
+            });
+        }
+        let response = self
+            .authorizer
+            .is_authorized(&request, policies.set, entities);
         let diagnostics = response.diagnostics();
-        let mut policies: Vec<Cow<'_, str>> = diagnostics
-            .reason()
-            .map(|id| match self.display_ids.get(id) {
-                Some(shown) => Cow::Borrowed(shown.as_str()),
-                None => Cow::Owned(display_id(&self.policies, id)),
-            })
-            .collect();
+        let mut policies: Vec<Cow<'_, str>> =
+            diagnostics.reason().map(|id| self.shown(id)).collect();
         policies.sort_unstable();
         Ok(Outcome {
             allowed: response.decision() == cedar_policy::Decision::Allow,
             policies,
             errors: diagnostics.errors().map(|e| e.to_string()).collect(),
         })
+    }
+}
+
+impl Oracle {
+    /// A policy's readable id.
+    fn shown(&self, id: &PolicyId) -> Cow<'_, str> {
+        match self.display_ids.get(id) {
+            Some(shown) => Cow::Borrowed(shown.as_str()),
+            None => Cow::Owned(display_id(&self.policies, id)),
+        }
     }
 }
 

@@ -15,6 +15,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+// The allocator the shipped `cosec` binary uses, so the numbers are the product's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use cosec_policies::{DEFAULT_DEFENSE_FILE_NAME, DEFAULT_DEFENSE_SOURCE};
 use cosec_proxy::guard::{GuardMode, GuardPoint, GuardPolicy, TrialGuard};
 use cosec_proxy::registry::TurnContext;

@@ -58,10 +58,15 @@ fn policies() -> Vec<(&'static str, Oracle)> {
         .collect()
 }
 
-/// The same oracle asking every request against its full policy set.
+/// The same oracle asking every request of its full policy set through Cedar's
+/// authorizer alone.
 fn unsliced(oracle: &Oracle) -> Oracle {
     let mut plain = oracle.clone();
     plain.slices = Arc::new(HashMap::new());
+    plain.combined = Arc::new(CombinedSets {
+        full: None,
+        by_action: HashMap::new(),
+    });
     plain
 }
 
@@ -73,6 +78,12 @@ fn slices_prepared_state_and_plain_evaluation_agree_on_every_suite_flow() {
     let mut errored = 0;
     for (name, oracle) in policies() {
         assert!(!oracle.slices.is_empty(), "{name}: not sliced");
+        assert!(oracle.combined.full.is_some(), "{name}: not combined");
+        assert_eq!(
+            oracle.combined.by_action.len(),
+            oracle.slices.len(),
+            "{name}: a slice is not combined"
+        );
         let plain = unsliced(&oracle);
         for s in &suite {
             let state = CommunityState::at(&s.platform, turn_time(s.verifier.scored_turn)).unwrap();
