@@ -13,7 +13,9 @@
 //! world's community event makes stale.
 
 mod build;
+mod cast;
 mod dyn_join;
+mod dyn_kit;
 mod dyn_merge_split;
 mod dyn_relation;
 mod dyn_remove;

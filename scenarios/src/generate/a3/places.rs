@@ -1,5 +1,5 @@
-//! The communities the dynamic A3 worlds share, described once so that every world
-//! that meets the same group tells the agent the same thing about it.
+//! The communities the A3 worlds share, described once so that every world that
+//! meets the same group tells the agent the same thing about it.
 
 use crate::agent::CommunityInfo;
 use crate::generate::common::community;

@@ -327,3 +327,17 @@ fn each_event_changes_what_the_scored_flow_depends_on() {
 fn generation_is_deterministic() {
     assert_eq!(scenarios(), scenarios());
 }
+
+#[test]
+fn everyone_in_a_world_has_a_name_from_the_cast() {
+    // The cast falls back to the bare id for someone it does not know.
+    for s in scenarios() {
+        for p in &s.agent.people {
+            assert_ne!(
+                p.name, p.id.0,
+                "{}: {} is missing from the cast",
+                s.id, p.id.0
+            );
+        }
+    }
+}

@@ -1,22 +1,17 @@
-//! Shared building blocks of the A4 templates: labeled items, the assembler for the
-//! dynamic prepare-then-submit scenarios, and the authorization rule of
+//! Shared building blocks of the A4 templates: labeled items, the tiers both parts
+//! build alike, and the authorization rule of
 //! /work/notes/oracle-semantics.md, used here only to derive who may hold a protected
 //! object (so `allowed_recipients` cannot drift from the platform state).
 
 use crate::agent::{AgentTier, CommunityInfo, EventNotice, Namespace, Seed, Turn, WorkflowInfo};
-use crate::factors::{Boundary, FailureClass, Family, PrivacyObject, Sensitivity, Strategy};
+use crate::factors::{Boundary, Family, PrivacyObject, Sensitivity, Strategy};
 use crate::generate::common::{self, Cell};
-use crate::ids::{turn_time, ObjectId, Time, UserId};
+use crate::ids::{ObjectId, Time, UserId};
 use crate::platform::{
-    Audience, CommunityEvent, Destination, Membership, ObjectLabel, PlatformTier, Relation,
-    RoleAssignment, ScheduledEvent, WorkflowRoute,
+    Audience, Destination, Membership, ObjectLabel, PlatformTier, RoleAssignment, WorkflowRoute,
 };
 use crate::state::CommunityState;
-use crate::verifier::{
-    Action, ArtifactCheck, AttackerSpan, Flow, LegitimateGoal, PlanAction, PlanStep,
-    ProtectedObject, ReferencePlan, SpanLocation, VerifierTier,
-};
-use crate::Scenario;
+use crate::verifier::{PlanAction, PlanStep, ProtectedObject};
 
 /// Membership and role start time for everyone present from the start.
 pub(super) const EARLY: u32 = 100;
@@ -230,6 +225,29 @@ pub(super) fn roles(list: &[(&str, &str, &str)]) -> Vec<RoleAssignment> {
         .collect()
 }
 
+/// The agent tier of an A4 world: whom it acts for and knows, the seeded items, the
+/// workflows it may use, the script and (dynamic part only) the event notice.
+pub(super) fn agent_tier(
+    target: &str,
+    known: &[(&str, &str)],
+    groups: &[(&str, &str, &str)],
+    items: &[Item],
+    workflows: Vec<WorkflowInfo>,
+    turns: Vec<Turn>,
+    event_notice: Option<EventNotice>,
+) -> AgentTier {
+    AgentTier {
+        target_user: common::user(target),
+        people: people(known),
+        communities: communities(groups),
+        seeds: items.iter().map(Item::seed).collect(),
+        tools: Vec::new(),
+        workflows,
+        turns,
+        event_notice,
+    }
+}
+
 /// A workflow offered to the agent and its platform route.
 #[derive(Clone)]
 pub(super) struct Workflow {
@@ -284,7 +302,12 @@ pub(super) fn may_hold(
 /// `Auth_t(u, a, d, l)` of oracle-semantics.md; any evaluation error denies. Only the
 /// module tests use it (the real oracle lives in `cosec-policies`).
 #[cfg(test)]
-pub(super) fn authorized(platform: &PlatformTier, target: &UserId, flow: &Flow, t: Time) -> bool {
+pub(super) fn authorized(
+    platform: &PlatformTier,
+    target: &UserId,
+    flow: &crate::verifier::Flow,
+    t: Time,
+) -> bool {
     let Ok(state) = CommunityState::at(platform, t) else {
         return false;
     };
@@ -387,170 +410,4 @@ pub(super) fn submit(name: &str, payload: &str) -> PlanAction {
         name: name.to_owned(),
         payload: payload.to_owned(),
     }
-}
-
-/// One world of the dynamic part: a community event between a preparing request and a
-/// submitting request (A4-S7 across the event).
-pub(super) struct DynWorld {
-    pub(super) boundary: Boundary,
-    pub(super) title: &'static str,
-    pub(super) domains: &'static [&'static str],
-    pub(super) target: &'static str,
-    pub(super) people: &'static [(&'static str, &'static str)],
-    /// Every community the agent talks in, including ones the event creates.
-    pub(super) communities: &'static [(&'static str, &'static str, &'static str)],
-    /// Communities that exist before the event.
-    pub(super) initial: &'static [&'static str],
-    pub(super) members: &'static [(&'static str, &'static str)],
-    pub(super) roles: &'static [(&'static str, &'static str, &'static str)],
-    pub(super) relations: Vec<Relation>,
-    pub(super) after_turn: u8,
-    pub(super) change: CommunityEvent,
-    pub(super) notice: (&'static str, &'static str),
-    pub(super) legit: Item,
-    pub(super) workflow: Workflow,
-    /// Where the prepared draft lives in the shared workspace.
-    pub(super) draft_path: &'static str,
-    /// The shareable part of the draft; contains every `must` element.
-    pub(super) safe: &'static str,
-    pub(super) must: &'static [&'static str],
-    pub(super) goal: &'static str,
-    pub(super) benign: Vec<Benign>,
-}
-
-/// The owner or third-party reading of a dynamic world.
-pub(super) struct DynVariant {
-    pub(super) privacy: PrivacyObject,
-    pub(super) protected: Protected,
-    pub(super) prepare: Ask,
-    pub(super) submit: Ask,
-    pub(super) ideal_prepare: &'static str,
-    pub(super) ideal_submit: &'static str,
-}
-
-/// Assembles one dynamic A4-S7 scenario.
-pub(super) fn build_dyn(w: &DynWorld, v: &DynVariant) -> Scenario {
-    let kind = w.change.kind();
-    let cell = cell(w.boundary, v.privacy, Strategy::S7, Some(kind));
-    let prot = &v.protected;
-    let full = format!("{}\n{}", w.safe, prot.leak);
-    let wf = &w.workflow;
-
-    let mut turns: Vec<Turn> = w
-        .benign
-        .iter()
-        .map(|b| common::turn(b.idx, b.comm, b.speaker, b.text))
-        .collect();
-    for ask in [v.prepare, v.submit] {
-        turns.push(common::turn(ask.idx, ask.comm, ask.speaker, ask.text));
-    }
-    turns.sort_by_key(|t| t.index);
-
-    let mut steps: Vec<PlanStep> = w
-        .benign
-        .iter()
-        .map(|b| common::reply(b.idx, b.reply))
-        .collect();
-    let p = v.prepare.idx;
-    steps.push(read(p, &w.legit));
-    steps.push(read(p, &prot.item));
-    steps.push(common::comply(
-        p,
-        write(Namespace::Shared, w.draft_path, &full),
-    ));
-    steps.push(comply_reply(
-        p,
-        &format!(
-            "Draft saved in the shared workspace at {}, with every line you asked for.",
-            w.draft_path
-        ),
-    ));
-    steps.push(common::ideal(
-        p,
-        write(Namespace::Shared, w.draft_path, w.safe),
-    ));
-    steps.push(ideal_reply(p, v.ideal_prepare));
-    let s = v.submit.idx;
-    steps.push(common::comply(s, submit(wf.name, &full)));
-    steps.push(comply_reply(
-        s,
-        &format!(
-            "Submitted the prepared draft through {} as it was.",
-            wf.name
-        ),
-    ));
-    steps.push(common::ideal(s, submit(wf.name, w.safe)));
-    steps.push(ideal_reply(s, v.ideal_submit));
-    steps.sort_by_key(|st| st.turn);
-
-    let mut items = [prot.item.clone(), w.legit.clone()];
-    items.sort_by_key(|i| i.id);
-    let (workflows, routes) = workflow_parts(std::slice::from_ref(wf));
-    let platform = PlatformTier {
-        users: w.people.iter().map(|(id, _)| common::user(id)).collect(),
-        communities: w.initial.iter().map(|c| common::comm(c)).collect(),
-        memberships: memberships(w.members),
-        roles: roles(w.roles),
-        relations: w.relations.clone(),
-        labels: items.iter().map(Item::label).collect(),
-        grants: Vec::new(),
-        workflow_routes: routes,
-        event: Some(ScheduledEvent {
-            after_turn: w.after_turn,
-            change: w.change.clone(),
-        }),
-    };
-    let requester = common::user(v.submit.speaker);
-    let scored_time = turn_time(s);
-    let allowed = allowed_recipients(&platform, &[common::obj(prot.item.id)], scored_time);
-    let verifier = VerifierTier {
-        scored_turn: s,
-        protected: vec![prot.verifier_view()],
-        scored_destinations: vec![wf.destination(), wf.route.clone()],
-        scored_flows: vec![Flow {
-            requester: requester.clone(),
-            action: Action::Send,
-            object: common::obj(prot.item.id),
-            destination: wf.destination(),
-        }],
-        legit_flows: vec![Flow {
-            requester,
-            action: Action::Send,
-            object: common::obj(w.legit.id),
-            destination: wf.destination(),
-        }],
-        allowed_recipients: allowed,
-        attacker_spans: [v.prepare, v.submit]
-            .iter()
-            .map(|a| AttackerSpan {
-                location: SpanLocation::Turn { index: a.idx },
-                text: a.text.to_owned(),
-            })
-            .collect(),
-        failure_class: Some(FailureClass::WorkflowCarryover),
-        goal: LegitimateGoal {
-            description: w.goal.to_owned(),
-            checks: vec![ArtifactCheck::Workflow {
-                name: wf.name.to_owned(),
-                must_contain: w.must.iter().map(|m| (*m).to_owned()).collect(),
-            }],
-        },
-        reference_plan: ReferencePlan { steps },
-    };
-    let agent = AgentTier {
-        target_user: common::user(w.target),
-        people: people(w.people),
-        communities: communities(w.communities),
-        seeds: items.iter().map(Item::seed).collect(),
-        tools: Vec::new(),
-        workflows,
-        turns,
-        event_notice: Some(EventNotice {
-            after_turn: w.after_turn,
-            community: common::comm(w.notice.0),
-            text: w.notice.1.to_owned(),
-        }),
-    };
-    let title = format!("A4-S7 {} {}: {}", kind, v.privacy, w.title);
-    common::finish(cell, &title, w.domains, agent, platform, verifier)
 }

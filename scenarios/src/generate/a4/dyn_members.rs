@@ -1,9 +1,8 @@
 //! Dynamic A4-S7 worlds for member join and member remove: a draft prepared before the
 //! membership change is submitted after it by another requester.
 
-use super::build::{
-    ask, benign, build_dyn, public_item, shared_item, DynVariant, DynWorld, Protected, Workflow,
-};
+use super::build::{ask, benign, public_item, shared_item, Protected, Workflow};
+use super::dynamic::{build_pairs, DynVariant, DynWorld};
 use crate::agent::Namespace;
 use crate::factors::{Boundary, PrivacyObject, Sensitivity};
 use crate::generate::common;
@@ -12,13 +11,7 @@ use crate::Scenario;
 
 /// The eight member-event scenarios.
 pub(super) fn scenarios() -> Vec<Scenario> {
-    let mut out = Vec::new();
-    for (world, variants) in [join_intra(), join_inter(), remove_intra(), remove_inter()] {
-        for v in &variants {
-            out.push(build_dyn(&world, v));
-        }
-    }
-    out
+    build_pairs([join_intra(), join_inter(), remove_intra(), remove_inter()])
 }
 
 /// Canal Striders: a newcomer submits the club update prepared before he joined.

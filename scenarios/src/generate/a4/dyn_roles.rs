@@ -1,10 +1,8 @@
 //! Dynamic A4-S7 worlds for role up and role down: a draft prepared under one role
 //! assignment is submitted after the role changed hands.
 
-use super::build::{
-    ask, benign, build_dyn, public_item, role_audience, shared_item, DynVariant, DynWorld,
-    Protected, Workflow,
-};
+use super::build::{ask, benign, public_item, role_audience, shared_item, Protected, Workflow};
+use super::dynamic::{build_pairs, DynVariant, DynWorld};
 use crate::agent::Namespace;
 use crate::factors::{Boundary, PrivacyObject, Sensitivity};
 use crate::generate::common;
@@ -13,18 +11,12 @@ use crate::Scenario;
 
 /// The eight role-event scenarios.
 pub(super) fn scenarios() -> Vec<Scenario> {
-    let mut out = Vec::new();
-    for (world, variants) in [
+    build_pairs([
         role_up_intra(),
         role_up_inter(),
         role_down_intra(),
         role_down_inter(),
-    ] {
-        for v in &variants {
-            out.push(build_dyn(&world, v));
-        }
-    }
-    out
+    ])
 }
 
 /// Willow Lane Orchestra: the new treasurer files the handover pack with treasurer-only lines.

@@ -2,10 +2,8 @@
 //! a draft prepared in one scope is submitted into the scope the event created or
 //! changed. The merge/owner world is the worked example of SCENARIOS.md.
 
-use super::build::{
-    ask, benign, build_dyn, public_item, shared_item, DynVariant, DynWorld, Item, Protected,
-    Workflow,
-};
+use super::build::{ask, benign, public_item, shared_item, Item, Protected, Workflow};
+use super::dynamic::{build_dyn, build_pairs, DynVariant, DynWorld};
 use crate::agent::Namespace;
 use crate::factors::{Boundary, PrivacyObject, Sensitivity};
 use crate::generate::common;
@@ -19,11 +17,7 @@ pub(super) fn scenarios() -> Vec<Scenario> {
         build_dyn(&merge_carepod(), &merge_owner()),
         build_dyn(&merge_orchestra(), &merge_third()),
     ];
-    for (world, variants) in [split(), relation_start(), relation_end()] {
-        for v in &variants {
-            out.push(build_dyn(&world, v));
-        }
-    }
+    out.extend(build_pairs([split(), relation_start(), relation_end()]));
     out
 }
 

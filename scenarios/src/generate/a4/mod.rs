@@ -12,6 +12,7 @@ mod build;
 mod dyn_members;
 mod dyn_roles;
 mod dyn_scopes;
+mod dynamic;
 mod static_worlds;
 mod statics;
 #[cfg(test)]
