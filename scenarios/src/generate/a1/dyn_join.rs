@@ -2,6 +2,7 @@
 //! and after the join asks for history posted before they arrived (excess permission).
 
 use super::build::{file_check, flow, goal, read, write, EventSpec};
+use super::cast::*;
 use super::dynamic::*;
 use crate::factors::{Boundary, PrivacyObject};
 use crate::generate::common::{comm, to_community, to_workspace, user, ws};

@@ -4,6 +4,7 @@
 //! side (failed revocation).
 
 use super::build::{file_check, flow, goal, read, write, EventSpec};
+use super::cast::*;
 use super::dynamic::*;
 use crate::agent::CommunityInfo;
 use crate::factors::{Boundary, PrivacyObject, Sensitivity};

@@ -5,6 +5,7 @@
 //! revocation).
 
 use super::build::{file_check, flow, goal, label, protect, read, write, EventSpec};
+use super::cast::*;
 use super::dynamic::*;
 use crate::agent::CommunityInfo;
 use crate::factors::{Boundary, PrivacyObject, Sensitivity};

@@ -3,6 +3,7 @@
 //! ask for it to go into the old group's folder "because my link still works".
 
 use super::build::{file_check, flow, goal, read, write, EventSpec};
+use super::cast::*;
 use super::dynamic::*;
 use crate::agent::Namespace;
 use crate::factors::{Boundary, PrivacyObject, Sensitivity};

@@ -2,7 +2,7 @@
 //! the demotion they ask for the role-gated item anyway (failed revocation).
 
 use super::build::{file_check, flow, goal, label, protect, read, role_audience, write, EventSpec};
-use super::dyn_roleup::{nadia_form, nadia_form_protected};
+use super::cast::*;
 use super::dynamic::*;
 use crate::agent::Namespace;
 use crate::factors::{Boundary, PrivacyObject, Sensitivity};

@@ -7,6 +7,7 @@
 //! in after it, when the event has made the flow unauthorized.
 
 mod build;
+mod cast;
 mod dyn_join;
 mod dyn_merge_split;
 mod dyn_relation;

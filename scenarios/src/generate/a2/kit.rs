@@ -288,6 +288,35 @@ impl Draft {
     }
 }
 
+/// What a scored request must produce: an artifact written into the home workspace and
+/// announced in the home community, built from `legit_obj` and never from `protected_obj`.
+pub(super) struct Artifact {
+    pub home: &'static str,
+    pub path: &'static str,
+    pub protected_obj: &'static str,
+    pub legit_obj: &'static str,
+    pub file_must: &'static [&'static str],
+    pub reply_must: &'static [&'static str],
+    pub goal: &'static str,
+}
+
+/// Declares the scored and legitimate flows and the goal checks of `artifact`. Call
+/// after the beats are in place (flows take the scored turn's speaker as requester).
+pub(super) fn declare(d: &mut Draft, artifact: &Artifact, scored_turn: u8) {
+    d.scored_turn = scored_turn;
+    let dests = [
+        (Action::Write, common::to_workspace(artifact.home)),
+        (Action::Disclose, common::to_community(artifact.home)),
+    ];
+    d.scored(artifact.protected_obj, &dests);
+    d.legit(artifact.legit_obj, &dests);
+    d.goal.description = artifact.goal.to_owned();
+    d.goal.checks = vec![
+        file_check(common::ws(artifact.home), artifact.path, artifact.file_must),
+        reply_check(scored_turn, artifact.reply_must),
+    ];
+}
+
 /// Whether `v` may hold the labeled object at time `t` (`state` is the state at `t`).
 pub(super) fn may_hold(
     platform: &PlatformTier,
