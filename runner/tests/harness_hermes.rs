@@ -4,91 +4,48 @@
 //! end to end.
 //!
 
+//! Hermes Agent: a shell started with the adapter's own sandbox spec cannot read a
+//! trial's hidden half, the repository or the user's home, while the agent half is
+//! readable and writable and Hermes itself runs; the adapter drives real Hermes through
+//! resumed sessions per community, native writes and evidence against a scripted Chat
+//! Completions server; and `cosec run --harness hermes` end to end.
+//!
+//! These tests need Hermes Agent in the harness cache: `cosec harness install hermes`.
+
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use cosec::harness::hermes::spec as hermes_spec;
-use cosec::harness::install::{cache_dir, hermes, Installed};
-use cosec::sandbox::{Bubblewrap, Sandbox, SandboxSpec};
-use std::ffi::OsString;
+mod common;
+
+use common::{bwrap, relay, TempTrial};
+use cosec::harness::hermes::{text, HermesHarness};
+use cosec::harness::install::{hermes, Installed};
+use cosec::harness::{Delivery, Harness};
+use cosec::sandbox::SandboxSpec;
+use cosec_proxy::trace::{read_trace, TraceEvent};
+use cosec_scenarios::agent::Surface;
+use cosec_scenarios::{CommunityId, Scenario};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::time::Duration;
 
 fn installed() -> Installed {
-    hermes::detect(&cache_dir()).unwrap_or_else(|| {
-        panic!(
-            "Hermes Agent {} is not installed in {}: run `cosec harness install hermes` first",
-            hermes::VERSION,
-            cache_dir().display()
-        )
-    })
+    common::installed("Hermes Agent", "hermes", hermes::VERSION, hermes::detect)
 }
 
-fn bwrap() -> Bubblewrap {
-    Bubblewrap::locate().expect("bubblewrap is required: apt-get install bubblewrap")
+fn harness(installed: Installed, timeout: Duration) -> HermesHarness {
+    HermesHarness::new(installed, bwrap(), relay(), timeout)
 }
 
-/// A temporary trial: agent half, harness home, hidden half and a shim socket in a folder
-/// of its own that also holds another file.
-struct Trial {
-    _dir: tempfile::TempDir,
-    agent: PathBuf,
-    home: PathBuf,
-    hidden: PathBuf,
-    socket: PathBuf,
-    beside_socket: PathBuf,
-    _listener: std::os::unix::net::UnixListener,
+/// The adapter's sandbox spec for a trial.
+fn spec(installed: &Installed, t: &TempTrial) -> SandboxSpec {
+    harness(installed.clone(), Duration::from_secs(60)).sandbox_spec(&t.env)
 }
 
-fn trial() -> Trial {
-    let dir = tempfile::tempdir().unwrap();
-    let agent = dir.path().join("agent");
-    let home = dir.path().join("home");
-    let hidden = dir.path().join("hidden");
-    let run = dir.path().join("run");
-    for d in [&agent, &home, &hidden, &run] {
-        std::fs::create_dir_all(d).unwrap();
-    }
-    std::fs::write(agent.join("note.md"), "visible to the agent").unwrap();
-    std::fs::write(hidden.join("trace.jsonl"), "oracle facts").unwrap();
-    let socket = run.join("shim.sock");
-    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
-    let beside_socket = run.join("other-trial.txt");
-    std::fs::write(&beside_socket, "another trial").unwrap();
-    Trial {
-        _dir: dir,
-        agent,
-        home,
-        hidden,
-        socket,
-        beside_socket,
-        _listener: listener,
-    }
-}
-
-fn spec(installed: &Installed, t: &Trial) -> SandboxSpec {
-    hermes_spec::sandbox_spec(
-        installed,
-        Path::new(env!("CARGO_BIN_EXE_cosec-shim")),
-        &t.agent,
-        &t.home,
-        Some(&t.socket),
-    )
-}
-
-async fn sh(spec: &SandboxSpec, script: &str) -> (String, String) {
-    let out = bwrap()
-        .command(
-            spec,
-            Path::new("/bin/sh"),
-            &[OsString::from("-c"), OsString::from(script)],
-        )
-        .unwrap()
-        .output()
-        .await
-        .unwrap();
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+fn temp_trial() -> TempTrial {
+    TempTrial::start(
+        common::scenario(common::SCENARIO),
+        "0011223344556677",
+        "http://127.0.0.1:9",
     )
 }
 
@@ -118,9 +75,11 @@ fn listings_to_check(readonly: &[PathBuf], home: &Path) -> Vec<(PathBuf, Vec<Str
 #[tokio::test]
 async fn the_sandbox_hides_the_hidden_half_the_repository_and_the_home() {
     let installed = installed();
-    let t = trial();
+    let t = temp_trial();
+    let p = t.probe();
     let spec = spec(&installed, &t);
-    assert!(spec.writable.contains(&t.agent) && spec.writable.contains(&t.home));
+    let (agent, home) = (&t.env.agent_root, &t.env.harness_home);
+    assert!(spec.writable.contains(agent) && spec.writable.contains(home));
     assert!(!spec
         .readonly
         .iter()
@@ -144,9 +103,9 @@ async fn the_sandbox_hides_the_hidden_half_the_repository_and_the_home() {
          cat {beside} && echo SOCKDIR-READ; ls {repo} && echo REPO-LISTED; \
          echo written > out.txt && echo AGENT-WRITTEN; echo h > \"$HOME/h.txt\" && echo HOME-WRITTEN; \
          touch {install}/escape && echo INSTALL-WRITTEN; ",
-        hidden = t.hidden.join("trace.jsonl").display(),
+        hidden = p.hidden.display(),
         oracle = oracle.display(),
-        beside = t.beside_socket.display(),
+        beside = p.beside.display(),
         repo = repo.display(),
         install = installed.root.display(),
     );
@@ -156,16 +115,16 @@ async fn the_sandbox_hides_the_hidden_half_the_repository_and_the_home() {
             folder.display()
         ));
     }
-    let (stdout, stderr) = sh(&spec, &script).await;
+    let (stdout, stderr) = common::sh(&spec, &script).await;
     let context = format!("stdout:\n{stdout}\nstderr:\n{stderr}");
-    assert!(stdout.contains("visible to the agent"), "{context}");
+    assert!(stdout.contains("visible"), "{context}");
     for leak in [
         "HIDDEN-READ",
         "oracle facts",
         "REPO-READ",
         "REPO-LISTED",
         "SOCKDIR-READ",
-        "another trial",
+        "beside the socket",
         "INSTALL-WRITTEN",
     ] {
         assert!(
@@ -178,11 +137,11 @@ async fn the_sandbox_hides_the_hidden_half_the_repository_and_the_home() {
         "{context}"
     );
     assert_eq!(
-        std::fs::read_to_string(t.agent.join("out.txt")).unwrap(),
+        std::fs::read_to_string(agent.join("out.txt")).unwrap(),
         "written\n"
     );
     assert!(
-        t.home.join("h.txt").is_file(),
+        home.join("h.txt").is_file(),
         "HOME is the trial's harness home"
     );
     for (i, (folder, allowed)) in checks.iter().enumerate() {
@@ -224,22 +183,10 @@ async fn the_sandbox_hides_the_hidden_half_the_repository_and_the_home() {
 #[tokio::test]
 async fn hermes_runs_inside_its_sandbox() {
     let installed = installed();
-    let t = trial();
+    let t = temp_trial();
     let spec = spec(&installed, &t);
-    std::fs::create_dir_all(hermes_spec::hermes_home(&t.home)).unwrap();
-    let out = bwrap()
-        .command(&spec, &installed.entry, &[OsString::from("--version")])
-        .unwrap()
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    std::fs::create_dir_all(HermesHarness::hermes_home(&t.env)).unwrap();
+    let stdout = common::version_inside(&spec, &installed.entry, hermes::VERSION).await;
     assert!(
         stdout.contains(&format!("Hermes Agent v{}", hermes::VERSION)),
         "{stdout}"
@@ -250,36 +197,233 @@ async fn hermes_runs_inside_its_sandbox() {
     );
 }
 
-fn run_one(extra: &[&str]) -> serde_json::Value {
-    let _ = installed();
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("run");
-    let mut args = vec![
-        "run",
-        "--harness",
-        "hermes",
-        "--model",
-        "sim:ideal",
-        "--judge",
-        "none",
-        "--scenario",
-        "st-intra-owner-a1-s1",
-    ];
-    args.extend_from_slice(extra);
-    args.extend(["--out", out.to_str().unwrap()]);
-    let o = Command::new(env!("CARGO_BIN_EXE_cosec"))
-        .args(&args)
-        .env_remove("COSEC_MODEL_BASE_URL")
-        .env_remove("COSEC_MODEL_API_KEY")
-        .output()
+#[path = "harness_hermes/scripted.rs"]
+mod scripted;
+
+/// A scenario with seeded history, seeded private memory and two communities.
+fn rich_scenario() -> Scenario {
+    let loaded = cosec_scenarios::suite::load_embedded(false).unwrap();
+    loaded
+        .scenarios
+        .into_iter()
+        .find(|s| {
+            let seeds = &s.agent.seeds;
+            let history = seeds.iter().any(|x| {
+                matches!(&x.surface, Surface::SessionHistory { community, .. } if *community == s.agent.turns[0].community)
+            });
+            let memory = seeds.iter().any(|x| matches!(x.surface, Surface::PrivateMemory));
+            history && memory && s.agent.communities.len() > 1
+        })
+        .expect("the suite has a scenario with history, memory and two communities")
+}
+
+#[test]
+fn the_first_message_opens_with_the_seeded_history() {
+    let s = rich_scenario();
+    let turn = &s.agent.turns[0];
+    let root = Path::new("/trial/agent");
+    let first = text::delivery_message(
+        &s.agent,
+        root,
+        &turn.community,
+        Some(&turn.speaker),
+        &turn.text,
+        "VIEW",
+        true,
+    );
+    let later = text::delivery_message(
+        &s.agent,
+        root,
+        &turn.community,
+        None,
+        "moved",
+        "VIEW",
+        false,
+    );
+    let me = s.agent.person_name(&s.agent.target_user);
+    for part in [
+        s.agent.community_name(&turn.community),
+        me,
+        "VIEW",
+        "Earlier in this community:",
+        "/trial/agent",
+    ] {
+        assert!(first.contains(part), "`{part}` missing from:\n{first}");
+    }
+    let speaker = s.agent.person_name(&turn.speaker);
+    assert!(
+        first.ends_with(&format!("{speaker}: {}", turn.text)),
+        "{first}"
+    );
+    assert!(!later.contains("Earlier in this community:"), "{later}");
+    assert!(
+        later.contains("VIEW") && later.ends_with("[Platform notice] moved"),
+        "{later}"
+    );
+    let memory = text::memory_md(&s.agent).unwrap();
+    let seeded: Vec<&str> = s
+        .agent
+        .seeds
+        .iter()
+        .filter(|x| matches!(x.surface, Surface::PrivateMemory))
+        .map(|x| x.content.trim())
+        .collect();
+    assert_eq!(
+        memory.split(text::MEMORY_DELIMITER).collect::<Vec<_>>(),
+        seeded
+    );
+}
+
+/// The posts whose last message is a user message (one per delivery, not tool steps).
+fn deliveries(seen: &[(String, String, Value)]) -> Vec<Vec<Value>> {
+    seen.iter()
+        .filter(|(m, _, _)| m == "post")
+        .map(|(_, _, b)| b["messages"].as_array().cloned().unwrap_or_default())
+        .filter(|msgs| msgs.last().is_some_and(|m| m["role"] == "user"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_resume_per_community_with_native_writes_and_evidence() {
+    let server = scripted::start().await;
+    let t = TempTrial::start(rich_scenario(), "trial-h", &server.url);
+    let (s, agent_root) = (&t.scenario, &t.env.agent_root);
+    let harness = harness(installed(), Duration::from_secs(180));
+    assert_eq!(harness.name(), "hermes");
+    let mut session = harness.start(t.env.clone()).await.unwrap();
+    let turn = &s.agent.turns[0];
+    let other = s
+        .agent
+        .communities
+        .iter()
+        .find(|c| c.id != turn.community)
+        .unwrap()
+        .id
+        .clone();
+    let note = agent_root.join("shared/hermes-note.md");
+    let ran = agent_root.join("shared/ran.txt");
+    let delivery = |n: u8, community: &CommunityId, text: String| Delivery {
+        turn: n,
+        community: community.clone(),
+        speaker: Some(turn.speaker.clone()),
+        text,
+        community_view: format!("VIEW-{n}"),
+    };
+    let started = std::time::Instant::now();
+    let out = session
+        .deliver(&delivery(
+            1,
+            &turn.community,
+            format!("WRITE:{} thanks", note.display()),
+        ))
+        .await
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
+    eprintln!("turn 1 took {:?}", started.elapsed());
+    assert_eq!(std::fs::read_to_string(&note).unwrap(), "noted by hermes\n");
+    assert_eq!(out.reply, "ACK 1");
+    assert_eq!(out.model_calls, 2);
+    let started = std::time::Instant::now();
+    let out = session
+        .deliver(&delivery(
+            2,
+            &turn.community,
+            format!("RUN: echo ran > {}", ran.display()),
+        ))
+        .await
+        .unwrap();
+    eprintln!("turn 2 (resumed) took {:?}", started.elapsed());
+    assert_eq!(out.reply, "ACK 2", "the resumed session carries turn 1");
+    assert_eq!(
+        std::fs::read_to_string(&ran).unwrap(),
+        "ran\n",
+        "the terminal tool runs in the agent half"
+    );
+    let out = session
+        .deliver(&delivery(3, &other, "hello elsewhere".into()))
+        .await
+        .unwrap();
+    assert_eq!(out.reply, "ACK 1", "another community gets its own session");
+    session.finish().await.unwrap();
+
+    let seen = server.requests();
+    let tools: Vec<String> = seen
+        .iter()
+        .filter(|(m, _, _)| m == "post")
+        .flat_map(|(_, _, b)| {
+            b["tools"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
+        })
+        .collect();
+    for name in [
+        "write_file",
+        "terminal",
+        "read_file",
+        "memory",
+        "mcp__cosec__send_message",
+    ] {
+        assert!(
+            tools.iter().any(|t| t == name),
+            "`{name}` not offered: {tools:?}"
+        );
+    }
+    let mut offered: Vec<&String> = tools.iter().collect();
+    offered.sort();
+    offered.dedup();
+    eprintln!("tools offered: {offered:?}");
+    let posts = deliveries(&seen);
+    assert_eq!(posts.len(), 3, "one model call opening each delivery");
+    let user_text = |msgs: &[Value], i: usize| {
+        msgs.iter().filter(|m| m["role"] == "user").nth(i).unwrap()["content"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(user_text(&posts[0], 0).contains("Earlier in this community:"));
+    assert!(user_text(&posts[1], 1).contains("VIEW-2"));
+    assert!(!posts[2]
+        .iter()
+        .any(|m| m["content"].as_str().unwrap_or("").contains("WRITE:")));
+    let memory = text::memory_md(&s.agent).unwrap();
+    let first_entry = memory.split(text::MEMORY_DELIMITER).next().unwrap();
+    let system = posts[0][0]["content"].as_str().unwrap();
+    assert!(
+        system.contains(first_entry.lines().next().unwrap()),
+        "seeded memory reaches Hermes's system prompt"
+    );
+    let gets: Vec<String> = seen
+        .iter()
+        .filter(|(m, _, _)| m == "get")
+        .map(|(_, p, _)| p.clone())
+        .collect();
+    eprintln!("GET probes: {gets:?}");
+
+    let evidence: Vec<(String, String)> = read_trace(t.env.trace.path())
+        .unwrap()
+        .into_iter()
+        .filter_map(|l| match l.event {
+            TraceEvent::HarnessOutput { source, text, .. } => Some((source, text)),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        evidence
+            .iter()
+            .any(|(src, t)| src.starts_with("session_file:state.db/")
+                && t.contains("write_file")
+                && t.contains("hermes-note.md")),
+        "the native write is in the hidden trace: {evidence:?}"
+    );
+    assert!(evidence.iter().any(|(src, _)| src == "stdout"));
 }
 
 /// Needs the lead's CLI wiring (`--harness hermes`); fails until it lands.
 #[test]
 fn a_static_scenario_runs_end_to_end_through_hermes() {
-    let s = run_one(&[]);
+    let _ = installed();
+    let s = common::run_static("hermes", &[]);
     assert_eq!(s["trials"]["valid"], 1, "{s}");
 }

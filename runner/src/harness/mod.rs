@@ -11,6 +11,7 @@ pub mod codex;
 pub mod hermes;
 pub mod install;
 pub mod message;
+pub mod native;
 pub mod openclaw;
 
 use async_trait::async_trait;
@@ -108,60 +109,48 @@ pub fn select(
 ) -> Result<Arc<dyn Harness>, crate::error::CliError> {
     use crate::cli::HarnessName;
     use crate::error::CliError;
-    let missing = |n: &str| {
-        CliError::Run(format!(
-            "{n} is not installed in {}; run `cosec harness install {n}`",
-            install::cache_dir().display()
-        ))
-    };
-    let native = || -> Result<(Arc<dyn crate::sandbox::Sandbox>, PathBuf), CliError> {
-        let sandbox =
-            crate::sandbox::Bubblewrap::locate().map_err(|e| CliError::Run(e.to_string()))?;
-        let relay = std::env::current_exe()
-            .map_err(|e| CliError::Run(format!("cannot find the cosec executable: {e}")))?
-            .with_file_name("cosec-shim");
-        if !relay.is_file() {
-            return Err(CliError::Run(format!(
-                "the MCP relay {} is missing; build it with `cargo build -p cosec --bins`",
-                relay.display()
-            )));
-        }
-        Ok((Arc::new(sandbox), relay))
-    };
     let cache = install::cache_dir();
     Ok(match name {
         HarnessName::Builtin => Arc::new(
             builtin::BuiltinHarness::new(turn_timeout).map_err(|e| CliError::Run(e.to_string()))?,
         ),
         HarnessName::Codex => {
-            let installed = install::codex::detect(&cache).ok_or_else(|| missing("codex"))?;
-            let (sandbox, relay) = native()?;
-            Arc::new(codex::CodexHarness::new(
-                installed,
-                sandbox,
-                relay,
-                turn_timeout,
-            ))
+            native_harness::<codex::Codex>(install::codex::detect(&cache), turn_timeout)?
         }
         HarnessName::Openclaw => {
-            let installed = install::openclaw::detect(&cache).ok_or_else(|| missing("openclaw"))?;
-            let (sandbox, relay) = native()?;
-            Arc::new(openclaw::OpenClawHarness::new(
-                installed,
-                sandbox,
-                relay,
-                turn_timeout,
-            ))
+            native_harness::<openclaw::OpenClaw>(install::openclaw::detect(&cache), turn_timeout)?
         }
         HarnessName::Hermes => {
-            let installed = install::hermes::detect(&cache).ok_or_else(|| missing("hermes"))?;
-            let (sandbox, relay) = native()?;
-            Arc::new(hermes::HermesHarness::new(
-                installed,
-                sandbox,
-                relay,
-                turn_timeout,
-            ))
+            native_harness::<hermes::Hermes>(install::hermes::detect(&cache), turn_timeout)?
         }
     })
+}
+
+/// The native harness of adapter `A` from its install (`None`: not installed), with
+/// bubblewrap and the MCP relay beside the running `cosec` executable.
+fn native_harness<A: native::Adapter>(
+    installed: Option<install::Installed>,
+    turn_timeout: std::time::Duration,
+) -> Result<Arc<dyn Harness>, crate::error::CliError> {
+    use crate::error::CliError;
+    let name = A::NAME;
+    let installed = installed.ok_or_else(|| {
+        CliError::Run(format!(
+            "{name} is not installed in {}; run `cosec harness install {name}`",
+            install::cache_dir().display()
+        ))
+    })?;
+    let sandbox = crate::sandbox::Bubblewrap::locate().map_err(|e| CliError::Run(e.to_string()))?;
+    let relay = std::env::current_exe()
+        .map_err(|e| CliError::Run(format!("cannot find the cosec executable: {e}")))?
+        .with_file_name("cosec-shim");
+    if !relay.is_file() {
+        return Err(CliError::Run(format!(
+            "the MCP relay {} is missing; build it with `cargo build -p cosec --bins`",
+            relay.display()
+        )));
+    }
+    let harness =
+        native::NativeHarness::<A>::new(installed, Arc::new(sandbox), relay, turn_timeout);
+    Ok(Arc::new(harness))
 }

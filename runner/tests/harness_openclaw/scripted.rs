@@ -1,11 +1,11 @@
 //! A scripted Chat Completions server standing in for the proxy in the OpenClaw
 //! adapter tests: it speaks just enough HTTP/1.1 and SSE for OpenClaw's client.
 
+use super::common::{json_response, read_request, Log, NOT_FOUND};
 use serde_json::{json, Value};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
 
 /// How the server answers.
 #[derive(Clone, PartialEq, Eq)]
@@ -33,29 +33,12 @@ pub struct Request {
     pub tool_results: Vec<String>,
 }
 
-pub struct Server {
-    pub url: String,
-    requests: Arc<Mutex<Vec<Request>>>,
-}
+/// The server and the requests it saw.
+pub type Server = super::common::Server<Request>;
 
-impl Server {
-    pub async fn start(mode: Mode) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let log = Arc::clone(&requests);
-        tokio::spawn(async move {
-            while let Ok((stream, _)) = listener.accept().await {
-                let (log, mode) = (Arc::clone(&log), mode.clone());
-                tokio::spawn(async move { serve(stream, mode, log).await });
-            }
-        });
-        Server { url, requests }
-    }
-
-    pub fn requests(&self) -> Vec<Request> {
-        self.requests.lock().unwrap().clone()
-    }
+/// Starts a server answering in `mode`.
+pub async fn start(mode: Mode) -> Server {
+    Server::start(move |stream, log| serve(stream, mode.clone(), log)).await
 }
 
 fn text(content: &Value) -> String {
@@ -71,44 +54,15 @@ fn participant(m: &Value) -> bool {
     m["role"] == "user" && !text(&m["content"]).contains("<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>")
 }
 
-async fn serve(mut stream: TcpStream, mode: Mode, log: Arc<Mutex<Vec<Request>>>) {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 65536];
-    let head_end = loop {
-        let Ok(n) = stream.read(&mut chunk).await else {
-            return;
-        };
-        if n == 0 {
-            return;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i + 4;
-        }
+async fn serve(mut stream: TcpStream, mode: Mode, log: Log<Request>) {
+    let Some(http) = read_request(&mut stream).await else {
+        return;
     };
-    let head = String::from_utf8_lossy(&buf[..head_end]).to_lowercase();
-    let length: usize = head
-        .lines()
-        .find_map(|l| l.strip_prefix("content-length:"))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(0);
-    while buf.len() < head_end + length {
-        let Ok(n) = stream.read(&mut chunk).await else {
-            return;
-        };
-        if n == 0 {
-            return;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    if !head.starts_with("post") {
-        let _ = stream
-            .write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
-            .await;
+    if !http.head.starts_with("post") {
+        let _ = stream.write_all(NOT_FOUND).await;
         return;
     }
-    let body: Value =
-        serde_json::from_slice(&buf[head_end..head_end + length]).unwrap_or(Value::Null);
+    let body = http.json();
     let messages = body["messages"].as_array().cloned().unwrap_or_default();
     let start = messages.iter().rposition(participant).unwrap_or(0);
     let request = Request {
@@ -137,7 +91,7 @@ async fn serve(mut stream: TcpStream, mode: Mode, log: Arc<Mutex<Vec<Request>>>)
         }
         Mode::Reject => {
             let body = r#"{"error": {"message": "rejected by the scripted server"}}"#;
-            let reply = format!("HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+            let reply = json_response("400 Bad Request", body);
             let _ = stream.write_all(reply.as_bytes()).await;
             return;
         }

@@ -30,126 +30,61 @@ mod text;
 
 use text::API_KEY_VAR;
 
-use super::install::Installed;
-use super::{Delivery, Harness, HarnessError, Session, TrialEnv, TurnOutput};
-use crate::sandbox::{Sandbox, SandboxSpec};
+use super::native::{self, process, Adapter, Native, NativeHarness, DUMMY_KEY};
+use super::{Delivery, HarnessError, Session, TrialEnv, TurnOutput};
+use crate::sandbox::SandboxSpec;
 use async_trait::async_trait;
-use cosec_proxy::trace::TraceEvent;
 use cosec_scenarios::CommunityId;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::Arc;
-use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-/// The dummy API key the sandboxed Codex sends to the proxy (the proxy holds the real
-/// upstream key, if any; the harness never sees it).
-const DUMMY_KEY: &str = "sk-cosec-local";
 
 /// How much of stderr an infrastructure failure quotes.
 const STDERR_TAIL: usize = 2000;
 
 /// Runs Codex CLI as a CoSec harness.
-pub struct CodexHarness {
-    shared: Arc<Shared>,
-}
+pub type CodexHarness = NativeHarness<Codex>;
 
-/// What the harness and its sessions share.
-struct Shared {
-    installed: Installed,
-    sandbox: Arc<dyn Sandbox>,
-    relay: PathBuf,
-    turn_timeout: Duration,
-}
+/// What sets Codex CLI apart (see [`CodexHarness`]).
+pub struct Codex;
 
 impl CodexHarness {
-    /// A Codex harness running `installed` through `sandbox`, with the MCP relay binary
-    /// `relay` (`cosec-shim`) and a per-delivery timeout.
-    pub fn new(
-        installed: Installed,
-        sandbox: Arc<dyn Sandbox>,
-        relay: PathBuf,
-        turn_timeout: Duration,
-    ) -> Self {
-        CodexHarness {
-            shared: Arc::new(Shared {
-                installed,
-                sandbox,
-                relay,
-                turn_timeout,
-            }),
-        }
-    }
-
     /// `CODEX_HOME` of a trial.
     pub fn codex_home(env: &TrialEnv) -> PathBuf {
         env.harness_home.join(".codex")
     }
-
-    /// What the Codex process of a trial may see: the agent half and the harness home
-    /// writable; the install, the relay binary and the shim socket read-only (the
-    /// socket file itself, not its folder, so nothing beside it shows); only the
-    /// variables Codex needs.
-    pub fn sandbox_spec(&self, env: &TrialEnv) -> SandboxSpec {
-        let installed = &self.shared.installed;
-        let mut readonly = installed.readonly.clone();
-        readonly.push(self.shared.relay.clone());
-        if let Some(socket) = &env.shim_socket {
-            readonly.push(socket.clone());
-        }
-        let home = env.harness_home.display().to_string();
-        let mut vars: Vec<(String, String)> = vec![
-            ("HOME".into(), home),
-            (
-                "CODEX_HOME".into(),
-                Self::codex_home(env).display().to_string(),
-            ),
-            (API_KEY_VAR.into(), DUMMY_KEY.into()),
-            ("LANG".into(), "C.UTF-8".into()),
-            ("TMPDIR".into(), "/tmp".into()),
-            ("USER".into(), "agent".into()),
-        ];
-        for (key, value) in &installed.env {
-            vars.retain(|(k, _)| k != key);
-            vars.push((key.clone(), value.clone()));
-        }
-        if !vars.iter().any(|(k, _)| k == "PATH") {
-            vars.push(("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()));
-        }
-        SandboxSpec {
-            writable: vec![env.agent_root.clone(), env.harness_home.clone()],
-            readonly,
-            env: vars,
-            workdir: env.agent_root.clone(),
-        }
-    }
-}
-
-fn crash(what: &str, path: &Path, e: std::io::Error) -> HarnessError {
-    HarnessError::Crash(format!("codex: cannot {what} {}: {e}", path.display()))
 }
 
 #[async_trait]
-impl Harness for CodexHarness {
-    fn name(&self) -> &'static str {
-        "codex"
+impl Adapter for Codex {
+    const NAME: &'static str = "codex";
+
+    /// `HOME` is the harness home, with `CODEX_HOME` inside it.
+    fn vars(env: &TrialEnv) -> Vec<(String, String)> {
+        vec![
+            ("HOME".into(), env.harness_home.display().to_string()),
+            (
+                "CODEX_HOME".into(),
+                CodexHarness::codex_home(env).display().to_string(),
+            ),
+            (API_KEY_VAR.into(), DUMMY_KEY.into()),
+        ]
     }
 
-    fn version(&self) -> String {
-        self.shared.installed.version.clone()
-    }
-
-    async fn start(&self, env: TrialEnv) -> Result<Box<dyn Session>, HarnessError> {
-        let codex_home = Self::codex_home(&env);
-        std::fs::create_dir_all(&codex_home).map_err(|e| crash("create", &codex_home, e))?;
+    async fn start(
+        shared: Arc<Native>,
+        spec: SandboxSpec,
+        env: TrialEnv,
+    ) -> Result<Box<dyn Session>, HarnessError> {
+        let codex_home = CodexHarness::codex_home(&env);
+        std::fs::create_dir_all(&codex_home).map_err(|e| Self::crash("create", &codex_home, e))?;
         let config = codex_home.join("config.toml");
-        let toml = text::config_toml(&env, &self.shared.relay, env.shim_socket.as_deref());
-        std::fs::write(&config, toml).map_err(|e| crash("write", &config, e))?;
+        let toml = text::config_toml(&env, &shared.relay, env.shim_socket.as_deref());
+        std::fs::write(&config, toml).map_err(|e| Self::crash("write", &config, e))?;
         Ok(Box::new(CodexSession {
-            spec: self.sandbox_spec(&env),
-            shared: Arc::clone(&self.shared),
+            spec,
+            shared,
             env,
             threads: BTreeMap::new(),
             rollout_seen: BTreeMap::new(),
@@ -159,21 +94,13 @@ impl Harness for CodexHarness {
 
 /// One trial of Codex.
 struct CodexSession {
-    shared: Arc<Shared>,
+    shared: Arc<Native>,
     env: TrialEnv,
     spec: SandboxSpec,
     /// The Codex thread of each community that has had a delivery.
     threads: BTreeMap<CommunityId, String>,
     /// Bytes of each rollout file already copied into the trace.
     rollout_seen: BTreeMap<PathBuf, usize>,
-}
-
-/// How one Codex run ended.
-struct RunOutput {
-    stdout: String,
-    stderr: String,
-    /// Exit status, or `None` if the run timed out and was killed.
-    status: Option<std::process::ExitStatus>,
 }
 
 impl CodexSession {
@@ -219,82 +146,30 @@ impl CodexSession {
         args
     }
 
-    /// Runs Codex once inside the sandbox with `input` on stdin, killing it at the turn
-    /// timeout.
-    async fn run(&self, args: &[OsString], input: String) -> Result<RunOutput, HarnessError> {
-        let mut cmd = self
-            .shared
-            .sandbox
-            .command(&self.spec, &self.shared.installed.entry, args)
-            .map_err(|e| HarnessError::Crash(format!("codex sandbox: {e}")))?;
-        // `codex exec` reads stdin to its end: it gets the input, then end of file.
-        cmd.stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .process_group(0);
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| HarnessError::Crash(format!("cannot start codex in the sandbox: {e}")))?;
-        if let Some(mut stdin) = child.stdin.take() {
-            tokio::spawn(async move {
-                // A failed write shows up as Codex failing the turn, with its stderr.
-                let _ = stdin.write_all(input.as_bytes()).await;
-                let _ = stdin.shutdown().await;
-            });
-        }
-        let stdout = child.stdout.take().map(|mut out| {
-            tokio::spawn(async move {
-                let mut buf = Vec::new();
-                let _ = out.read_to_end(&mut buf).await;
-                buf
-            })
-        });
-        let stderr = child.stderr.take().map(|mut err| {
-            tokio::spawn(async move {
-                let mut buf = Vec::new();
-                let _ = err.read_to_end(&mut buf).await;
-                buf
-            })
-        });
-        let status = match tokio::time::timeout(self.shared.turn_timeout, child.wait()).await {
-            Ok(Ok(status)) => Some(status),
-            Ok(Err(e)) => return Err(HarnessError::Crash(format!("waiting for codex: {e}"))),
-            Err(_) => {
-                kill_group(&mut child).await;
-                None
-            }
-        };
-        let collect = |task: Option<tokio::task::JoinHandle<Vec<u8>>>| async move {
-            let Some(task) = task else {
-                return String::new();
-            };
-            // Grandchildren that escaped the kill could hold the pipe open: bound it.
-            match tokio::time::timeout(Duration::from_secs(5), task).await {
-                Ok(Ok(buf)) => String::from_utf8_lossy(&buf).into_owned(),
-                _ => String::new(),
-            }
-        };
-        Ok(RunOutput {
-            stdout: collect(stdout).await,
-            stderr: collect(stderr).await,
-            status,
-        })
+    /// Runs Codex once inside the sandbox with `input` on stdin (`codex exec` reads it
+    /// to its end), killing it at the turn timeout.
+    async fn run(
+        &self,
+        args: &[OsString],
+        input: String,
+    ) -> Result<process::Finished, HarnessError> {
+        let sh = &self.shared;
+        process::run(
+            sh.sandbox.as_ref(),
+            &self.spec,
+            "codex",
+            &sh.installed.entry,
+            args,
+            Some(input),
+            sh.turn_timeout,
+        )
+        .await
+        .map_err(HarnessError::Crash)
     }
 
     /// Records native evidence of one run in the hidden trace.
     fn record(&self, delivery: &Delivery, source: &str, text: &str) {
-        if text.trim().is_empty() {
-            return;
-        }
-        // A trace write failure must not pass for a harness failure; the runner's own
-        // trace writes will surface it.
-        let _ = self.env.trace.record(TraceEvent::HarnessOutput {
-            turn: delivery.turn,
-            community: delivery.community.clone(),
-            source: source.to_owned(),
-            text: text::cap(text),
-        });
+        native::record(&self.env.trace, delivery, source, text, text::cap);
     }
 
     /// Copies what Codex appended to its rollout files since the last delivery.
@@ -342,20 +217,6 @@ fn collect_jsonl(dir: &Path, out: &mut Vec<PathBuf>, depth: u8) {
             _ => {}
         }
     }
-}
-
-/// Kills the process group of a timed-out run (bubblewrap's PID namespace then takes
-/// every process inside with it) and reaps the child.
-async fn kill_group(child: &mut tokio::process::Child) {
-    if let Some(pid) = child.id() {
-        let _ = tokio::process::Command::new("kill")
-            .args(["-KILL", "--", &format!("-{pid}")])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .await;
-    }
-    let _ = child.kill().await;
 }
 
 #[async_trait]

@@ -32,19 +32,16 @@
 //! Hermes runs with `--yolo` (no approval prompts for its terminal): that is safe only
 //! because the whole process runs inside bubblewrap.
 
-mod process;
-pub mod spec;
 pub mod text;
 
-use super::install::Installed;
-use super::{Delivery, Harness, HarnessError, Session, TrialEnv, TurnOutput};
-use crate::sandbox::{Sandbox, SandboxSpec};
+use super::native::{self, process, Adapter, Native, NativeHarness, DUMMY_KEY};
+use super::{Delivery, HarnessError, Session, TrialEnv, TurnOutput};
+use crate::sandbox::SandboxSpec;
 use async_trait::async_trait;
-use cosec_proxy::trace::TraceEvent;
 use cosec_scenarios::CommunityId;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -55,89 +52,66 @@ const STDERR_TAIL: usize = 2000;
 const EXPORT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Runs Hermes Agent as a CoSec harness.
-pub struct HermesHarness {
-    shared: Arc<Shared>,
-}
+pub type HermesHarness = NativeHarness<Hermes>;
 
-/// What the harness and its sessions share.
-struct Shared {
-    installed: Installed,
-    sandbox: Arc<dyn Sandbox>,
-    relay: PathBuf,
-    turn_timeout: Duration,
-}
+/// What sets Hermes Agent apart (see [`HermesHarness`]).
+pub struct Hermes;
 
 impl HermesHarness {
-    /// A Hermes harness running `installed` through `sandbox`, with the MCP relay binary
-    /// `relay` (`cosec-shim`) and a per-delivery timeout.
-    pub fn new(
-        installed: Installed,
-        sandbox: Arc<dyn Sandbox>,
-        relay: PathBuf,
-        turn_timeout: Duration,
-    ) -> Self {
-        HermesHarness {
-            shared: Arc::new(Shared {
-                installed,
-                sandbox,
-                relay,
-                turn_timeout,
-            }),
-        }
+    /// `HERMES_HOME` of a trial: Hermes's config, `state.db`, `memories/` and logs.
+    pub fn hermes_home(env: &TrialEnv) -> PathBuf {
+        env.harness_home.join(".hermes")
     }
-
-    /// What the Hermes process of a trial may see (see [`spec::sandbox_spec`]).
-    pub fn sandbox_spec(&self, env: &TrialEnv) -> SandboxSpec {
-        spec::sandbox_spec(
-            &self.shared.installed,
-            &self.shared.relay,
-            &env.agent_root,
-            &env.harness_home,
-            env.shim_socket.as_deref(),
-        )
-    }
-}
-
-fn crash(what: &str, path: &Path, e: std::io::Error) -> HarnessError {
-    HarnessError::Crash(format!("hermes: cannot {what} {}: {e}", path.display()))
 }
 
 #[async_trait]
-impl Harness for HermesHarness {
-    fn name(&self) -> &'static str {
-        "hermes"
+impl Adapter for Hermes {
+    const NAME: &'static str = "hermes";
+
+    /// `HOME` is the harness home, with `HERMES_HOME` inside it, and no terminal colours
+    /// (the install is the venv and the real prefix of its Python).
+    fn vars(env: &TrialEnv) -> Vec<(String, String)> {
+        vec![
+            ("HOME".into(), env.harness_home.display().to_string()),
+            (
+                "HERMES_HOME".into(),
+                HermesHarness::hermes_home(env).display().to_string(),
+            ),
+            ("OPENAI_API_KEY".into(), DUMMY_KEY.into()),
+            ("TERM".into(), "dumb".into()),
+            ("NO_COLOR".into(), "1".into()),
+        ]
     }
 
-    fn version(&self) -> String {
-        self.shared.installed.version.clone()
-    }
-
-    async fn start(&self, env: TrialEnv) -> Result<Box<dyn Session>, HarnessError> {
+    async fn start(
+        shared: Arc<Native>,
+        spec: SandboxSpec,
+        env: TrialEnv,
+    ) -> Result<Box<dyn Session>, HarnessError> {
         let Some(socket) = env.shim_socket.clone() else {
             return Err(HarnessError::Crash(
                 "hermes: no shim socket; a native harness reaches the community tools only through it".into(),
             ));
         };
-        let home = spec::hermes_home(&env.harness_home);
+        let home = HermesHarness::hermes_home(&env);
         let memories = home.join("memories");
-        std::fs::create_dir_all(&memories).map_err(|e| crash("create", &memories, e))?;
+        std::fs::create_dir_all(&memories).map_err(|e| Self::crash("create", &memories, e))?;
         let memory = text::memory_md(&env.agent);
         if let Some(seeded) = &memory {
             let path = memories.join("MEMORY.md");
-            std::fs::write(&path, seeded).map_err(|e| crash("write", &path, e))?;
+            std::fs::write(&path, seeded).map_err(|e| Self::crash("write", &path, e))?;
         }
         let config = text::config_yaml(
             &env.model_base_url,
             &env.model_name,
-            &self.shared.relay,
+            &shared.relay,
             Some((&socket, &env.trial_id)),
             memory.as_deref().map_or(0, str::len),
         );
         let path = home.join("config.yaml");
-        std::fs::write(&path, config).map_err(|e| crash("write", &path, e))?;
-        let spec = self.sandbox_spec(&env);
+        std::fs::write(&path, config).map_err(|e| Self::crash("write", &path, e))?;
         Ok(Box::new(HermesSession {
-            shared: Arc::clone(&self.shared),
+            shared,
             env,
             spec,
             home,
@@ -148,7 +122,7 @@ impl Harness for HermesHarness {
 }
 
 /// A community's native Hermes session.
-struct Native {
+struct CommunitySession {
     /// Hermes's session id.
     id: String,
     /// How many of its messages are already in the trace.
@@ -156,11 +130,11 @@ struct Native {
 }
 
 struct HermesSession {
-    shared: Arc<Shared>,
+    shared: Arc<Native>,
     env: TrialEnv,
     spec: SandboxSpec,
     home: PathBuf,
-    sessions: BTreeMap<CommunityId, Native>,
+    sessions: BTreeMap<CommunityId, CommunitySession>,
     /// `MEMORY.md` as last recorded.
     memory: String,
 }
@@ -169,26 +143,25 @@ impl HermesSession {
     fn record(&self, d: &Delivery, source: &str, text: &str) -> Result<(), HarnessError> {
         self.env
             .trace
-            .record(TraceEvent::HarnessOutput {
-                turn: d.turn,
-                community: d.community.clone(),
-                source: source.to_owned(),
-                text: text::capped(text),
-            })
+            .record(native::evidence(d, source, text::capped(text)))
             .map_err(|e| HarnessError::Crash(format!("hermes: cannot write the trace: {e}")))
     }
 
+    /// Runs `hermes args` in the sandbox with stdin closed (Hermes reads it otherwise).
     async fn hermes(
         &self,
         args: Vec<OsString>,
         deadline: Duration,
-    ) -> Result<process::Finished, process::Failure> {
+    ) -> Result<process::Finished, String> {
         let sh = &self.shared;
+        let entry = &sh.installed.entry;
         process::run(
             sh.sandbox.as_ref(),
             &self.spec,
-            &sh.installed.entry,
+            "hermes",
+            entry,
             &args,
+            None,
             deadline,
         )
         .await
@@ -199,13 +172,14 @@ impl HermesSession {
         let args = ["sessions", "export", "--session-id", id, "-"]
             .map(OsString::from)
             .to_vec();
-        match self.hermes(args, EXPORT_TIMEOUT).await {
-            Ok(done) if done.code == Some(0) => Ok(text::exported_messages(&done.stdout)),
-            Ok(done) => Err(text::tail(&done.stderr, STDERR_TAIL)),
-            Err(process::Failure::Spawn(e)) => Err(e),
-            Err(process::Failure::Timeout { stderr }) => {
-                Err(format!("timed out: {}", text::tail(&stderr, STDERR_TAIL)))
-            }
+        let done = self.hermes(args, EXPORT_TIMEOUT).await?;
+        match done.status {
+            Some(status) if status.success() => Ok(text::exported_messages(&done.stdout)),
+            Some(_) => Err(text::tail(&done.stderr, STDERR_TAIL)),
+            None => Err(format!(
+                "timed out: {}",
+                text::tail(&done.stderr, STDERR_TAIL)
+            )),
         }
     }
 
@@ -235,33 +209,33 @@ impl Session for HermesSession {
         );
         let mut args: Vec<OsString> = ["chat", "-Q", "--yolo", "-q"].map(OsString::from).to_vec();
         args.push(message.into());
-        if let Some(native) = previous {
-            args.extend([OsString::from("--resume"), OsString::from(&native.id)]);
+        if let Some(known) = previous {
+            args.extend([OsString::from("--resume"), OsString::from(&known.id)]);
         }
         let timeout = self.shared.turn_timeout;
-        let done = match self.hermes(args, timeout).await {
-            Ok(done) => done,
-            Err(process::Failure::Spawn(e)) => {
-                return Err(HarnessError::Crash(format!("hermes: {e}")))
-            }
-            Err(process::Failure::Timeout { stderr }) => {
-                let tail = text::tail(&stderr, STDERR_TAIL);
-                self.record(d, "stderr_tail", &tail)?;
-                return Err(HarnessError::Crash(format!(
-                    "hermes: turn {} in {} ran past {}s and was killed; stderr tail:\n{tail}",
-                    d.turn,
-                    d.community,
-                    timeout.as_secs()
-                )));
-            }
+        let done = self
+            .hermes(args, timeout)
+            .await
+            .map_err(HarnessError::Crash)?;
+        let Some(status) = done.status else {
+            let tail = text::tail(&done.stderr, STDERR_TAIL);
+            self.record(d, "stderr_tail", &tail)?;
+            return Err(HarnessError::Crash(format!(
+                "hermes: turn {} in {} ran past {}s and was killed; stderr tail:\n{tail}",
+                d.turn,
+                d.community,
+                timeout.as_secs()
+            )));
         };
         self.record(d, "stdout", &done.stdout)?;
-        if done.code != Some(0) {
+        if !status.success() {
             let tail = text::tail(&done.stderr, STDERR_TAIL);
             self.record(d, "stderr_tail", &tail)?;
             return Err(HarnessError::Crash(format!(
                 "hermes exited with {:?} on turn {} in {}; stderr tail:\n{tail}",
-                done.code, d.turn, d.community
+                status.code(),
+                d.turn,
+                d.community
             )));
         }
         let Some(id) = text::session_id(&done.stderr).or_else(|| text::session_id(&done.stdout))
@@ -275,7 +249,7 @@ impl Session for HermesSession {
         };
         // A compressed session continues under a new id, starting with a summary.
         let seen = match self.sessions.get(&d.community) {
-            Some(native) if native.id == id => native.seen,
+            Some(known) if known.id == id => known.seen,
             _ => 0,
         };
         let mut out = TurnOutput {
@@ -298,7 +272,7 @@ impl Session for HermesSession {
         }
         self.record_memory(d)?;
         self.sessions
-            .insert(d.community.clone(), Native { id, seen: total });
+            .insert(d.community.clone(), CommunitySession { id, seen: total });
         Ok(out)
     }
 
@@ -306,6 +280,3 @@ impl Session for HermesSession {
         Ok(())
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -37,7 +37,7 @@ pub fn config_yaml(
         "model:\n  provider: custom\n  default: {model}\n  base_url: {url}\n  api_key: {key}\n  context_length: 128000\n",
         model = quoted(model_name),
         url = quoted(model_base_url),
-        key = quoted(super::spec::DUMMY_KEY),
+        key = quoted(crate::harness::native::DUMMY_KEY),
     );
     if let Some((socket, trial)) = shim {
         out.push_str(&format!(

@@ -8,10 +8,9 @@
 
 // Used once the CLI wires `cosec harness install|list`.
 
-use super::{InstallError, Installed};
+use super::{io_err, tail, InstallError, Installed};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The pinned Codex CLI version (see HARNESSES.md; re-check the quirks when bumping).
 pub const VERSION: &str = "0.171.0";
@@ -36,7 +35,7 @@ fn platform() -> Option<(&'static str, &'static str)> {
 
 /// The install folder of the pinned version.
 pub fn install_dir(cache: &Path) -> PathBuf {
-    cache.join(format!("{NAME}-{VERSION}"))
+    super::versioned_dir(cache, NAME, VERSION)
 }
 
 /// The folder of the native binary's vendor tree inside an install folder.
@@ -50,19 +49,14 @@ fn vendor_dir(root: &Path) -> Option<PathBuf> {
     )
 }
 
-/// The version recorded in the launcher package's `package.json`, if readable.
-fn package_version(root: &Path) -> Option<String> {
-    let text =
-        std::fs::read_to_string(root.join("node_modules/@openai/codex/package.json")).ok()?;
-    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-    value.get("version")?.as_str().map(str::to_owned)
-}
-
 /// What an install folder provides, if it holds the pinned version and its binary.
 fn describe(root: &Path) -> Option<Installed> {
     let vendor = vendor_dir(root)?;
     let entry = vendor.join("bin").join("codex");
-    if !entry.is_file() || package_version(root).as_deref() != Some(VERSION) {
+    if !entry.is_file()
+        || super::npm_package_version(&root.join("node_modules/@openai/codex")).as_deref()
+            != Some(VERSION)
+    {
         return None;
     }
     // Codex looks for ripgrep on the PATH; the package ships one in `codex-path`.
@@ -89,48 +83,12 @@ pub fn detect(cache: &Path) -> Option<Installed> {
     describe(&install_dir(cache))
 }
 
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + '_ {
-    move |source| InstallError::Io {
-        path: path.to_owned(),
-        source,
-    }
-}
-
-/// The last lines of a tool's output, for error messages.
-fn tail(text: &str, lines: usize) -> String {
-    let all: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    all[all.len().saturating_sub(lines)..].join("\n")
-}
-
-/// Removes temporary folders left by installs that were killed (their process is gone).
-fn sweep_stale(cache: &Path) {
-    let prefix = format!(".{NAME}-{VERSION}.tmp-");
-    let Ok(entries) = std::fs::read_dir(cache) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(rest) = name.strip_prefix(&prefix) else {
-            continue;
-        };
-        let pid = rest.split('-').next().unwrap_or_default();
-        let alive = !pid.is_empty() && Path::new("/proc").join(pid).exists();
-        if !alive {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
-}
-
 /// Installs the pinned Codex into `<cache>/codex-<VERSION>/` (or returns the install
 /// already there). npm installs into a temporary folder that is renamed into place
 /// only once the binary answers `--version`, so a killed install leaves no half-done
 /// folder behind.
 pub fn install(cache: &Path, progress: &dyn Fn(&str)) -> Result<Installed, InstallError> {
-    if let Some(found) = detect(cache) {
-        progress(&format!(
-            "codex {VERSION} already installed in {}",
-            found.root.display()
-        ));
+    if let Some(found) = super::already_installed(detect(cache), progress) {
         return Ok(found);
     }
     if platform().is_none() {
@@ -156,14 +114,8 @@ pub fn install(cache: &Path, progress: &dyn Fn(&str)) -> Result<Installed, Insta
         });
     }
     std::fs::create_dir_all(cache).map_err(io_err(cache))?;
-    sweep_stale(cache);
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let tmp = cache.join(format!(
-        ".{NAME}-{VERSION}.tmp-{}-{nanos}",
-        std::process::id()
-    ));
+    super::sweep_stale(cache, NAME, VERSION);
+    let tmp = super::staging_dir(cache, NAME, VERSION);
     let result = install_into(&tmp, progress).and_then(|()| {
         let installed = describe(&tmp).ok_or_else(|| InstallError::Broken {
             harness: NAME,
@@ -176,20 +128,13 @@ pub fn install(cache: &Path, progress: &dyn Fn(&str)) -> Result<Installed, Insta
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e);
     }
-    let target = install_dir(cache);
-    if let Err(e) = std::fs::rename(&tmp, &target) {
-        let _ = std::fs::remove_dir_all(&tmp);
-        // Another install may have finished first; its result is as good as ours.
-        return detect(cache).ok_or(InstallError::Io {
-            path: target,
-            source: e,
-        });
-    }
-    let installed = detect(cache).ok_or_else(|| InstallError::Broken {
-        harness: NAME,
-        path: install_dir(cache),
-        problem: "the install vanished after it was moved into place".to_owned(),
-    })?;
+    let installed = super::move_into_place(
+        &tmp,
+        &install_dir(cache),
+        || detect(cache),
+        NAME,
+        "the install vanished after it was moved into place",
+    )?;
     progress(&format!(
         "codex {VERSION} installed in {}",
         installed.root.display()
@@ -301,21 +246,5 @@ mod tests {
             assert_eq!(found.readonly, vec![root.clone()]);
             assert!(found.entry.starts_with(&root));
         }
-    }
-
-    #[test]
-    fn stale_temporary_folders_are_swept_but_live_ones_kept() {
-        let cache = tempfile::tempdir().unwrap();
-        let dead = cache
-            .path()
-            .join(format!(".codex-{VERSION}.tmp-999999999-1"));
-        let live = cache
-            .path()
-            .join(format!(".codex-{VERSION}.tmp-{}-2", std::process::id()));
-        std::fs::create_dir_all(&dead).unwrap();
-        std::fs::create_dir_all(&live).unwrap();
-        sweep_stale(cache.path());
-        assert!(!dead.exists());
-        assert!(live.exists());
     }
 }

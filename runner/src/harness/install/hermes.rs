@@ -7,10 +7,9 @@
 //! user's home (a prefix such as `/root` or `/` is refused).
 //! Layout of an install: `<cache>/hermes-<VERSION>/venv/{bin/hermes, pyvenv.cfg, ...}`.
 
-use super::{InstallError, Installed};
+use super::{io_err, tail, InstallError, Installed};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The pinned Hermes Agent version (see HARNESSES.md; re-check the quirks when bumping).
 pub const VERSION: &str = "0.19.0";
@@ -25,7 +24,7 @@ const NAME: &str = "hermes";
 
 /// The install folder of the pinned version.
 pub fn install_dir(cache: &Path) -> PathBuf {
-    cache.join(format!("{NAME}-{VERSION}"))
+    super::versioned_dir(cache, NAME, VERSION)
 }
 
 /// `key = value` from a venv's `pyvenv.cfg`.
@@ -107,37 +106,6 @@ fn describe(root: &Path) -> Option<Installed> {
 /// Finds the pinned Hermes Agent in the cache without running anything.
 pub fn detect(cache: &Path) -> Option<Installed> {
     describe(&install_dir(cache))
-}
-
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + '_ {
-    move |source| InstallError::Io {
-        path: path.to_owned(),
-        source,
-    }
-}
-
-/// The last lines of a tool's output, for error messages.
-fn tail(text: &str, lines: usize) -> String {
-    let all: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    all[all.len().saturating_sub(lines)..].join("\n")
-}
-
-/// Removes temporary folders left by installs that were killed (their process is gone).
-fn sweep_stale(cache: &Path) {
-    let prefix = format!(".{NAME}-{VERSION}.tmp-");
-    let Ok(entries) = std::fs::read_dir(cache) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(rest) = name.strip_prefix(&prefix) else {
-            continue;
-        };
-        let pid = rest.split('-').next().unwrap_or_default();
-        if pid.is_empty() || !Path::new("/proc").join(pid).exists() {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
 }
 
 /// The real interpreter behind `python3` on the PATH (pyenv's shim is a shell script).
@@ -280,48 +248,31 @@ fn build(
 /// place only once it holds the pinned version, so a killed install leaves nothing
 /// half-done behind.
 pub fn install(cache: &Path, progress: &dyn Fn(&str)) -> Result<Installed, InstallError> {
-    if let Some(found) = detect(cache) {
-        progress(&format!(
-            "hermes {VERSION} already installed in {}",
-            found.root.display()
-        ));
+    if let Some(found) = super::already_installed(detect(cache), progress) {
         return Ok(found);
     }
     let python = real_python()?;
     std::fs::create_dir_all(cache).map_err(io_err(cache))?;
-    sweep_stale(cache);
+    super::sweep_stale(cache, NAME, VERSION);
     let final_root = install_dir(cache);
     if final_root.exists() {
         // Renamed into place earlier but no longer usable (e.g. its Python was removed).
         progress(&format!("removing the unusable {}", final_root.display()));
         std::fs::remove_dir_all(&final_root).map_err(io_err(&final_root))?;
     }
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let tmp = cache.join(format!(
-        ".{NAME}-{VERSION}.tmp-{}-{nanos}",
-        std::process::id()
-    ));
+    let tmp = super::staging_dir(cache, NAME, VERSION);
     std::fs::create_dir_all(&tmp).map_err(io_err(&tmp))?;
     if let Err(e) = build(&python, &tmp, &final_root, progress) {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e);
     }
-    if let Err(e) = std::fs::rename(&tmp, &final_root) {
-        let _ = std::fs::remove_dir_all(&tmp);
-        // Another install may have won the race.
-        return detect(cache).ok_or_else(|| InstallError::Io {
-            path: final_root.clone(),
-            source: e,
-        });
-    }
-    let found = detect(cache).ok_or_else(|| InstallError::Broken {
-        harness: NAME,
-        path: final_root.clone(),
-        problem: "the installed venv is not detected".to_owned(),
-    })?;
+    let found = super::move_into_place(
+        &tmp,
+        &final_root,
+        || detect(cache),
+        NAME,
+        "the installed venv is not detected",
+    )?;
     progress(&format!(
         "hermes {VERSION} installed in {}",
         found.root.display()

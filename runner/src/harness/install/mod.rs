@@ -6,6 +6,7 @@ pub mod hermes;
 pub mod openclaw;
 
 use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Environment variable naming the harness cache folder.
 pub const ENV_HARNESS_DIR: &str = "COSEC_HARNESS_DIR";
@@ -82,4 +83,121 @@ pub enum InstallError {
         /// What is wrong.
         problem: String,
     },
+}
+
+/// The install folder of `name` at `version` inside the cache.
+fn versioned_dir(cache: &Path, name: &str, version: &str) -> PathBuf {
+    cache.join(format!("{name}-{version}"))
+}
+
+/// The pinned install already in the cache, if any, said through `progress`.
+fn already_installed(found: Option<Installed>, progress: &dyn Fn(&str)) -> Option<Installed> {
+    let found = found?;
+    progress(&format!(
+        "{} {} already installed in {}",
+        found.name,
+        found.version,
+        found.root.display()
+    ));
+    Some(found)
+}
+
+/// A filesystem error at `path`.
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + '_ {
+    move |source| InstallError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// The last non-blank lines of a tool's output, for error messages.
+fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// The version recorded in the `package.json` of the npm package folder `dir`.
+fn npm_package_version(dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join("package.json")).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    value.get("version")?.as_str().map(str::to_owned)
+}
+
+/// A fresh temporary folder name for an install of `name` at `version`; it carries the
+/// installing process's id so that [`sweep_stale`] can tell a killed install's leftovers.
+fn staging_dir(cache: &Path, name: &str, version: &str) -> PathBuf {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    cache.join(format!(
+        ".{name}-{version}.tmp-{}-{nanos}",
+        std::process::id()
+    ))
+}
+
+/// Removes temporary folders left by installs that were killed (their process is gone).
+fn sweep_stale(cache: &Path, name: &str, version: &str) {
+    let prefix = format!(".{name}-{version}.tmp-");
+    let Ok(entries) = std::fs::read_dir(cache) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file_name.strip_prefix(&prefix) else {
+            continue;
+        };
+        let pid = rest.split('-').next().unwrap_or_default();
+        let alive = !pid.is_empty() && Path::new("/proc").join(pid).exists();
+        if !alive {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Renames the finished staging folder `tmp` to `root` and finds the install there with
+/// `detect`; `missing` says what is wrong if it is not found afterwards.
+fn move_into_place(
+    tmp: &Path,
+    root: &Path,
+    detect: impl Fn() -> Option<Installed>,
+    harness: &'static str,
+    missing: &str,
+) -> Result<Installed, InstallError> {
+    if let Err(e) = std::fs::rename(tmp, root) {
+        let _ = std::fs::remove_dir_all(tmp);
+        // Another install may have finished first; its result is as good as ours.
+        return detect().ok_or(InstallError::Io {
+            path: root.to_owned(),
+            source: e,
+        });
+    }
+    detect().ok_or_else(|| InstallError::Broken {
+        harness,
+        path: root.to_owned(),
+        problem: missing.to_owned(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn stale_temporary_folders_are_swept_but_live_ones_kept() {
+        let cache = tempfile::tempdir().unwrap();
+        let dead = cache.path().join(".codex-1.0.tmp-999999999-1");
+        let live = staging_dir(cache.path(), "codex", "1.0");
+        let other = cache.path().join(".hermes-1.0.tmp-999999999-1");
+        for dir in [&dead, &live, &other] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        sweep_stale(cache.path(), "codex", "1.0");
+        assert!(!dead.exists());
+        assert!(live.exists());
+        assert!(
+            other.exists(),
+            "another harness's folder is not ours to sweep"
+        );
+    }
 }

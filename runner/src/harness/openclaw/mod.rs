@@ -26,19 +26,17 @@
 
 mod text;
 
-use super::install::Installed;
-use super::{Delivery, Harness, HarnessError, Session, TrialEnv, TurnOutput};
-use crate::sandbox::{Sandbox, SandboxSpec};
+use super::native::{self, process, Adapter, Native, NativeHarness, DUMMY_KEY};
+use super::{Delivery, HarnessError, Session, TrialEnv, TurnOutput};
+use crate::sandbox::SandboxSpec;
 use async_trait::async_trait;
 use cosec_proxy::trace::{TraceEvent, TraceLine};
 use cosec_scenarios::CommunityId;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::AsyncReadExt;
 
 /// Bytes of stderr kept for a failure report.
 const STDERR_TAIL: usize = 4096;
@@ -47,36 +45,12 @@ const STDERR_TAIL: usize = 4096;
 const EXPORT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// OpenClaw, as installed by `cosec harness install openclaw`.
-pub struct OpenClawHarness {
-    shared: Arc<Shared>,
-}
+pub type OpenClawHarness = NativeHarness<OpenClaw>;
 
-struct Shared {
-    installed: Installed,
-    sandbox: Arc<dyn Sandbox>,
-    relay: PathBuf,
-    turn_timeout: Duration,
-}
+/// What sets OpenClaw apart (see [`OpenClawHarness`]).
+pub struct OpenClaw;
 
 impl OpenClawHarness {
-    /// An adapter for `installed`, confined by `sandbox`, registering `relay`
-    /// (`cosec-shim`) as its MCP server, killing a delivery after `turn_timeout`.
-    pub fn new(
-        installed: Installed,
-        sandbox: Arc<dyn Sandbox>,
-        relay: PathBuf,
-        turn_timeout: Duration,
-    ) -> Self {
-        OpenClawHarness {
-            shared: Arc::new(Shared {
-                installed,
-                sandbox,
-                relay,
-                turn_timeout,
-            }),
-        }
-    }
-
     /// The trial's `OPENCLAW_STATE_DIR`.
     pub fn state_dir(env: &TrialEnv) -> PathBuf {
         env.harness_home.join("state")
@@ -97,77 +71,55 @@ impl OpenClawHarness {
     fn home_dir(env: &TrialEnv) -> PathBuf {
         env.harness_home.join("home")
     }
-
-    /// What the OpenClaw process may see: the agent half and its own home read-write;
-    /// the install (with its Node runtime), the relay binary and the shim socket
-    /// read-only; only the variables it needs.
-    pub fn sandbox_spec(&self, env: &TrialEnv) -> SandboxSpec {
-        let installed = &self.shared.installed;
-        let mut readonly = installed.readonly.clone();
-        readonly.push(self.shared.relay.clone());
-        if let Some(socket) = &env.shim_socket {
-            // The socket alone, not its folder: nothing beside it is exposed.
-            readonly.push(socket.clone());
-        }
-        let path = |p: PathBuf| p.display().to_string();
-        let mut vars: Vec<(String, String)> = vec![
-            ("HOME".into(), path(Self::home_dir(env))),
-            ("OPENCLAW_STATE_DIR".into(), path(Self::state_dir(env))),
-            ("OPENCLAW_CONFIG_PATH".into(), path(Self::config_path(env))),
-            ("OPENCLAW_NO_AUTO_UPDATE".into(), "1".into()),
-            // Speeds up every turn after the first by about 3 s.
-            ("NODE_COMPILE_CACHE".into(), path(Self::compile_cache(env))),
-            (text::API_KEY_VAR.into(), text::DUMMY_KEY.into()),
-            ("LANG".into(), "C.UTF-8".into()),
-            ("TMPDIR".into(), "/tmp".into()),
-            ("USER".into(), "agent".into()),
-        ];
-        for (key, value) in &installed.env {
-            vars.retain(|(k, _)| k != key);
-            vars.push((key.clone(), value.clone()));
-        }
-        if !vars.iter().any(|(k, _)| k == "PATH") {
-            vars.push(("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()));
-        }
-        SandboxSpec {
-            writable: vec![env.agent_root.clone(), env.harness_home.clone()],
-            readonly,
-            env: vars,
-            workdir: env.agent_root.clone(),
-        }
-    }
-}
-
-fn crash(what: &str, path: &Path, e: std::io::Error) -> HarnessError {
-    HarnessError::Crash(format!("openclaw: cannot {what} {}: {e}", path.display()))
 }
 
 #[async_trait]
-impl Harness for OpenClawHarness {
-    fn name(&self) -> &'static str {
-        "openclaw"
+impl Adapter for OpenClaw {
+    const NAME: &'static str = "openclaw";
+
+    /// Its own `HOME`, state folder and compile cache inside the harness home.
+    fn vars(env: &TrialEnv) -> Vec<(String, String)> {
+        let path = |p: PathBuf| p.display().to_string();
+        vec![
+            ("HOME".into(), path(OpenClawHarness::home_dir(env))),
+            (
+                "OPENCLAW_STATE_DIR".into(),
+                path(OpenClawHarness::state_dir(env)),
+            ),
+            (
+                "OPENCLAW_CONFIG_PATH".into(),
+                path(OpenClawHarness::config_path(env)),
+            ),
+            ("OPENCLAW_NO_AUTO_UPDATE".into(), "1".into()),
+            // Speeds up every turn after the first by about 3 s.
+            (
+                "NODE_COMPILE_CACHE".into(),
+                path(OpenClawHarness::compile_cache(env)),
+            ),
+            (text::API_KEY_VAR.into(), DUMMY_KEY.into()),
+        ]
     }
 
-    fn version(&self) -> String {
-        self.shared.installed.version.clone()
-    }
-
-    async fn start(&self, env: TrialEnv) -> Result<Box<dyn Session>, HarnessError> {
+    async fn start(
+        shared: Arc<Native>,
+        spec: SandboxSpec,
+        env: TrialEnv,
+    ) -> Result<Box<dyn Session>, HarnessError> {
         for dir in [
-            Self::state_dir(&env),
-            Self::home_dir(&env),
+            OpenClawHarness::state_dir(&env),
+            OpenClawHarness::home_dir(&env),
             env.harness_home.join("turns"),
         ] {
-            std::fs::create_dir_all(&dir).map_err(|e| crash("create", &dir, e))?;
+            std::fs::create_dir_all(&dir).map_err(|e| Self::crash("create", &dir, e))?;
         }
-        let config = text::config_json(&env, &self.shared.relay, env.shim_socket.as_deref());
+        let config = text::config_json(&env, &shared.relay, env.shim_socket.as_deref());
         let body = serde_json::to_string_pretty(&config)
             .map_err(|e| HarnessError::Crash(format!("openclaw: config: {e}")))?;
-        let path = Self::config_path(&env);
-        std::fs::write(&path, body).map_err(|e| crash("write", &path, e))?;
+        let path = OpenClawHarness::config_path(&env);
+        std::fs::write(&path, body).map_err(|e| Self::crash("write", &path, e))?;
         Ok(Box::new(OpenClawSession {
-            spec: self.sandbox_spec(&env),
-            shared: Arc::clone(&self.shared),
+            spec,
+            shared,
             env,
             sessions: BTreeMap::new(),
             deliveries: 0,
@@ -177,7 +129,7 @@ impl Harness for OpenClawHarness {
 
 /// One trial of OpenClaw.
 struct OpenClawSession {
-    shared: Arc<Shared>,
+    shared: Arc<Native>,
     env: TrialEnv,
     spec: SandboxSpec,
     /// Communities whose OpenClaw session exists, with the transcript row already
@@ -185,14 +137,6 @@ struct OpenClawSession {
     sessions: BTreeMap<CommunityId, i64>,
     /// Deliveries so far (numbers the message files).
     deliveries: u32,
-}
-
-/// How one sandboxed run ended.
-struct RunOutput {
-    stdout: String,
-    stderr: String,
-    /// Exit status, or `None` if the run timed out and was killed.
-    status: Option<std::process::ExitStatus>,
 }
 
 impl OpenClawSession {
@@ -203,76 +147,18 @@ impl OpenClawSession {
         program: &Path,
         args: &[OsString],
         timeout: Duration,
-    ) -> Result<RunOutput, HarnessError> {
-        let mut cmd = self
-            .shared
-            .sandbox
-            .command(&self.spec, program, args)
-            .map_err(|e| HarnessError::Crash(format!("openclaw sandbox: {e}")))?;
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .process_group(0);
-        let mut child = cmd.spawn().map_err(|e| {
-            HarnessError::Crash(format!("cannot start openclaw in the sandbox: {e}"))
-        })?;
-        let drain = |pipe: Option<Box<dyn tokio::io::AsyncRead + Send + Unpin>>| {
-            tokio::spawn(async move {
-                let mut buf = Vec::new();
-                if let Some(mut pipe) = pipe {
-                    let _ = pipe.read_to_end(&mut buf).await;
-                }
-                buf
-            })
-        };
-        let stdout = drain(
-            child
-                .stdout
-                .take()
-                .map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
-        );
-        let stderr = drain(
-            child
-                .stderr
-                .take()
-                .map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
-        );
-        let status = match tokio::time::timeout(timeout, child.wait()).await {
-            Ok(Ok(status)) => Some(status),
-            Ok(Err(e)) => return Err(HarnessError::Crash(format!("waiting for openclaw: {e}"))),
-            Err(_) => {
-                kill_group(&mut child).await;
-                None
-            }
-        };
-        // A process that escaped the kill could hold a pipe open: bound the wait.
-        let collect = |task: tokio::task::JoinHandle<Vec<u8>>| async move {
-            match tokio::time::timeout(Duration::from_secs(5), task).await {
-                Ok(Ok(buf)) => String::from_utf8_lossy(&buf).into_owned(),
-                _ => String::new(),
-            }
-        };
-        Ok(RunOutput {
-            stdout: collect(stdout).await,
-            stderr: collect(stderr).await,
-            status,
-        })
+    ) -> Result<process::Finished, HarnessError> {
+        let sandbox = self.shared.sandbox.as_ref();
+        process::run(
+            sandbox, &self.spec, "openclaw", program, args, None, timeout,
+        )
+        .await
+        .map_err(HarnessError::Crash)
     }
 
     /// Records native evidence in the hidden trace.
     fn record(&self, delivery: &Delivery, source: &str, text: &str) {
-        if text.trim().is_empty() {
-            return;
-        }
-        // A failing trace write is not a harness failure; the runner's own trace writes
-        // surface it.
-        let _ = self.env.trace.record(TraceEvent::HarnessOutput {
-            turn: delivery.turn,
-            community: delivery.community.clone(),
-            source: source.to_owned(),
-            text: text::cap(text),
-        });
+        native::record(&self.env.trace, delivery, source, text, text::cap);
     }
 
     /// Copies the session's transcript events that are new since the last delivery
@@ -323,20 +209,6 @@ impl OpenClawSession {
     }
 }
 
-/// Kills the process group of a timed-out run (bubblewrap's PID namespace then takes
-/// every process inside with it) and reaps the child.
-async fn kill_group(child: &mut tokio::process::Child) {
-    if let Some(pid) = child.id() {
-        let _ = tokio::process::Command::new("kill")
-            .args(["-KILL", "--", &format!("-{pid}")])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .await;
-    }
-    let _ = child.kill().await;
-}
-
 #[async_trait]
 impl Session for OpenClawSession {
     async fn deliver(&mut self, delivery: &Delivery) -> Result<TurnOutput, HarnessError> {
@@ -350,7 +222,7 @@ impl Session for OpenClawSession {
             .harness_home
             .join("turns")
             .join(format!("{:03}-{session_id}.txt", self.deliveries));
-        std::fs::write(&message, &input).map_err(|e| crash("write", &message, e))?;
+        std::fs::write(&message, &input).map_err(|e| OpenClaw::crash("write", &message, e))?;
         let args: Vec<OsString> = vec![
             "agent".into(),
             "--local".into(),
@@ -407,7 +279,7 @@ impl Session for OpenClawSession {
         // the session store and message files stay for inspection.
         let cache = OpenClawHarness::compile_cache(&self.env);
         if cache.exists() {
-            std::fs::remove_dir_all(&cache).map_err(|e| crash("remove", &cache, e))?;
+            std::fs::remove_dir_all(&cache).map_err(|e| OpenClaw::crash("remove", &cache, e))?;
         }
         Ok(())
     }

@@ -19,9 +19,6 @@ pub const MCP_SERVER: &str = "cosec";
 /// is written to disk; the proxy holds the real upstream key.
 pub const API_KEY_VAR: &str = "COSEC_MODEL_API_KEY";
 
-/// The dummy key the harness sends to the proxy.
-pub const DUMMY_KEY: &str = "sk-cosec-local";
-
 /// Largest native text recorded in one `HarnessOutput` trace line.
 pub const TRACE_CAP: usize = 64 * 1024;
 

@@ -1,0 +1,165 @@
+//! What the native adapters (Codex, OpenClaw, Hermes) share: the harness built from an
+//! install, a sandbox, the relay and a turn timeout; the sandbox spec of a trial; and
+//! native evidence in the hidden trace. Each adapter says only what differs: its name,
+//! its variables in the sandbox and how it starts a trial.
+
+pub mod process;
+
+use super::install::Installed;
+use super::{Delivery, Harness, HarnessError, Session, TrialEnv};
+use crate::sandbox::{Sandbox, SandboxSpec};
+use async_trait::async_trait;
+use cosec_proxy::trace::{TraceEvent, TraceWriter};
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The dummy API key a sandboxed harness sends to the proxy (the proxy holds the real
+/// upstream key, if any; the harness never sees it).
+pub const DUMMY_KEY: &str = "sk-cosec-local";
+
+/// An installed native harness and what every one of its trials runs through.
+pub struct Native {
+    /// The pinned install.
+    pub installed: Installed,
+    /// The sandbox every harness process runs in.
+    pub sandbox: Arc<dyn Sandbox>,
+    /// The MCP relay binary (`cosec-shim`).
+    pub relay: PathBuf,
+    /// How long one delivery may take before the run is killed.
+    pub turn_timeout: Duration,
+}
+
+impl Native {
+    /// What a harness process of one trial may see: the agent half and the harness home
+    /// writable; the install, the relay binary and the shim socket read-only (the socket
+    /// file itself, not its folder, so nothing beside it shows); only `vars` (the
+    /// harness's own), a neutral locale, temp folder and user, and the install's own
+    /// variables (its PATH, else a plain one); the agent half as working directory.
+    pub fn sandbox_spec(&self, env: &TrialEnv, mut vars: Vec<(String, String)>) -> SandboxSpec {
+        let mut readonly = self.installed.readonly.clone();
+        readonly.push(self.relay.clone());
+        if let Some(socket) = &env.shim_socket {
+            readonly.push(socket.clone());
+        }
+        vars.extend(
+            [("LANG", "C.UTF-8"), ("TMPDIR", "/tmp"), ("USER", "agent")]
+                .map(|(k, v)| (k.to_owned(), v.to_owned())),
+        );
+        for (key, value) in &self.installed.env {
+            vars.retain(|(k, _)| k != key);
+            vars.push((key.clone(), value.clone()));
+        }
+        if !vars.iter().any(|(k, _)| k == "PATH") {
+            vars.push(("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()));
+        }
+        SandboxSpec {
+            writable: vec![env.agent_root.clone(), env.harness_home.clone()],
+            readonly,
+            env: vars,
+            workdir: env.agent_root.clone(),
+        }
+    }
+}
+
+/// What sets one native harness apart from the others.
+#[async_trait]
+pub trait Adapter: Send + Sync + 'static {
+    /// Short name used in run folders, results and error messages.
+    const NAME: &'static str;
+
+    /// The harness's own variables in the sandbox of a trial (its home and state
+    /// folders, the dummy key).
+    fn vars(env: &TrialEnv) -> Vec<(String, String)>;
+
+    /// Lays out the harness's native state for a trial and opens the trial's session.
+    async fn start(
+        shared: Arc<Native>,
+        spec: SandboxSpec,
+        env: TrialEnv,
+    ) -> Result<Box<dyn Session>, HarnessError>;
+
+    /// A file operation of the adapter that failed, as a crash.
+    fn crash(what: &str, path: &Path, e: std::io::Error) -> HarnessError {
+        HarnessError::Crash(format!(
+            "{}: cannot {what} {}: {e}",
+            Self::NAME,
+            path.display()
+        ))
+    }
+}
+
+/// A native harness driven through the adapter `A`.
+pub struct NativeHarness<A> {
+    shared: Arc<Native>,
+    adapter: PhantomData<A>,
+}
+
+impl<A: Adapter> NativeHarness<A> {
+    /// A harness running `installed` through `sandbox`, registering `relay` (`cosec-shim`)
+    /// as its MCP server and killing a delivery after `turn_timeout`.
+    pub fn new(
+        installed: Installed,
+        sandbox: Arc<dyn Sandbox>,
+        relay: PathBuf,
+        turn_timeout: Duration,
+    ) -> Self {
+        let shared = Native {
+            installed,
+            sandbox,
+            relay,
+            turn_timeout,
+        };
+        NativeHarness {
+            shared: Arc::new(shared),
+            adapter: PhantomData,
+        }
+    }
+
+    /// What the harness process of a trial may see (see [`Native::sandbox_spec`]).
+    pub fn sandbox_spec(&self, env: &TrialEnv) -> SandboxSpec {
+        self.shared.sandbox_spec(env, A::vars(env))
+    }
+}
+
+#[async_trait]
+impl<A: Adapter> Harness for NativeHarness<A> {
+    fn name(&self) -> &'static str {
+        A::NAME
+    }
+
+    fn version(&self) -> String {
+        self.shared.installed.version.clone()
+    }
+
+    async fn start(&self, env: TrialEnv) -> Result<Box<dyn Session>, HarnessError> {
+        A::start(Arc::clone(&self.shared), self.sandbox_spec(&env), env).await
+    }
+}
+
+/// Native evidence of one delivery as a hidden-trace event (`text` already capped).
+pub fn evidence(delivery: &Delivery, source: &str, text: String) -> TraceEvent {
+    TraceEvent::HarnessOutput {
+        turn: delivery.turn,
+        community: delivery.community.clone(),
+        source: source.to_owned(),
+        text,
+    }
+}
+
+/// Records non-blank native evidence, capped by `cap`, in the hidden trace.
+pub fn record(
+    trace: &TraceWriter,
+    delivery: &Delivery,
+    source: &str,
+    text: &str,
+    cap: fn(&str) -> String,
+) {
+    if text.trim().is_empty() {
+        return;
+    }
+    // A failing trace write is not a harness failure; the runner's own trace writes
+    // surface it.
+    let _ = trace.record(evidence(delivery, source, cap(text)));
+}
