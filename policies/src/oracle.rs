@@ -154,12 +154,20 @@ impl Oracle {
                     .map(|p| (p.id().clone(), display_id(&policies, p.id())))
                     .collect();
                 let slices = slice::by_action(&policies, &schema);
+                // Within a slice every request has the slice's action, so a scope that
+                // surely holds for it need not be evaluated again per request.
+                let hierarchy = schema.action_entities().ok();
                 let combined = CombinedSets {
-                    full: Combined::build(&policies),
+                    full: Combined::build(&policies, |_| false),
                     by_action: slices
                         .iter()
                         .filter_map(|(action, set)| {
-                            Combined::build(set).map(|c| (action.clone(), c))
+                            let holds = |p: &cedar_policy::Policy| {
+                                hierarchy.as_ref().is_some_and(|h| {
+                                    slice::surely_matches(&p.action_constraint(), action, h)
+                                })
+                            };
+                            Combined::build(set, holds).map(|c| (action.clone(), c))
                         })
                         .collect(),
                 };

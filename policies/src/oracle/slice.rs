@@ -51,6 +51,27 @@ fn may_match(constraint: &ActionConstraint, action: &EntityUid, hierarchy: &Enti
     }
 }
 
+/// Whether `action` surely satisfies the scope constraint, so that a request for it
+/// can skip evaluating the scope: unlike [`may_match`], an action whose ancestors the
+/// hierarchy does not list only matches itself or an `Any` scope.
+pub(super) fn surely_matches(
+    constraint: &ActionConstraint,
+    action: &EntityUid,
+    hierarchy: &Entities,
+) -> bool {
+    let within = |group: &EntityUid| {
+        group == action
+            || hierarchy
+                .ancestors(action)
+                .is_some_and(|mut ancestors| ancestors.any(|a| a == group))
+    };
+    match constraint {
+        ActionConstraint::Any => true,
+        ActionConstraint::Eq(only) => only == action,
+        ActionConstraint::In(groups) => groups.iter().any(within),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,6 +108,34 @@ mod tests {
         assert_eq!(ids(send), ["policy0", "policy1", "policy3"]);
         let receive = &slices[&receive_uid().unwrap()];
         assert_eq!(ids(receive), ["policy0", "policy2", "policy3"]);
+    }
+
+    #[test]
+    fn a_scope_surely_matches_only_through_a_known_hierarchy() {
+        let schema = parse_schema("schema", SCHEMA_SOURCE).unwrap();
+        let hierarchy = schema.action_entities().unwrap();
+        let send = action_uid(Action::Send).unwrap();
+        let receive = receive_uid().unwrap();
+        let egress: EntityUid = r#"Action::"egress""#.parse().unwrap();
+        let in_egress = ActionConstraint::In(vec![egress.clone()]);
+        assert!(surely_matches(&in_egress, &send, &hierarchy));
+        assert!(!surely_matches(&in_egress, &receive, &hierarchy));
+        assert!(surely_matches(
+            &ActionConstraint::Eq(receive.clone()),
+            &receive,
+            &hierarchy
+        ));
+        assert!(!surely_matches(
+            &ActionConstraint::Eq(send.clone()),
+            &receive,
+            &hierarchy
+        ));
+        assert!(surely_matches(&ActionConstraint::Any, &receive, &hierarchy));
+        // An action the hierarchy does not know may belong to any group as far as
+        // slicing can tell, but surely matches only itself.
+        let unknown: EntityUid = r#"Action::"not-in-schema""#.parse().unwrap();
+        assert!(may_match(&in_egress, &unknown, &hierarchy));
+        assert!(!surely_matches(&in_egress, &unknown, &hierarchy));
     }
 
     #[test]

@@ -70,6 +70,18 @@ fn unsliced(oracle: &Oracle) -> Oracle {
     plain
 }
 
+/// The same oracle asking every request of its full policy set as one combined
+/// expression (the path of a set that cannot be sliced).
+fn combined_unsliced(oracle: &Oracle) -> Oracle {
+    let mut whole = oracle.clone();
+    whole.slices = Arc::new(HashMap::new());
+    whole.combined = Arc::new(CombinedSets {
+        full: Combined::build(&oracle.policies, |_| false),
+        by_action: HashMap::new(),
+    });
+    whole
+}
+
 #[test]
 fn slices_prepared_state_and_plain_evaluation_agree_on_every_suite_flow() {
     let suite = cosec_scenarios::suite::load_embedded(false)
@@ -85,6 +97,8 @@ fn slices_prepared_state_and_plain_evaluation_agree_on_every_suite_flow() {
             "{name}: a slice is not combined"
         );
         let plain = unsliced(&oracle);
+        let whole = combined_unsliced(&oracle);
+        assert!(whole.combined.full.is_some(), "{name}: full set not combined");
         for s in &suite {
             let state = CommunityState::at(&s.platform, turn_time(s.verifier.scored_turn)).unwrap();
             let prepared = oracle
@@ -99,6 +113,7 @@ fn slices_prepared_state_and_plain_evaluation_agree_on_every_suite_flow() {
                 let q = Question::of_flow(s, &state, f);
                 let reference = plain.authorize(&q);
                 assert_eq!(oracle.authorize(&q), reference, "{name} {}", s.id);
+                assert_eq!(whole.authorize(&q), reference, "{name} {} whole", s.id);
                 assert_eq!(
                     oracle.authorize_prepared(&q, &prepared),
                     reference,
