@@ -98,7 +98,10 @@ fn slices_prepared_state_and_plain_evaluation_agree_on_every_suite_flow() {
         );
         let plain = unsliced(&oracle);
         let whole = combined_unsliced(&oracle);
-        assert!(whole.combined.full.is_some(), "{name}: full set not combined");
+        assert!(
+            whole.combined.full.is_some(),
+            "{name}: full set not combined"
+        );
         for s in &suite {
             let state = CommunityState::at(&s.platform, turn_time(s.verifier.scored_turn)).unwrap();
             let prepared = oracle

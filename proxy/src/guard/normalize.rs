@@ -53,8 +53,16 @@ pub(crate) fn is_token_char(c: char) -> bool {
     c.is_alphanumeric() || c == '%'
 }
 
+/// Whether an ASCII byte belongs to a token (as [`is_token_char`]).
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'%'
+}
+
 /// The word view of `text`.
 pub(crate) fn word_view(text: &str, prev: Option<char>, at_end: bool) -> WordView {
+    if text.is_ascii() {
+        return ascii_word_view(text, prev, at_end);
+    }
     let mut out = String::with_capacity(text.len() + 2);
     let mut src = Vec::with_capacity(text.len() + 2);
     let glued = prev.is_some_and(is_token_char);
@@ -82,8 +90,42 @@ pub(crate) fn word_view(text: &str, prev: Option<char>, at_end: bool) -> WordVie
     WordView { text: out, src }
 }
 
+/// [`word_view`] of an ASCII text, byte by byte: most model output is ASCII, and
+/// decoding characters and asking Unicode tables was most of a scan's time.
+fn ascii_word_view(text: &str, prev: Option<char>, at_end: bool) -> WordView {
+    let mut out = Vec::with_capacity(text.len() + 2);
+    let mut src = Vec::with_capacity(text.len() + 2);
+    let mut last_space = prev.is_none_or(|c| !is_token_char(c));
+    if last_space {
+        out.push(b' ');
+        src.push((0, 0));
+    }
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        if is_token_byte(b) {
+            out.push(b.to_ascii_lowercase());
+            src.push((i, i + 1));
+            last_space = false;
+        } else if !last_space {
+            out.push(b' ');
+            src.push((i, i + 1));
+            last_space = true;
+        }
+    }
+    if at_end && !last_space {
+        out.push(b' ');
+        src.push((text.len(), text.len()));
+    }
+    WordView {
+        text: ascii_string(out),
+        src,
+    }
+}
+
 /// The compact view of `text`.
 pub(crate) fn compact_view(text: &str, prev: Option<char>, at_end: bool) -> CompactView {
+    if text.is_ascii() {
+        return ascii_compact_view(text, prev, at_end);
+    }
     let mut out = String::with_capacity(text.len());
     let mut src = Vec::with_capacity(text.len());
     let mut gap = Vec::with_capacity(text.len());
@@ -105,6 +147,35 @@ pub(crate) fn compact_view(text: &str, prev: Option<char>, at_end: bool) -> Comp
         gap,
         gap_after_last: dropped || at_end,
     }
+}
+
+/// [`compact_view`] of an ASCII text, byte by byte (see [`ascii_word_view`]).
+fn ascii_compact_view(text: &str, prev: Option<char>, at_end: bool) -> CompactView {
+    let mut out = Vec::with_capacity(text.len());
+    let mut src = Vec::with_capacity(text.len());
+    let mut gap = Vec::with_capacity(text.len());
+    let mut dropped = prev.is_none_or(|c| !is_token_char(c));
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        if is_token_byte(b) {
+            out.push(b.to_ascii_lowercase());
+            src.push((i, i + 1));
+            gap.push(dropped);
+            dropped = false;
+        } else {
+            dropped = true;
+        }
+    }
+    CompactView {
+        text: ascii_string(out),
+        src,
+        gap,
+        gap_after_last: dropped || at_end,
+    }
+}
+
+/// Lower-cased ASCII bytes as a string (they are always valid UTF-8).
+fn ascii_string(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 impl CompactView {
@@ -167,6 +238,43 @@ mod tests {
     fn open_right_edge_has_no_pad() {
         assert_eq!(word_view("ab cd", None, false).text, " ab cd");
         assert_eq!(word_view("ab cd", Some('x'), true).text, "ab cd ");
+    }
+
+    #[test]
+    fn the_ascii_fast_path_matches_the_general_one() {
+        let texts = [
+            "Tonic-Clonic  seizure! 07700-900412, 8.1% of 1500.",
+            "  leading and trailing  ",
+            "",
+            "%%",
+            "x",
+        ];
+        let prevs = [None, Some('a'), Some(' '), Some('é')];
+        for text in texts {
+            // The same text with one non-ASCII character appended takes the general path;
+            // its views must start exactly as the ASCII path's.
+            let general = format!("{text}\u{e9}");
+            for prev in prevs {
+                for at_end in [false, true] {
+                    let fast = word_view(text, prev, at_end);
+                    let slow = word_view(&general, prev, at_end);
+                    let open = word_view(text, prev, false);
+                    assert!(slow.text.starts_with(&open.text), "{text:?} {prev:?}");
+                    assert_eq!(&slow.src[..open.src.len()], &open.src[..]);
+                    assert_eq!(fast.text.trim_end(), open.text.trim_end());
+
+                    let fast = compact_view(text, prev, at_end);
+                    let slow = compact_view(&general, prev, at_end);
+                    assert_eq!(
+                        slow.text,
+                        format!("{}\u{e9}", fast.text),
+                        "{text:?} {prev:?}"
+                    );
+                    assert_eq!(&slow.src[..fast.src.len()], &fast.src[..]);
+                    assert_eq!(&slow.gap[..fast.gap.len()], &fast.gap[..]);
+                }
+            }
+        }
     }
 
     #[test]
