@@ -316,8 +316,12 @@ impl Oracle {
         let receive = receive_uid().map_err(|e| e.to_string())?;
         let for_action = self.policies_for(&action);
         let for_receive = self.policies_for(&receive);
-        let first = self.ask(for_action, requester, action, object, context, entities)?;
+        let first = self.ask(
+            for_action, requester, action, object, context, entities, None,
+        )?;
         let mut answers = vec![("requester", q.requester, first)];
+        // The recipients' requests differ only in their principal.
+        let mut group = None;
         for (user, principal) in recipients {
             let outcome = self.ask(
                 for_receive,
@@ -326,6 +330,7 @@ impl Oracle {
                 object,
                 context,
                 entities,
+                Some(&mut group),
             )?;
             answers.push(("recipient", user, outcome));
         }
@@ -397,6 +402,9 @@ impl Oracle {
         }
     }
 
+    /// One Cedar request; `group` holds the shared conditions of the requests that
+    /// differ from this one only in their principal, asked by the first of them.
+    #[allow(clippy::too_many_arguments)]
     fn ask(
         &self,
         policies: Policies<'_>,
@@ -405,16 +413,21 @@ impl Oracle {
         object: &EntityUid,
         context: &Context,
         entities: &Entities,
+        group: Option<&mut SharedOnce>,
     ) -> Result<Outcome<'_>, String> {
         // No per-request schema check: the policies were validated strictly at load, the
         // entities against the schema when built, and the context is built here with the
         // schema's types; re-validating every request tripled the decision time.
         let request = Request::new(principal, action, object.clone(), context.clone(), None)
             .map_err(|e| format!("cannot build Cedar request: {e}"))?;
-        if let Some(verdict) = policies
-            .combined
-            .and_then(|combined| combined.decide(&request, entities))
-        {
+        let verdict = policies.combined.and_then(|combined| match group {
+            None => combined.decide(&request, entities),
+            Some(once) => once
+                .get_or_insert_with(|| combined.shared(&request, entities))
+                .as_ref()
+                .and_then(|shared| combined.decide_with(shared, &request, entities)),
+        });
+        if let Some(verdict) = verdict {
             let mut policies: Vec<Cow<'_, str>> =
                 verdict.reasons.iter().map(|id| self.shown(id)).collect();
             policies.sort_unstable();
@@ -448,6 +461,11 @@ impl Oracle {
         }
     }
 }
+
+/// The shared conditions of a group of requests, asked once for the group; `None`
+/// inside when they raised an error, and every request of the group goes to Cedar's
+/// authorizer.
+type SharedOnce = Option<Option<combined::Shared>>;
 
 /// The answer to one Cedar request.
 struct Outcome<'o> {

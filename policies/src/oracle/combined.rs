@@ -32,11 +32,29 @@ const POLICIES_PER_MASK: usize = 62;
 /// One policy set's conditions, ready to be asked together.
 #[derive(Debug)]
 pub(super) struct Combined {
-    /// The set's policies, in the order of their bits.
+    /// The set's policies.
     policies: Vec<(PolicyId, Effect)>,
-    /// One expression per run of [`POLICIES_PER_MASK`] policies.
-    masks: Vec<Expression>,
+    /// The conditions that never mention `principal`: they are the same for every
+    /// request that differs only in its principal, such as the `receive` requests of
+    /// one flow's recipients.
+    shared: Mask,
+    /// The conditions that do.
+    own: Mask,
 }
+
+/// Some of a set's conditions, folded into bit masks.
+#[derive(Debug)]
+struct Mask {
+    /// Indices into [`Combined::policies`], in the order of their bits.
+    members: Vec<usize>,
+    /// One expression per run of [`POLICIES_PER_MASK`] members.
+    expressions: Vec<Expression>,
+}
+
+/// The policies whose shared conditions hold for a group of requests that differ only
+/// in their principal.
+#[derive(Debug)]
+pub(super) struct Shared(Vec<usize>);
 
 /// What a set decided for one request when no condition raised an error.
 #[derive(Debug)]
@@ -45,6 +63,53 @@ pub(super) struct Verdict<'c> {
     pub(super) allowed: bool,
     /// The satisfied policies that decided: forbids on deny, permits on allow.
     pub(super) reasons: Vec<&'c PolicyId>,
+}
+
+impl Mask {
+    fn build(members: Vec<usize>, conditions: &[String]) -> Option<Mask> {
+        let expressions = members
+            .chunks(POLICIES_PER_MASK)
+            .map(|chunk| {
+                let terms: Vec<String> = chunk
+                    .iter()
+                    .enumerate()
+                    .map(|(bit, &i)| format!("(if {} then {} else 0)", conditions[i], 1i64 << bit))
+                    .collect();
+                Expression::from_str(&terms.join(" + ")).ok()
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Mask {
+            members,
+            expressions,
+        })
+    }
+
+    /// Adds the members whose condition holds to `out`; `None` when any raised an error.
+    fn satisfied(
+        &self,
+        request: &Request,
+        entities: &Entities,
+        out: &mut Vec<usize>,
+    ) -> Option<()> {
+        for (chunk, expression) in self
+            .members
+            .chunks(POLICIES_PER_MASK)
+            .zip(&self.expressions)
+        {
+            let EvalResult::Long(bits) = eval_expression(request, entities, expression).ok()?
+            else {
+                return None;
+            };
+            out.extend(
+                chunk
+                    .iter()
+                    .enumerate()
+                    .filter(|(bit, _)| bits & (1i64 << bit) != 0)
+                    .map(|(_, &i)| i),
+            );
+        }
+        Some(())
+    }
 }
 
 impl Combined {
@@ -64,43 +129,46 @@ impl Combined {
             conditions.push(condition_text(policy, scope_holds(policy))?);
             policies.push((policy.id().clone(), policy.effect()));
         }
-        let masks = conditions
-            .chunks(POLICIES_PER_MASK)
-            .map(|chunk| {
-                let terms: Vec<String> = chunk
-                    .iter()
-                    .enumerate()
-                    .map(|(bit, condition)| format!("(if {condition} then {} else 0)", 1i64 << bit))
-                    .collect();
-                let text = if terms.is_empty() {
-                    "0".to_owned()
-                } else {
-                    terms.join(" + ")
-                };
-                Expression::from_str(&text).ok()
-            })
-            .collect::<Option<Vec<_>>>()?;
-        Some(Combined { policies, masks })
+        // The principal is only ever named `principal` in printed Cedar, so a condition
+        // without that word cannot depend on it (a string holding the word only costs
+        // the saving).
+        let (own, shared): (Vec<usize>, Vec<usize>) =
+            (0..conditions.len()).partition(|&i| conditions[i].contains("principal"));
+        Some(Combined {
+            policies,
+            shared: Mask::build(shared, &conditions)?,
+            own: Mask::build(own, &conditions)?,
+        })
+    }
+
+    /// The shared conditions that hold for `request` and for every request that
+    /// differs from it only in its principal; `None` when any raised an error.
+    pub(super) fn shared(&self, request: &Request, entities: &Entities) -> Option<Shared> {
+        let mut satisfied = Vec::new();
+        self.shared.satisfied(request, entities, &mut satisfied)?;
+        Some(Shared(satisfied))
     }
 
     /// Cedar's decision for `request`, or `None` when any condition raised an error
     /// (the caller then asks Cedar's authorizer).
     pub(super) fn decide(&self, request: &Request, entities: &Entities) -> Option<Verdict<'_>> {
-        let mut satisfied = Vec::new();
-        for (chunk, mask) in self.masks.iter().enumerate() {
-            let EvalResult::Long(bits) = eval_expression(request, entities, mask).ok()? else {
-                return None;
-            };
-            let start = chunk * POLICIES_PER_MASK;
-            let end = (start + POLICIES_PER_MASK).min(self.policies.len());
-            for (bit, policy) in self.policies[start..end].iter().enumerate() {
-                if bits & (1i64 << bit) != 0 {
-                    satisfied.push(policy);
-                }
-            }
-        }
-        let forbids: Vec<&PolicyId> = satisfied
-            .iter()
+        let shared = self.shared(request, entities)?;
+        self.decide_with(&shared, request, entities)
+    }
+
+    /// Like [`Combined::decide`], with the shared conditions already asked of a request
+    /// that differs from `request` only in its principal.
+    pub(super) fn decide_with(
+        &self,
+        shared: &Shared,
+        request: &Request,
+        entities: &Entities,
+    ) -> Option<Verdict<'_>> {
+        let mut satisfied = shared.0.clone();
+        self.own.satisfied(request, entities, &mut satisfied)?;
+        satisfied.sort_unstable();
+        let holding = || satisfied.iter().filter_map(|&i| self.policies.get(i));
+        let forbids: Vec<&PolicyId> = holding()
             .filter(|(_, effect)| *effect == Effect::Forbid)
             .map(|(id, _)| id)
             .collect();
@@ -110,7 +178,7 @@ impl Combined {
                 reasons: forbids,
             });
         }
-        let permits: Vec<&PolicyId> = satisfied.iter().map(|(id, _)| id).collect();
+        let permits: Vec<&PolicyId> = holding().map(|(id, _)| id).collect();
         Some(Verdict {
             allowed: !permits.is_empty(),
             reasons: permits,
@@ -221,7 +289,22 @@ when { { "k": [1, -2, 3] }.k.contains(-2) && !(1 == 2) && (if principal is User 
                             Request::new(uid(p), uid(a), uid(r), c.clone(), None).unwrap();
                         let cedar = Authorizer::new().is_authorized(&request, &set, &entities);
                         let errored = cedar.diagnostics().errors().next().is_some();
-                        match combined.decide(&request, &entities) {
+                        // The shared conditions asked of another principal's request
+                        // answer for this one too.
+                        let at = principals.iter().position(|x| *x == p).unwrap();
+                        let other = principals[(at + 1) % principals.len()];
+                        let first =
+                            Request::new(uid(other), uid(a), uid(r), c.clone(), None).unwrap();
+                        let grouped = combined
+                            .shared(&first, &entities)
+                            .and_then(|shared| combined.decide_with(&shared, &request, &entities));
+                        let alone = combined.decide(&request, &entities);
+                        assert_eq!(
+                            grouped.as_ref().map(|v| (v.allowed, v.reasons.clone())),
+                            alone.as_ref().map(|v| (v.allowed, v.reasons.clone())),
+                            "{p} {a} {r}: grouped and alone differ"
+                        );
+                        match alone {
                             Some(verdict) => {
                                 assert!(!errored, "{p} {a} {r}: Cedar errored, combined did not");
                                 let mut ours: Vec<String> =

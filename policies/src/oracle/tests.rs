@@ -5,8 +5,9 @@ use super::*;
 use crate::evaluate::{DEFAULT_DEFENSE_FILE_NAME, DEFAULT_DEFENSE_SOURCE};
 use cosec_scenarios::ids::turn_time;
 
-/// A policy whose requester-side rule errors on most objects (overflow), next to
-/// receive-only and exact-action rules, so that errors and reasons are exercised.
+/// A policy whose requester-side rule and one recipient-side rule that never names the
+/// principal error on most objects (overflow), next to receive-only and exact-action
+/// rules, so that errors and reasons are exercised on both sides.
 const ERRORING: &str = r#"
 @id("owner-any")
 permit (principal, action, resource) when { principal == resource.owner };
@@ -18,6 +19,11 @@ permit (principal, action == Action::"receive", resource)
 when { resource.grantees.contains(principal) };
 @id("send-public")
 permit (principal, action == Action::"send", resource) when { resource.public };
+@id("receive-overflow")
+forbid (principal, action == Action::"receive", resource)
+when { resource.created_at * 9223372036854775807 > 0 };
+@id("public-receives")
+permit (principal, action == Action::"receive", resource) when { resource.public };
 "#;
 
 fn policies() -> Vec<(&'static str, Oracle)> {
