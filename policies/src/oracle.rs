@@ -125,6 +125,34 @@ struct CombinedSets {
     by_action: HashMap<EntityUid, Combined>,
 }
 
+impl CombinedSets {
+    /// Combines the full set and every slice that can be combined.
+    fn build(
+        full: &PolicySet,
+        slices: &HashMap<EntityUid, PolicySet>,
+        schema: &Schema,
+    ) -> CombinedSets {
+        // Within a slice every request has the slice's action, so a scope that surely
+        // holds for it need not be evaluated again per request.
+        let hierarchy = schema.action_entities().ok();
+        let by_action = slices
+            .iter()
+            .filter_map(|(action, set)| {
+                let holds = |p: &cedar_policy::Policy| {
+                    hierarchy
+                        .as_ref()
+                        .is_some_and(|h| slice::surely_matches(&p.action_constraint(), action, h))
+                };
+                Combined::build(set, holds).map(|c| (action.clone(), c))
+            })
+            .collect();
+        CombinedSets {
+            full: Combined::build(full, |_| false),
+            by_action,
+        }
+    }
+}
+
 /// The policies asked for one action, with their combined form when there is one.
 #[derive(Clone, Copy)]
 struct Policies<'o> {
@@ -154,23 +182,7 @@ impl Oracle {
                     .map(|p| (p.id().clone(), display_id(&policies, p.id())))
                     .collect();
                 let slices = slice::by_action(&policies, &schema);
-                // Within a slice every request has the slice's action, so a scope that
-                // surely holds for it need not be evaluated again per request.
-                let hierarchy = schema.action_entities().ok();
-                let combined = CombinedSets {
-                    full: Combined::build(&policies, |_| false),
-                    by_action: slices
-                        .iter()
-                        .filter_map(|(action, set)| {
-                            let holds = |p: &cedar_policy::Policy| {
-                                hierarchy.as_ref().is_some_and(|h| {
-                                    slice::surely_matches(&p.action_constraint(), action, h)
-                                })
-                            };
-                            Combined::build(set, holds).map(|c| (action.clone(), c))
-                        })
-                        .collect(),
-                };
+                let combined = CombinedSets::build(&policies, &slices, &schema);
                 Ok(Oracle {
                     schema,
                     policies,
@@ -316,22 +328,14 @@ impl Oracle {
         let receive = receive_uid().map_err(|e| e.to_string())?;
         let for_action = self.policies_for(&action);
         let for_receive = self.policies_for(&receive);
-        let first = self.ask(
-            for_action, requester, action, object, context, entities, None,
-        )?;
+        let request = cedar_request(requester, action, object, context)?;
+        let first = self.ask(for_action, &request, entities, None);
         let mut answers = vec![("requester", q.requester, first)];
         // The recipients' requests differ only in their principal.
         let mut group = None;
         for (user, principal) in recipients {
-            let outcome = self.ask(
-                for_receive,
-                principal,
-                receive.clone(),
-                object,
-                context,
-                entities,
-                Some(&mut group),
-            )?;
+            let request = cedar_request(principal, receive.clone(), object, context)?;
+            let outcome = self.ask(for_receive, &request, entities, Some(&mut group));
             answers.push(("recipient", user, outcome));
         }
         let errors: Vec<String> = answers
@@ -402,57 +406,46 @@ impl Oracle {
         }
     }
 
-    /// One Cedar request; `group` holds the shared conditions of the requests that
-    /// differ from this one only in their principal, asked by the first of them.
-    #[allow(clippy::too_many_arguments)]
+    /// Decides one Cedar request; `group` holds the shared conditions of the requests
+    /// that differ from this one only in their principal, asked by the first of them.
     fn ask(
         &self,
         policies: Policies<'_>,
-        principal: EntityUid,
-        action: EntityUid,
-        object: &EntityUid,
-        context: &Context,
+        request: &Request,
         entities: &Entities,
         group: Option<&mut SharedOnce>,
-    ) -> Result<Outcome<'_>, String> {
-        // No per-request schema check: the policies were validated strictly at load, the
-        // entities against the schema when built, and the context is built here with the
-        // schema's types; re-validating every request tripled the decision time.
-        let request = Request::new(principal, action, object.clone(), context.clone(), None)
-            .map_err(|e| format!("cannot build Cedar request: {e}"))?;
+    ) -> Outcome<'_> {
         let verdict = policies.combined.and_then(|combined| match group {
-            None => combined.decide(&request, entities),
+            None => combined.decide(request, entities),
             Some(once) => once
-                .get_or_insert_with(|| combined.shared(&request, entities))
+                .get_or_insert_with(|| combined.shared(request, entities))
                 .as_ref()
-                .and_then(|shared| combined.decide_with(shared, &request, entities)),
+                .and_then(|shared| combined.decide_with(shared, request, entities)),
         });
         if let Some(verdict) = verdict {
             let mut policies: Vec<Cow<'_, str>> =
                 verdict.reasons.iter().map(|id| self.shown(id)).collect();
             policies.sort_unstable();
-            return Ok(Outcome {
+            return Outcome {
                 allowed: verdict.allowed,
                 policies,
                 errors: Vec::new(),
-            });
+            };
         }
         let response = self
             .authorizer
-            .is_authorized(&request, policies.set, entities);
+            .is_authorized(request, policies.set, entities);
         let diagnostics = response.diagnostics();
         let mut policies: Vec<Cow<'_, str>> =
             diagnostics.reason().map(|id| self.shown(id)).collect();
         policies.sort_unstable();
-        Ok(Outcome {
+        Outcome {
             allowed: response.decision() == cedar_policy::Decision::Allow,
             policies,
             errors: diagnostics.errors().map(|e| e.to_string()).collect(),
-        })
+        }
     }
-}
 
-impl Oracle {
     /// A policy's readable id.
     fn shown(&self, id: &PolicyId) -> Cow<'_, str> {
         match self.display_ids.get(id) {
@@ -460,6 +453,20 @@ impl Oracle {
             None => Cow::Owned(display_id(&self.policies, id)),
         }
     }
+}
+
+/// A Cedar request of the oracle's questions.
+fn cedar_request(
+    principal: EntityUid,
+    action: EntityUid,
+    object: &EntityUid,
+    context: &Context,
+) -> Result<Request, String> {
+    // No per-request schema check: the policies were validated strictly at load, the
+    // entities against the schema when built, and the context is built here with the
+    // schema's types; re-validating every request tripled the decision time.
+    Request::new(principal, action, object.clone(), context.clone(), None)
+        .map_err(|e| format!("cannot build Cedar request: {e}"))
 }
 
 /// The shared conditions of a group of requests, asked once for the group; `None`
