@@ -11,7 +11,9 @@
 //! tells which policies are satisfied. In a per-action slice every request has the
 //! slice's action, so an action scope that surely holds for it (by the schema's action
 //! hierarchy, see `slice::surely_matches`) is left out: looking up the action's
-//! ancestors for `action in [...]` was half of what a request cost.
+//! ancestors for `action in [...]` was half of what a request cost. Conditions that
+//! never name `principal` have their own mask: the `receive` requests of one flow
+//! differ only in their principal, so that mask is asked once per flow.
 //!
 //! That gives Cedar's decision exactly when no condition raises an error: a forbid that
 //! is satisfied denies, otherwise a satisfied permit allows, otherwise the request is
