@@ -188,6 +188,9 @@ fn main() {
         "{}",
         row("cached decision (detection + cache)", cached.clone())
     );
+    let mut first_sorted = first.clone();
+    first_sorted.sort_by(f64::total_cmp);
+    let first_p99 = percentile(&first_sorted, 99.0);
     let mut all = first;
     all.extend(cached);
     println!("{}", row("all", all.clone()));
@@ -204,8 +207,13 @@ fn main() {
     println!(
         "\nCedar-only decisions traced on the first pass: {decisions}; worst per-scenario p99 {worst_cedar_p99} us."
     );
+    let verdict = |p: f64| if p <= 50.0 { "met" } else { "NOT met" };
     println!(
         "Target p99 <= 50 us over all hits: {} (p99 {p99:.1} us)",
-        if p99 <= 50.0 { "met" } else { "NOT met" }
+        verdict(p99)
+    );
+    println!(
+        "The same for first decisions alone: {} (p99 {first_p99:.1} us)",
+        verdict(first_p99)
     );
 }
