@@ -212,16 +212,46 @@ fn condition_text(policy: &Policy, action_scope_holds: bool) -> Option<String> {
             pst::Clause::Unless(e) => format!("(!({e}))"),
         });
     }
-    // Each part is parsed alone first, so a printing slip shows up here rather than as
-    // a different meaning once the parts are joined.
-    for part in &parts {
-        Expression::from_str(part).ok()?;
+    if !prints_faithfully(body) {
+        return None;
     }
     Some(if parts.is_empty() {
         "true".to_owned()
     } else {
         parts.join(" && ")
     })
+}
+
+/// Whether the policy printed from its scope constraints and clauses, as
+/// [`condition_text`] prints them, parses back to the same structure: a printing slip
+/// would otherwise change what a condition means without any error.
+fn prints_faithfully(body: &pst::Template) -> bool {
+    let scope = |var: &str, constraint: String| {
+        if constraint.is_empty() {
+            var.to_owned()
+        } else {
+            format!("{var} {constraint}")
+        }
+    };
+    let clauses: Vec<String> = body.clauses().iter().map(ToString::to_string).collect();
+    let printed = format!(
+        "permit ({}, {}, {}) {};",
+        scope("principal", body.principal.to_string()),
+        scope("action", body.action.to_string()),
+        scope("resource", body.resource.to_string()),
+        clauses.join(" ")
+    );
+    let Ok(policy) = Policy::from_str(&printed) else {
+        return false;
+    };
+    let Ok(reparsed) = policy.to_pst() else {
+        return false;
+    };
+    let again = reparsed.body();
+    again.principal == body.principal
+        && again.action == body.action
+        && again.resource == body.resource
+        && again.clauses() == body.clauses()
 }
 
 #[cfg(test)]
