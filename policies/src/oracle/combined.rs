@@ -168,7 +168,6 @@ impl Combined {
     ) -> Option<Verdict<'_>> {
         let mut satisfied = shared.0.clone();
         self.own.satisfied(request, entities, &mut satisfied)?;
-        satisfied.sort_unstable();
         let holding = || satisfied.iter().filter_map(|&i| self.policies.get(i));
         let forbids: Vec<&PolicyId> = holding()
             .filter(|(_, effect)| *effect == Effect::Forbid)
