@@ -21,6 +21,7 @@ use serde_json::{json, Value};
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
@@ -42,6 +43,8 @@ struct Seen {
 struct Fake {
     seen: Arc<Mutex<Vec<Seen>>>,
     gate: Arc<Mutex<Option<oneshot::Receiver<()>>>>,
+    /// Connections the fake accepted.
+    connections: Arc<AtomicUsize>,
 }
 
 fn chat_chunk(delta: Value, finish: Option<&str>) -> Bytes {
@@ -149,6 +152,7 @@ async fn start_fake(fake: Fake) -> SocketAddr {
     tokio::spawn(async move {
         loop {
             let (stream, _) = listener.accept().await.unwrap();
+            fake.connections.fetch_add(1, Ordering::SeqCst);
             let fake = fake.clone();
             tokio::spawn(async move {
                 let svc = hyper::service::service_fn(move |req| fake_handle(fake.clone(), req));
@@ -225,6 +229,7 @@ struct Fixture {
     dir: tempfile::TempDir,
     server: ProxyServer,
     seen: Arc<Mutex<Vec<Seen>>>,
+    connections: Arc<AtomicUsize>,
     release: Option<oneshot::Sender<()>>,
     http: reqwest::Client,
 }
@@ -235,8 +240,10 @@ impl Fixture {
         let fake = Fake {
             seen: Arc::default(),
             gate: Arc::new(Mutex::new(Some(gate))),
+            connections: Arc::default(),
         };
         let seen = Arc::clone(&fake.seen);
+        let connections = Arc::clone(&fake.connections);
         let up = start_fake(fake).await;
         let closed = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -281,6 +288,7 @@ impl Fixture {
             dir,
             server,
             seen,
+            connections,
             release: Some(release),
             http: reqwest::Client::new(),
         }
@@ -532,6 +540,31 @@ async fn an_untraced_unguarded_call_is_forwarded_byte_for_byte() {
     assert!(
         !f.dir.path().join("plain.jsonl").exists(),
         "nothing written for untraced trials"
+    );
+}
+
+#[tokio::test]
+async fn calls_one_after_another_reuse_one_upstream_connection() {
+    let f = Fixture::new().await;
+    let body = json!({"model": "client-model", "messages": [{"role": "user", "content": "hi"}]});
+    for _ in 0..4 {
+        // Relayed unparsed: the reply keeps the upstream's length rather than chunks.
+        let resp = f.post("plain", "chat/completions", body.clone()).await;
+        assert_eq!(resp.status(), 200);
+        let length = resp.headers().get("content-length").cloned();
+        let text = resp.bytes().await.unwrap();
+        assert_eq!(length.unwrap(), text.len().to_string().as_str());
+    }
+    for _ in 0..2 {
+        let resp = f.post("open", "chat/completions", body.clone()).await;
+        assert_eq!(resp.status(), 200);
+        resp.bytes().await.unwrap();
+    }
+    assert_eq!(f.seen.lock().unwrap().len(), 6);
+    assert_eq!(
+        f.connections.load(Ordering::SeqCst),
+        1,
+        "each call went upstream on the connection the previous one used"
     );
 }
 

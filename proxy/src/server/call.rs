@@ -15,6 +15,7 @@ use crate::trace::TraceEvent;
 use crate::upstream;
 use crate::wire::{self, ParsedRequest, ResponseMeta, StreamAssembler};
 use bytes::Bytes;
+use hyper::header::HeaderValue;
 use hyper::{Response, StatusCode};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -69,7 +70,7 @@ pub(super) async fn model_call(
     trial: Arc<Trial>,
     api: WireApi,
     body: Bytes,
-    client_auth: Option<String>,
+    client_auth: Option<HeaderValue>,
 ) -> Result<Response<Body>, HttpError> {
     let started = Instant::now();
     let recording = trial.trace.is_recording();
@@ -77,7 +78,7 @@ pub(super) async fn model_call(
         // Nothing to read, change or record: forward the bytes both ways untouched.
         if state.guard.is_none() && trial.guardrail.is_none() && !recording && up.model.is_empty() {
             let auth = client_auth.filter(|_| up.api_key.is_none());
-            return forward::pass_through(state, up, api, body, auth.as_deref()).await;
+            return forward::pass_through(state, up, api, body, auth.as_ref()).await;
         }
     }
     let bad = |e: wire::WireError| {

@@ -57,7 +57,7 @@ pub(super) async fn pass_through(
     up: &Upstream,
     api: WireApi,
     body: Bytes,
-    client_auth: Option<&str>,
+    client_auth: Option<&HeaderValue>,
 ) -> Result<Response<Body>, HttpError> {
     let reply = state
         .upstream
@@ -74,12 +74,12 @@ pub(super) async fn forward(
     state: &State,
     mut call: Call,
     sent: Bytes,
-    client_auth: Option<String>,
+    client_auth: Option<HeaderValue>,
 ) -> Result<Response<Body>, HttpError> {
     let api = call.record.api;
     let reply = match state
         .upstream
-        .send(&call.upstream, api, sent, client_auth.as_deref())
+        .send(&call.upstream, api, sent, client_auth.as_ref())
         .await
     {
         Ok(r) => r,

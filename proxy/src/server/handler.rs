@@ -181,11 +181,7 @@ async fn route_standalone(
     let trial = source
         .trial_for(req.headers())
         .map_err(|e| HttpError::new(StatusCode::BAD_REQUEST, "invalid_request_error", e))?;
-    let auth = req
-        .headers()
-        .get(hyper::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
+    let auth = req.headers().get(hyper::header::AUTHORIZATION).cloned();
     let body = read_body(req).await?;
     call::model_call(state, trial, api, body, auth).await
 }

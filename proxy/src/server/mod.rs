@@ -38,6 +38,9 @@ pub const DEFAULT_ADDR: SocketAddr = SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// Pending connections the kernel queues per listener.
 const LISTEN_BACKLOG: i32 = 1024;
+/// Period of each listener thread's timer tick (see [`serve_thread`]); shorter than
+/// every per-call deadline.
+const TIMER_TICK: Duration = Duration::from_secs(10);
 
 /// Who answers the model calls of trials routed to a simulated model.
 pub trait ModelBackend: Send + Sync {
@@ -292,8 +295,19 @@ fn serve_thread(
                 return;
             }
         };
+        // Every upstream call arms a deadline minutes away. When tokio's timer driver has
+        // no earlier timer it wakes itself through an eventfd for each new one, a system
+        // call and an extra event on every call of an otherwise idle thread; a standing
+        // tick keeps an earlier timer in place, so arming a deadline stays in memory.
+        let tick = tokio::spawn(async {
+            let mut every = tokio::time::interval(TIMER_TICK);
+            loop {
+                every.tick().await;
+            }
+        });
         let graceful = GracefulShutdown::new();
         accept_loop(listener, state, stop, Some(&graceful)).await;
+        tick.abort();
         if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown())
             .await
             .is_err()

@@ -34,6 +34,7 @@ use crate::server::{ModelBackend, ProxyError, ProxyOptions, ProxyServer, TrialSo
 use crate::trace::{TraceError, TraceWriter};
 use cosec_scenarios::{CommunityId, UserId};
 use dashmap::DashMap;
+use hyper::header::HeaderName;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -46,6 +47,11 @@ pub const COMMUNITY_HEADER: &str = "x-cosec-community";
 pub const SESSION_HEADER: &str = "x-cosec-session";
 /// The session header Codex sends on its own.
 pub const CODEX_SESSION_HEADER: &str = "session-id";
+
+static REQUESTER: HeaderName = HeaderName::from_static(REQUESTER_HEADER);
+static COMMUNITY: HeaderName = HeaderName::from_static(COMMUNITY_HEADER);
+static SESSION: HeaderName = HeaderName::from_static(SESSION_HEADER);
+static CODEX_SESSION: HeaderName = HeaderName::from_static(CODEX_SESSION_HEADER);
 
 /// How to run a standalone guard.
 #[derive(Debug, Clone)]
@@ -165,7 +171,9 @@ struct Sessions {
     trials: DashMap<String, Arc<Trial>>,
 }
 
-fn header<'a>(headers: &'a hyper::HeaderMap, name: &str) -> Option<&'a str> {
+/// A header's trimmed, non-empty text. Names are given as `HeaderName`s built once, so
+/// a lookup does not parse and validate the name again on every request.
+fn header<'a>(headers: &'a hyper::HeaderMap, name: &HeaderName) -> Option<&'a str> {
     headers
         .get(name)
         .and_then(|v| v.to_str().ok())
@@ -175,15 +183,12 @@ fn header<'a>(headers: &'a hyper::HeaderMap, name: &str) -> Option<&'a str> {
 
 impl TrialSource for Sessions {
     fn trial_for(&self, headers: &hyper::HeaderMap) -> Result<Arc<Trial>, String> {
-        let session =
-            header(headers, SESSION_HEADER).or_else(|| header(headers, CODEX_SESSION_HEADER));
+        let session = header(headers, &SESSION).or_else(|| header(headers, &CODEX_SESSION));
         let mapped = session.and_then(|s| self.state.file.sessions.get(s));
-        let requester = header(headers, REQUESTER_HEADER)
-            .map(UserId::from)
-            .or_else(|| mapped.map(|m| m.requester.clone()));
-        let community = header(headers, COMMUNITY_HEADER)
-            .map(CommunityId::from)
-            .or_else(|| mapped.map(|m| m.community.clone()));
+        let requester =
+            header(headers, &REQUESTER).or_else(|| mapped.map(|m| m.requester.as_str()));
+        let community =
+            header(headers, &COMMUNITY).or_else(|| mapped.map(|m| m.community.as_str()));
         let (Some(requester), Some(community)) = (requester, community) else {
             let why = match session {
                 Some(s) if mapped.is_none() => {
@@ -195,6 +200,20 @@ impl TrialSource for Sessions {
                 "refused by the guard (fail closed): {why}; send `{REQUESTER_HEADER}` and `{COMMUNITY_HEADER}` headers, or `{SESSION_HEADER}` naming a session of the state file"
             ));
         };
+        let session = session.unwrap_or("-");
+        let mut key = String::with_capacity(session.len() + requester.len() + community.len() + 2);
+        for (i, part) in [session, requester, community].into_iter().enumerate() {
+            if i > 0 {
+                key.push('|');
+            }
+            key.push_str(part);
+        }
+        // Only checked names are ever stored, so a stored trial needs no new check.
+        if let Some(t) = self.trials.get(&key) {
+            return Ok(Arc::clone(t.value()));
+        }
+        let requester = UserId::from(requester);
+        let community = CommunityId::from(community);
         if !self.state.knows_user(&requester) {
             return Err(format!(
                 "refused by the guard: unknown requester `{requester}` in `{REQUESTER_HEADER}`"
@@ -204,10 +223,6 @@ impl TrialSource for Sessions {
             return Err(format!(
                 "refused by the guard: unknown community `{community}` in `{COMMUNITY_HEADER}`"
             ));
-        }
-        let key = format!("{}|{requester}|{community}", session.unwrap_or("-"));
-        if let Some(t) = self.trials.get(&key) {
-            return Ok(Arc::clone(t.value()));
         }
         let trial = Arc::new(Trial::new(
             TrialSetup {

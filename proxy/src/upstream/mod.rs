@@ -2,24 +2,26 @@
 //! bearer key added. Every error string that leaves this module has the key scrubbed,
 //! because errors end up in traces.
 //!
-//! The client is hyper's pooled HTTP/1.1 client (rustls for `https`), with request
-//! bodies sent as the bytes the caller hands over, so a proxy that has nothing to change
-//! in a request forwards it without parsing it.
+//! Calls go over kept-alive HTTP/1.1 connections ([`pool`]; rustls for `https`), with
+//! request bodies sent as the bytes the caller hands over, so a proxy that has nothing
+//! to change in a request forwards it without parsing it.
+
+mod pool;
+mod silence;
+
+pub use pool::PooledBody;
+pub use silence::{SilenceLimit, Silent};
 
 use crate::api::WireApi;
 use crate::registry::Upstream;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper::body::Incoming;
 use hyper::header::{HeaderValue, AUTHORIZATION, CONTENT_TYPE};
-use hyper::{Method, Request, StatusCode};
-use hyper_rustls::HttpsConnector;
+use hyper::StatusCode;
 use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::{TokioExecutor, TokioTimer};
+use pool::Pool;
 use serde_json::Value;
 use std::time::Duration;
-use tower_http::timeout::TimeoutBody;
 
 /// How long to wait for a TCP/TLS connection to the upstream.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -40,12 +42,12 @@ pub enum UpstreamError {
 }
 
 /// The body of an upstream reply: fails after [`READ_TIMEOUT`] without a frame.
-pub type UpstreamBody = TimeoutBody<Incoming>;
+pub type UpstreamBody = SilenceLimit<PooledBody>;
 
 /// A pooled HTTP client for all upstream calls of a run.
 #[derive(Debug, Clone)]
 pub struct UpstreamClient {
-    http: Client<HttpsConnector<HttpConnector>, Full<Bytes>>,
+    pool: Pool,
 }
 
 /// A successful upstream reply: its content type and its (still unread) body.
@@ -82,10 +84,14 @@ impl UpstreamReply {
 
 /// The full URL of a wire format's endpoint under a base URL ending in `/v1`.
 pub fn endpoint(base_url: &str, api: WireApi) -> String {
-    let base = base_url.trim_end_matches('/');
+    format!("{}{}", base_url.trim_end_matches('/'), endpoint_path(api))
+}
+
+/// What a wire format's endpoint adds to the base URL.
+fn endpoint_path(api: WireApi) -> &'static str {
     match api {
-        WireApi::ChatCompletions => format!("{base}/chat/completions"),
-        WireApi::Responses => format!("{base}/responses"),
+        WireApi::ChatCompletions => "/chat/completions",
+        WireApi::Responses => "/responses",
     }
 }
 
@@ -133,11 +139,9 @@ impl UpstreamClient {
             .https_or_http()
             .enable_http1()
             .wrap_connector(http);
-        let http = Client::builder(TokioExecutor::new())
-            .pool_idle_timeout(POOL_IDLE_TIMEOUT)
-            .pool_timer(TokioTimer::new())
-            .build(connector);
-        Ok(UpstreamClient { http })
+        Ok(UpstreamClient {
+            pool: Pool::new(connector, POOL_IDLE_TIMEOUT),
+        })
     }
 
     /// Sends a request body (see [`request_body`]; forwarded byte for byte) upstream.
@@ -150,44 +154,49 @@ impl UpstreamClient {
         upstream: &Upstream,
         api: WireApi,
         body: Bytes,
-        passthrough_auth: Option<&str>,
+        passthrough_auth: Option<&HeaderValue>,
     ) -> Result<UpstreamReply, String> {
-        let url = endpoint(&upstream.base_url, api);
         let fail = |what: String| scrub(&format!("upstream: {what}"), upstream);
-        let mut request = Request::builder()
-            .method(Method::POST)
-            .uri(&url)
-            .header(CONTENT_TYPE, "application/json");
+        let target = self
+            .pool
+            .target(&upstream.base_url, endpoint_path(api))
+            .map_err(|(url, e)| fail(format!("cannot build a request to {url}: {e}")))?;
+        let url = target.url();
+        let mut request = target
+            .request()
+            .header(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         let auth = match &upstream.api_key {
-            Some(key) => Some(format!("Bearer {}", key.expose())),
-            None => passthrough_auth.map(str::to_owned),
+            Some(key) => Some(
+                HeaderValue::from_str(&format!("Bearer {}", key.expose()))
+                    .map_err(|_| fail("the API key is not a valid header value".to_owned()))?,
+            ),
+            None => passthrough_auth.cloned(),
         };
-        if let Some(auth) = auth {
-            let mut value = HeaderValue::from_str(&auth)
-                .map_err(|_| fail("the API key is not a valid header value".to_owned()))?;
-            value.set_sensitive(true);
-            request = request.header(AUTHORIZATION, value);
+        if let Some(mut auth) = auth {
+            auth.set_sensitive(true);
+            request = request.header(AUTHORIZATION, auth);
         }
         let request = request
             .body(Full::new(body))
             .map_err(|e| fail(format!("cannot build a request to {url}: {e}")))?;
-        let response = match tokio::time::timeout(READ_TIMEOUT, self.http.request(request)).await {
-            Ok(Ok(response)) => response,
-            Ok(Err(e)) => return Err(fail(format!("request to {url} failed: {}", chain(&e)))),
-            Err(_) => {
-                return Err(fail(format!(
-                    "no response from {url} within {} s",
-                    READ_TIMEOUT.as_secs()
-                )))
-            }
-        };
+        let response =
+            match tokio::time::timeout(READ_TIMEOUT, self.pool.send(&target, request)).await {
+                Ok(Ok(response)) => response,
+                Ok(Err(e)) => return Err(fail(format!("request to {url} failed: {}", chain(&*e)))),
+                Err(_) => {
+                    return Err(fail(format!(
+                        "no response from {url} within {} s",
+                        READ_TIMEOUT.as_secs()
+                    )))
+                }
+            };
         let status = response.status();
         let content_type = response.headers().get(CONTENT_TYPE).cloned();
-        let body = TimeoutBody::new(READ_TIMEOUT, response.into_body());
+        let body = SilenceLimit::new(READ_TIMEOUT, response.into_body());
         if status.is_success() {
             return Ok(UpstreamReply { content_type, body });
         }
-        Err(error_status(status, &url, body, upstream).await)
+        Err(error_status(status, url, body, upstream).await)
     }
 }
 
