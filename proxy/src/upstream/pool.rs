@@ -376,14 +376,19 @@ mod tests {
         Pool::new(connector, Duration::from_secs(90))
     }
 
-    async fn call(pool: &Pool, base: &str) -> Bytes {
+    /// A call's reply body, unread.
+    async fn reply(pool: &Pool, base: &str) -> PooledBody {
         let target = pool.target(base, "/chat/completions").unwrap();
         let request = target
             .request()
             .body(Full::new(Bytes::from_static(b"{}")))
             .unwrap();
-        let reply = pool.send(&target, request).await.unwrap();
-        reply.into_body().collect().await.unwrap().to_bytes()
+        pool.send(&target, request).await.unwrap().into_body()
+    }
+
+    /// A call's reply, read to its end.
+    async fn call(pool: &Pool, base: &str) -> Bytes {
+        reply(pool, base).await.collect().await.unwrap().to_bytes()
     }
 
     #[tokio::test]
@@ -401,12 +406,7 @@ mod tests {
         let (base, accepted) = upstream(false).await;
         let pool = pool();
         for _ in 0..3 {
-            let target = pool.target(&base, "/chat/completions").unwrap();
-            let request = target
-                .request()
-                .body(Full::new(Bytes::from_static(b"{}")))
-                .unwrap();
-            let mut body = pool.send(&target, request).await.unwrap().into_body();
+            let mut body = reply(&pool, &base).await;
             // As hyper's server relays it: frames until the length is reached, then drop.
             while !body.is_end_stream() {
                 body.frame().await.unwrap().unwrap();
@@ -431,13 +431,7 @@ mod tests {
     async fn a_reply_dropped_half_read_does_not_return_its_connection() {
         let (base, accepted) = upstream(false).await;
         let pool = pool();
-        let target = pool.target(&base, "/chat/completions").unwrap();
-        let request = target
-            .request()
-            .body(Full::new(Bytes::from_static(b"{}")))
-            .unwrap();
-        let reply = pool.send(&target, request).await.unwrap();
-        let body = reply.into_body();
+        let body = reply(&pool, &base).await;
         // The head arrived; the body is not read to its end before it is dropped.
         assert!(body.back.is_some());
         drop(body);
