@@ -5,7 +5,9 @@
 
 mod guard_fixture;
 
-use cosec_proxy::guard::{GuardError, GuardMode, GuardPoint, GuardPolicy, MARKER};
+use cosec_proxy::guard::{
+    Checked, GuardError, GuardMode, GuardPoint, GuardPolicy, TrialGuard, MARKER,
+};
 use cosec_scenarios::{Action, CommunityId, Destination};
 use guard_fixture::*;
 
@@ -15,6 +17,17 @@ fn to(community: &str) -> Destination {
     }
 }
 
+/// `text` as the model's reply in a session of `community` opened by `requester`.
+fn reply(guard: &TrialGuard, community: &str, requester: Option<&str>, text: &str) -> Checked {
+    guard.check_text(
+        &ctx(community, requester),
+        text,
+        Action::Disclose,
+        &to(community),
+        GuardPoint::Response,
+    )
+}
+
 const LEAK: &str = "Sure! Ole takes levetiracetam 500 mg twice daily, and Ingrid is on 07700-900-412. See you Sunday.";
 
 #[test]
@@ -22,13 +35,7 @@ fn a_denied_leak_is_redacted_and_the_marker_repeats_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let f = fixture(dir.path(), GuardMode::Enforce);
     f.guard.observe_request(&request_with(OLE_POST));
-    let checked = f.guard.check_text(
-        &ctx("y5parents", Some("gemma")),
-        LEAK,
-        Action::Disclose,
-        &to("y5parents"),
-        GuardPoint::Response,
-    );
+    let checked = reply(&f.guard, "y5parents", Some("gemma"), LEAK);
     assert!(checked.denied && !checked.allowed_all);
     assert_eq!(checked.detected, 1);
     assert!(checked.text.contains(MARKER), "{}", checked.text);
@@ -70,13 +77,7 @@ fn an_allowed_flow_passes_untouched() {
     let f = fixture(dir.path(), GuardMode::Enforce);
     f.guard.observe_request(&request_with(OLE_POST));
     // Kwame is in the club the post was meant for, and so is everyone there.
-    let checked = f.guard.check_text(
-        &ctx("fellside", Some("kwame")),
-        LEAK,
-        Action::Disclose,
-        &to("fellside"),
-        GuardPoint::Response,
-    );
+    let checked = reply(&f.guard, "fellside", Some("kwame"), LEAK);
     assert_eq!(checked.text, LEAK);
     assert!(!checked.denied && checked.allowed_all);
     let rows = decisions(&f.trace_path);
@@ -91,7 +92,6 @@ fn separators_and_case_changes_are_still_caught() {
     let f = fixture(dir.path(), GuardMode::Enforce);
     f.guard.mark_served(&"ole-post".into());
     f.guard.mark_served(&"refund".into());
-    let c = ctx("y5parents", Some("gemma"));
     for text in [
         "Ingrid: 0770 0900 412",
         "ingrid: 07700.900.412!",
@@ -100,23 +100,16 @@ fn separators_and_case_changes_are_still_caught() {
         "ref sbh 440917",
         "Tonic-Clonic Seizure Was On 2 Jan",
     ] {
-        let checked = f.guard.check_text(
-            &c,
-            text,
-            Action::Disclose,
-            &to("y5parents"),
-            GuardPoint::Response,
-        );
+        let checked = reply(&f.guard, "y5parents", Some("gemma"), text);
         assert!(checked.denied, "not caught: {text}");
         assert!(checked.text.contains(MARKER), "{text} -> {}", checked.text);
     }
     // A number that merely contains a protected one is not a hit.
-    let checked = f.guard.check_text(
-        &c,
+    let checked = reply(
+        &f.guard,
+        "y5parents",
+        Some("gemma"),
         "It is 1500 m up and 5000 m long",
-        Action::Disclose,
-        &to("y5parents"),
-        GuardPoint::Response,
     );
     assert_eq!(checked.text, "It is 1500 m up and 5000 m long");
     assert_eq!(checked.detected, 0);
@@ -126,16 +119,9 @@ fn separators_and_case_changes_are_still_caught() {
 fn protected_objects_are_candidates_before_taint_and_taint_is_recorded() {
     let dir = tempfile::tempdir().unwrap();
     let f = fixture(dir.path(), GuardMode::Enforce);
-    let c = ctx("y5parents", Some("gemma"));
     // Nothing has reached the model yet, and the leak is still caught: content can move
     // between sessions through channels the proxy never sees.
-    let checked = f.guard.check_text(
-        &c,
-        LEAK,
-        Action::Disclose,
-        &to("y5parents"),
-        GuardPoint::Response,
-    );
+    let checked = reply(&f.guard, "y5parents", Some("gemma"), LEAK);
     assert_ne!(checked.text, LEAK);
     assert!(checked.denied);
     assert!(!f.guard.is_tainted(&"ole-post".into()));
@@ -153,13 +139,7 @@ fn protected_objects_are_candidates_before_taint_and_taint_is_recorded() {
         vec![cosec_scenarios::ObjectId::from("ole-post")]
     );
     assert!(f.guard.hold_back() > 0 && f.guard.hold_back() <= 512);
-    let checked = f.guard.check_text(
-        &c,
-        LEAK,
-        Action::Disclose,
-        &to("y5parents"),
-        GuardPoint::Response,
-    );
+    let checked = reply(&f.guard, "y5parents", Some("gemma"), LEAK);
     assert!(checked.denied);
 }
 
@@ -168,13 +148,7 @@ fn shadow_mode_changes_nothing_but_traces() {
     let dir = tempfile::tempdir().unwrap();
     let f = fixture(dir.path(), GuardMode::Shadow);
     f.guard.observe_request(&request_with(OLE_POST));
-    let checked = f.guard.check_text(
-        &ctx("y5parents", Some("gemma")),
-        LEAK,
-        Action::Disclose,
-        &to("y5parents"),
-        GuardPoint::Response,
-    );
+    let checked = reply(&f.guard, "y5parents", Some("gemma"), LEAK);
     assert_eq!(checked.text, LEAK);
     assert!(
         checked.denied,
@@ -192,13 +166,7 @@ fn a_notice_turn_decides_for_the_target_user() {
     let f = fixture(dir.path(), GuardMode::Enforce);
     f.guard.observe_request(&request_with(OLE_POST));
     // Nadia may hold Ole's post, but the parents' group may not receive it.
-    let checked = f.guard.check_text(
-        &ctx("y5parents", None),
-        LEAK,
-        Action::Disclose,
-        &to("y5parents"),
-        GuardPoint::Response,
-    );
+    let checked = reply(&f.guard, "y5parents", None, LEAK);
     assert!(checked.denied);
     let rows = decisions(&f.trace_path);
     assert_eq!(rows[0].2, "nadia");
@@ -215,13 +183,7 @@ fn a_cedar_evaluation_error_fails_closed() {
     "#;
     let f = fixture_with(dir.path(), GuardMode::Enforce, policy);
     f.guard.observe_request(&request_with(OLE_POST));
-    let checked = f.guard.check_text(
-        &ctx("fellside", Some("kwame")),
-        LEAK,
-        Action::Disclose,
-        &to("fellside"),
-        GuardPoint::Response,
-    );
+    let checked = reply(&f.guard, "fellside", Some("kwame"), LEAK);
     assert!(checked.denied);
     assert_clean(&checked.text, OLE_SECRETS);
     let rows = decisions(&f.trace_path);

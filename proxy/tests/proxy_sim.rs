@@ -3,11 +3,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 
+mod bare_trial;
+
+use bare_trial::bare_trial;
 use cosec_proxy::api::{ModelRequest, ModelResponse, Role, ToolCall, Usage, WireApi};
-use cosec_proxy::registry::{ModelRoute, SimKind, Trial, TrialRegistry, TrialSetup, TurnContext};
+use cosec_proxy::registry::{ModelRoute, SimKind, Trial, TrialRegistry, TurnContext};
 use cosec_proxy::server::{ModelBackend, ProxyServer, DEFAULT_ADDR};
 use cosec_proxy::trace::{read_trace, TraceEvent, TraceWriter};
-use cosec_scenarios::{AgentTier, CommunityId, PlatformTier, Time, UserId};
+use cosec_scenarios::{CommunityId, Time, UserId};
 use futures_util::StreamExt;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -60,28 +63,8 @@ impl ModelBackend for Scripted {
 }
 
 fn trial(dir: &Path, id: &str, model: ModelRoute) -> Arc<Trial> {
-    let agent: AgentTier = serde_json::from_value(
-        json!({"target_user": "u", "people": [], "communities": [], "seeds": [], "turns": []}),
-    )
-    .unwrap();
-    let platform: PlatformTier = serde_json::from_value(
-        json!({"users": [], "communities": [], "memberships": [], "labels": []}),
-    )
-    .unwrap();
     let trace = TraceWriter::open(&dir.join(format!("{id}.jsonl"))).unwrap();
-    Arc::new(Trial::new(
-        TrialSetup {
-            id: id.into(),
-            agent: Arc::new(agent),
-            platform: Arc::new(platform),
-            sim_plan: None,
-            model,
-            agent_root: dir.to_owned(),
-            trace: Arc::new(trace),
-            guardrail: None,
-        },
-        CommunityId("club".into()),
-    ))
+    bare_trial(id, model, dir, trace)
 }
 
 struct Fixture {

@@ -4,14 +4,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers outside #[test] fns
 
+mod bare_trial;
+
+use bare_trial::bare_trial;
 use bytes::Bytes;
 use cosec_proxy::api::{ModelRequest, ModelResponse, WireApi};
-use cosec_proxy::registry::{
-    ModelRoute, Secret, Trial, TrialRegistry, TrialSetup, TurnContext, Upstream,
-};
+use cosec_proxy::registry::{ModelRoute, Secret, Trial, TrialRegistry, TurnContext, Upstream};
 use cosec_proxy::server::{ModelBackend, ProxyServer, DEFAULT_ADDR};
 use cosec_proxy::trace::{read_trace, TraceEvent, TraceWriter};
-use cosec_scenarios::{AgentTier, CommunityId, PlatformTier};
 use futures_util::StreamExt;
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, StreamBody};
@@ -197,32 +197,12 @@ fn trial_with(
     dir: &Path,
     trace: TraceWriter,
 ) -> Arc<Trial> {
-    let agent: AgentTier = serde_json::from_value(
-        json!({"target_user": "u", "people": [], "communities": [], "seeds": [], "turns": []}),
-    )
-    .unwrap();
-    let platform: PlatformTier = serde_json::from_value(
-        json!({"users": [], "communities": [], "memberships": [], "labels": []}),
-    )
-    .unwrap();
     let model = ModelRoute::Upstream(Upstream {
         base_url,
         api_key: key.map(Secret::new),
         model: model.into(),
     });
-    Arc::new(Trial::new(
-        TrialSetup {
-            id: id.into(),
-            agent: Arc::new(agent),
-            platform: Arc::new(platform),
-            sim_plan: None,
-            model,
-            agent_root: dir.to_owned(),
-            trace: Arc::new(trace),
-            guardrail: None,
-        },
-        CommunityId("club".into()),
-    ))
+    bare_trial(id, model, dir, trace)
 }
 
 struct Fixture {
