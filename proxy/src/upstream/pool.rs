@@ -3,15 +3,16 @@
 //! Each [`Pool`] belongs to one [`super::UpstreamClient`], and each proxy listener
 //! thread has its own client, so a pool is normally used from one thread and its lock
 //! is never contended. A connection goes back to the pool when its reply body has been
-//! read to the end; a body dropped early takes its connection with it (HTTP/1.1 cannot
-//! abandon a reply half read). A request that a reused connection could not send
+//! read to the end, or up to its `content-length` (hyper's server stops there); a body
+//! dropped earlier takes its connection with it (HTTP/1.1 cannot abandon a reply half
+//! read). A request that a reused connection could not send
 //! because the upstream had closed it meanwhile goes out again on another connection;
 //! one that was sent is never repeated.
 //!
 //! This replaces hyper-util's general-purpose pooled client on the forwarding path:
 //! that client also races a new connection against every checkout and hashes the
-//! origin on each call, which together cost more than the rest of a relayed call's own
-//! work (see BENCHMARKS.md).
+//! origin on each call, about a tenth of a relayed call's instructions (see
+//! BENCHMARKS.md).
 
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
@@ -222,6 +223,7 @@ impl Pool {
 
     async fn connect(&self, target: &Target) -> Result<Sender, PoolError> {
         let mut connector = self.connector.clone();
+        std::future::poll_fn(|cx| connector.poll_ready(cx)).await?;
         let io = connector.call(target.connect.clone()).await?;
         let (sender, connection) = http1::handshake(io).await?;
         tokio::spawn(async move {
