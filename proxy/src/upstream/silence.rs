@@ -66,17 +66,15 @@ where
             self.armed = false;
             return Poll::Ready(frame.map(|f| f.map_err(Into::into)));
         }
-        let deadline = Instant::now() + self.limit;
         let this = &mut *self;
+        let limit = this.limit;
         let timer = match &mut this.timer {
             Some(timer) if this.armed => timer,
             Some(timer) => {
-                timer.as_mut().reset(deadline);
+                timer.as_mut().reset(Instant::now() + limit);
                 timer
             }
-            None => this
-                .timer
-                .insert(Box::pin(tokio::time::sleep_until(deadline))),
+            None => this.timer.insert(Box::pin(tokio::time::sleep(limit))),
         };
         this.armed = true;
         match timer.as_mut().poll(cx) {
