@@ -84,7 +84,12 @@ impl UpstreamReply {
 
 /// The full URL of a wire format's endpoint under a base URL ending in `/v1`.
 pub fn endpoint(base_url: &str, api: WireApi) -> String {
-    format!("{}{}", base_url.trim_end_matches('/'), endpoint_path(api))
+    join(base_url, endpoint_path(api))
+}
+
+/// `path` under `base`, with one slash between them.
+fn join(base: &str, path: &str) -> String {
+    format!("{}{path}", base.trim_end_matches('/'))
 }
 
 /// What a wire format's endpoint adds to the base URL.

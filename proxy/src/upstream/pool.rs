@@ -56,36 +56,42 @@ pub(crate) struct Target {
 }
 
 impl Target {
-    /// Parses `base` (an absolute `http(s)` URL) joined with `endpoint`.
-    fn parse(base: &str, endpoint: &'static str) -> Result<Target, String> {
-        let url = format!("{}{endpoint}", base.trim_end_matches('/'));
-        let uri: Uri = url.parse().map_err(|e| format!("{e}"))?;
+    /// Parses `base` (an absolute `http(s)` URL) joined with `endpoint`; an error names
+    /// the joined URL and what is wrong with it.
+    fn parse(base: &str, endpoint: &'static str) -> Result<Target, (String, String)> {
+        let url = super::join(base, endpoint);
+        let fail = |e: String| (url.clone(), e);
+        let uri: Uri = url.parse().map_err(|e| fail(format!("{e}")))?;
         let (Some(scheme), Some(authority)) = (uri.scheme(), uri.authority()) else {
-            return Err("not an absolute URL".to_owned());
+            return Err(fail("not an absolute URL".to_owned()));
         };
         let default_port = match scheme.as_str() {
             "http" => 80,
             "https" => 443,
-            other => return Err(format!("unsupported scheme `{other}`")),
+            other => return Err(fail(format!("unsupported scheme `{other}`"))),
         };
         let host = match authority.port_u16() {
             Some(port) if port != default_port => format!("{}:{port}", authority.host()),
             _ => authority.host().to_owned(),
         };
+        let connect = Uri::builder()
+            .scheme(scheme.clone())
+            .authority(authority.clone())
+            .path_and_query("/")
+            .build()
+            .map_err(|e| fail(e.to_string()))?;
         let path = uri.path_and_query().map_or("/", |p| p.as_str());
+        let path = path.parse().map_err(|e| fail(format!("{e}")))?;
+        let host = HeaderValue::from_str(&host).map_err(|e| fail(e.to_string()))?;
+        let origin = Arc::from(format!("{scheme}://{authority}"));
         Ok(Target {
             base: base.to_owned(),
             endpoint,
             url,
-            origin: Arc::from(format!("{scheme}://{authority}")),
-            connect: Uri::builder()
-                .scheme(scheme.clone())
-                .authority(authority.clone())
-                .path_and_query("/")
-                .build()
-                .map_err(|e| e.to_string())?,
-            path: path.parse().map_err(|e| format!("{e}"))?,
-            host: HeaderValue::from_str(&host).map_err(|e| e.to_string())?,
+            origin,
+            connect,
+            path,
+            host,
         })
     }
 
@@ -188,10 +194,7 @@ impl Pool {
         {
             return Ok(Arc::clone(t));
         }
-        let target = Arc::new(Target::parse(base, endpoint).map_err(|e| {
-            let url = format!("{}{endpoint}", base.trim_end_matches('/'));
-            (url, e)
-        })?);
+        let target = Arc::new(Target::parse(base, endpoint)?);
         targets.push(Arc::clone(&target));
         Ok(target)
     }
@@ -456,7 +459,11 @@ mod tests {
         assert_eq!(t.host, "127.0.0.1:8080");
         let t = Target::parse("http://h:80/v1", "/responses").unwrap();
         assert_eq!(t.host, "h");
-        assert!(Target::parse("ftp://h/v1", "/responses").is_err());
+        let (url, why) = Target::parse("ftp://h/v1/", "/responses").unwrap_err();
+        assert_eq!(
+            (url.as_str(), why.as_str()),
+            ("ftp://h/v1/responses", "unsupported scheme `ftp`")
+        );
         assert!(Target::parse("/v1", "/responses").is_err());
     }
 }
