@@ -15,7 +15,7 @@ pub use silence::{SilenceLimit, Silent};
 use crate::api::WireApi;
 use crate::registry::Upstream;
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::BodyExt;
 use hyper::header::{HeaderValue, AUTHORIZATION, CONTENT_TYPE};
 use hyper::StatusCode;
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -167,9 +167,6 @@ impl UpstreamClient {
             .target(&upstream.base_url, endpoint_path(api))
             .map_err(|(url, e)| fail(format!("cannot build a request to {url}: {e}")))?;
         let url = target.url();
-        let mut request = target
-            .request()
-            .header(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         let auth = match &upstream.api_key {
             Some(key) => Some(
                 HeaderValue::from_str(&format!("Bearer {}", key.expose()))
@@ -177,13 +174,13 @@ impl UpstreamClient {
             ),
             None => passthrough_auth.cloned(),
         };
+        let mut request = target.request(body);
+        let headers = request.headers_mut();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         if let Some(mut auth) = auth {
             auth.set_sensitive(true);
-            request = request.header(AUTHORIZATION, auth);
+            headers.insert(AUTHORIZATION, auth);
         }
-        let request = request
-            .body(Full::new(body))
-            .map_err(|e| fail(format!("cannot build a request to {url}: {e}")))?;
         let response =
             match tokio::time::timeout(READ_TIMEOUT, self.pool.send(&target, request)).await {
                 Ok(Ok(response)) => response,

@@ -100,12 +100,15 @@ impl Target {
         &self.url
     }
 
-    /// A request to this endpoint: origin-form path and `Host` set.
-    pub(crate) fn request(&self) -> hyper::http::request::Builder {
-        Request::builder()
-            .method(hyper::Method::POST)
-            .uri(self.path.clone())
-            .header(HOST, self.host.clone())
+    /// A `POST` of `body` to this endpoint: origin-form path and `Host` set. Built in
+    /// place rather than through `Request::builder`, whose every step moves the whole
+    /// request.
+    pub(crate) fn request(&self, body: Bytes) -> Request<Full<Bytes>> {
+        let mut request = Request::new(Full::new(body));
+        *request.method_mut() = hyper::Method::POST;
+        *request.uri_mut() = self.path.clone();
+        request.headers_mut().insert(HOST, self.host.clone());
+        request
     }
 }
 
@@ -384,10 +387,7 @@ mod tests {
     /// A call's reply body, unread.
     async fn reply(pool: &Pool, base: &str) -> PooledBody {
         let target = pool.target(base, "/chat/completions").unwrap();
-        let request = target
-            .request()
-            .body(Full::new(Bytes::from_static(b"{}")))
-            .unwrap();
+        let request = target.request(Bytes::from_static(b"{}"));
         pool.send(&target, request).await.unwrap().into_body()
     }
 
