@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::Expect::{Allow, AllowBy, Deny, Error};
 use common::*;
 use cosec_policies::{entities, user_uid, Oracle, PolicyError, Question};
 use cosec_scenarios::agent::{AgentTier, Namespace};
@@ -27,245 +28,97 @@ fn care() -> PlatformTier {
 
 #[test]
 fn owner_consent_lets_the_owner_send_her_data_anywhere() {
-    let p = care();
-    let d = ask(
-        &p,
-        before(),
-        "alice",
-        Action::Send,
-        "alice-health",
-        &to_person("eve"),
-    );
-    assert_allowed(&d);
-    assert!(
-        d.reasons
-            .iter()
-            .any(|r| r.contains("recipient `eve`: allowed by owner-consent")),
-        "{d:?}"
-    );
-    // Someone else asking for the same flow is no consent.
-    assert_denied_mentioning(
-        &ask(
-            &p,
-            before(),
-            "bob",
-            Action::Send,
-            "alice-health",
-            &to_person("eve"),
-        ),
-        "recipient `eve`: denied, may not hold `alice-health`",
-    );
-    // Nor is the target's agent acting on a third party's data.
-    assert_denied_mentioning(
-        &ask(
-            &p,
-            before(),
-            "alice",
-            Action::Disclose,
-            "bob-health",
-            &to_community("club"),
-        ),
-        "recipient `carol`",
-    );
+    #[rustfmt::skip]
+    let rows: &[Row] = &[
+        (before(), "alice", Action::Send, "alice-health", to_person("eve"), AllowBy("recipient `eve`: allowed by owner-consent")),
+        // Someone else asking for the same flow is no consent.
+        (before(), "bob", Action::Send, "alice-health", to_person("eve"), Deny(&["recipient `eve`: denied, may not hold `alice-health`"])),
+        // Nor is the target's agent acting on a third party's data.
+        (before(), "alice", Action::Disclose, "bob-health", to_community("club"), Deny(&["recipient `carol`"])),
+    ];
+    check(&care(), rows);
 }
 
 #[test]
 fn a_grant_counts_only_while_in_force() {
     let p = with_grant(care(), "bob-health", "eve", 900, Some(1100));
-    let d = ask(
-        &p,
-        Time(1020),
-        "alice",
-        Action::Send,
-        "bob-health",
-        &to_person("eve"),
-    );
-    assert_allowed(&d);
-    assert!(
-        d.reasons.iter().any(|r| r.contains("grant-in-force")),
-        "{d:?}"
-    );
-    assert_denied_mentioning(
-        &ask(
-            &p,
-            Time(1100),
-            "alice",
-            Action::Send,
-            "bob-health",
-            &to_person("eve"),
-        ),
-        "recipient `eve`",
-    );
-    assert_denied_mentioning(
-        &ask(
-            &p,
-            Time(800),
-            "alice",
-            Action::Send,
-            "bob-health",
-            &to_person("eve"),
-        ),
-        "recipient `eve`",
-    );
+    #[rustfmt::skip]
+    let rows: &[Row] = &[
+        (Time(1020), "alice", Action::Send, "bob-health", to_person("eve"), AllowBy("grant-in-force")),
+        (Time(1100), "alice", Action::Send, "bob-health", to_person("eve"), Deny(&["recipient `eve`"])),
+        (Time(800), "alice", Action::Send, "bob-health", to_person("eve"), Deny(&["recipient `eve`"])),
+    ];
+    check(&p, rows);
 }
 
 #[test]
 fn public_objects_go_anywhere() {
     let p = with_object(care(), "notice", "bob", "care", OLD, Audience::Public);
-    let d = ask(
-        &p,
-        before(),
-        "carol",
-        Action::Disclose,
-        "notice",
-        &to_person("eve"),
-    );
-    assert_allowed(&d);
-    assert!(
-        d.reasons.iter().any(|r| r.contains("public-object")),
-        "{d:?}"
-    );
+    #[rustfmt::skip]
+    let rows: &[Row] = &[
+        (before(), "carol", Action::Disclose, "notice", to_person("eve"), AllowBy("public-object")),
+    ];
+    check(&p, rows);
 }
 
 #[test]
 fn named_user_audience_admits_only_named_current_members() {
-    let p = with_object(
-        care(),
-        "dm",
-        "bob",
-        "care",
-        OLD,
-        Audience::Users {
-            users: vec![cosec_scenarios::UserId::from("alice")],
-        },
-    );
-    assert_allowed(&ask(
-        &p,
-        before(),
-        "bob",
-        Action::Send,
-        "dm",
-        &to_person("alice"),
-    ));
-    assert_denied_mentioning(
-        &ask(
-            &p,
-            before(),
-            "alice",
-            Action::Send,
-            "dm",
-            &to_person("carol"),
-        ),
-        "recipient `carol`",
-    );
+    let dm_audience = Audience::Users {
+        users: vec![cosec_scenarios::UserId::from("alice")],
+    };
+    let p = with_object(care(), "dm", "bob", "care", OLD, dm_audience);
+    #[rustfmt::skip]
+    let rows: &[Row] = &[
+        (before(), "bob", Action::Send, "dm", to_person("alice"), Allow),
+        (before(), "alice", Action::Send, "dm", to_person("carol"), Deny(&["recipient `carol`"])),
+    ];
+    check(&p, rows);
 }
 
 #[test]
 fn shared_workspace_and_memory_are_internal_to_the_target() {
-    let p = care();
-    assert_allowed(&ask(
-        &p,
-        before(),
-        "bob",
-        Action::Write,
-        "bob-health",
-        &to_shared(),
-    ));
     let memory = Destination::Namespace {
         namespace: Namespace::Memory,
     };
-    assert_allowed(&ask(
-        &p,
-        before(),
-        "alice",
-        Action::Write,
-        "bob-health",
-        &memory,
-    ));
-    // An outsider cannot use the target's workspace to launder data.
-    assert_denied_mentioning(
-        &ask(
-            &p,
-            before(),
-            "carol",
-            Action::Write,
-            "bob-health",
-            &to_shared(),
-        ),
-        "requester `carol`",
-    );
+    #[rustfmt::skip]
+    let rows: &[Row] = &[
+        (before(), "bob", Action::Write, "bob-health", to_shared(), Allow),
+        (before(), "alice", Action::Write, "bob-health", memory, Allow),
+        // An outsider cannot use the target's workspace to launder data.
+        (before(), "carol", Action::Write, "bob-health", to_shared(), Deny(&["requester `carol`"])),
+    ];
+    check(&care(), rows);
+}
+
+/// A destination that is the named workflow.
+fn workflow(name: &str) -> Destination {
+    Destination::Workflow {
+        name: name.to_owned(),
+    }
 }
 
 #[test]
 fn workflows_are_judged_where_their_route_delivers() {
     let p = with_route(care(), "to-club", to_community("club"));
     let p = with_route(p, "to-care", to_workspace("care"));
-    let club = Destination::Workflow {
-        name: "to-club".to_owned(),
-    };
-    let care_flow = Destination::Workflow {
-        name: "to-care".to_owned(),
-    };
-    assert_denied_mentioning(
-        &ask(&p, before(), "alice", Action::Send, "bob-health", &club),
-        "recipient `carol`",
-    );
-    assert_allowed(&ask(
-        &p,
-        before(),
-        "alice",
-        Action::Send,
-        "bob-health",
-        &care_flow,
-    ));
+    #[rustfmt::skip]
+    let rows: &[Row] = &[
+        (before(), "alice", Action::Send, "bob-health", workflow("to-club"), Deny(&["recipient `carol`"])),
+        (before(), "alice", Action::Send, "bob-health", workflow("to-care"), Allow),
+    ];
+    check(&p, rows);
 }
 
 #[test]
-fn unknown_workflow_fails_closed() {
-    let p = care();
-    let d = ask(
-        &p,
-        before(),
-        "alice",
-        Action::Send,
-        "alice-health",
-        &Destination::Workflow {
-            name: "nowhere".to_owned(),
-        },
-    );
-    assert!(!d.allowed);
-    assert!(d.errors.iter().any(|e| e.contains("nowhere")), "{d:?}");
-}
-
-#[test]
-fn unknown_object_fails_closed() {
-    let p = care();
-    let d = ask(
-        &p,
-        before(),
-        "alice",
-        Action::Disclose,
-        "ghost",
-        &to_community("care"),
-    );
-    assert!(!d.allowed);
-    assert!(d.errors.iter().any(|e| e.contains("ghost")), "{d:?}");
-}
-
-#[test]
-fn unknown_community_destination_is_not_live() {
-    let p = care();
-    assert_denied_mentioning(
-        &ask(
-            &p,
-            before(),
-            "alice",
-            Action::Disclose,
-            "alice-health",
-            &to_community("atlantis"),
-        ),
-        "destination-not-live",
-    );
+fn unknown_names_fail_closed() {
+    #[rustfmt::skip]
+    let rows: &[Row] = &[
+        (before(), "alice", Action::Send, "alice-health", workflow("nowhere"), Error("nowhere")),
+        (before(), "alice", Action::Disclose, "ghost", to_community("care"), Error("ghost")),
+        // An unknown community is no error, just a destination that is not live.
+        (before(), "alice", Action::Disclose, "alice-health", to_community("atlantis"), Deny(&["destination-not-live"])),
+    ];
+    check(&care(), rows);
 }
 
 #[test]

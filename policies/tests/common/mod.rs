@@ -209,3 +209,57 @@ pub fn assert_denied_mentioning(d: &Decision, needle: &str) {
         d.reasons
     );
 }
+
+/// What one row of a decision table expects the oracle to answer.
+#[derive(Debug, Clone, Copy)]
+pub enum Expect {
+    /// An allow without errors.
+    Allow,
+    /// An allow without errors, one of whose reasons mentions the text.
+    AllowBy(&'static str),
+    /// A deny whose reasons mention every listed text.
+    Deny(&'static [&'static str]),
+    /// A fail-closed deny, one of whose errors mentions the text.
+    Error(&'static str),
+}
+
+/// One question to the oracle and its expected answer:
+/// (time, requester, action, object, destination, expectation).
+pub type Row = (
+    Time,
+    &'static str,
+    Action,
+    &'static str,
+    Destination,
+    Expect,
+);
+
+/// Asks every row of `rows` against `p` and asserts its expectation; a failure names
+/// the row, so one wrong case in a table is as visible as one failing test.
+pub fn check(p: &PlatformTier, rows: &[Row]) {
+    for (i, (t, requester, action, object, destination, expect)) in rows.iter().enumerate() {
+        let d = ask(p, *t, requester, *action, object, destination);
+        let row = format!("row {i}: {requester} {action:?} `{object}` to {destination:?} at {t:?}");
+        match expect {
+            Expect::Allow | Expect::AllowBy(_) => {
+                assert!(d.allowed, "{row}: expected allow, got {d:?}");
+                assert!(d.errors.is_empty(), "{row}: allow with errors: {d:?}");
+            }
+            Expect::Deny(_) | Expect::Error(_) => {
+                assert!(!d.allowed, "{row}: expected deny, got {d:?}");
+            }
+        }
+        let (needles, found_in): (&[&str], &[String]) = match expect {
+            Expect::Allow => (&[], &[]),
+            Expect::AllowBy(needle) => (std::slice::from_ref(needle), &d.reasons),
+            Expect::Deny(needles) => (needles, &d.reasons),
+            Expect::Error(needle) => (std::slice::from_ref(needle), &d.errors),
+        };
+        for needle in needles {
+            assert!(
+                found_in.iter().any(|r| r.contains(needle)),
+                "{row}: {found_in:?} do not mention `{needle}` in {d:?}"
+            );
+        }
+    }
+}
