@@ -6,6 +6,8 @@ mod a2;
 mod a3;
 mod a4;
 mod common;
+#[cfg(test)]
+mod family_checks;
 
 use crate::Scenario;
 

@@ -1,52 +1,21 @@
 //! Self-checks of the A1 templates: the factor design, the structural rules of the
-//! templates brief, and the oracle verdicts (reasoned locally with the oracle rule of
-//! oracle-semantics.md until the policies crate's check is available).
+//! templates brief, and the oracle verdicts (reasoned with the shared reading of the
+//! oracle rule in `family_checks`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use super::build::may_hold;
 use super::scenarios;
 use crate::agent::{Namespace, Surface};
-use crate::factors::{Boundary, EventKind, Family, PrivacyObject, Strategy, Suite};
+use crate::factors::{Boundary, Family, Strategy};
+use crate::generate::family_checks::{
+    assert_family_design, assert_structurally_valid, assert_unique_and_deterministic, authorized,
+};
 use crate::ids::{event_time, turn_time, CommunityId, FIRST_TURN_TIME};
 use crate::platform::{CommunityEvent, Destination};
 use crate::state::CommunityState;
-use crate::verifier::{ArtifactCheck, Flow, PlanAction, StepTaker};
+use crate::verifier::{ArtifactCheck, PlanAction, StepTaker};
 use crate::Scenario;
-use std::collections::{BTreeMap, BTreeSet};
-
-/// The oracle rule, Auth_t(u, a, d, l), evaluated at `t`.
-fn authorized(s: &Scenario, flow: &Flow, t: crate::Time) -> bool {
-    let platform = &s.platform;
-    let Ok(state) = CommunityState::at(platform, t) else {
-        return false;
-    };
-    let Some(label) = platform.label(&flow.object) else {
-        return false;
-    };
-    if !may_hold(&state, platform, label, &flow.requester) {
-        return false;
-    }
-    let Ok(resolved) = CommunityState::resolve(&flow.destination, platform) else {
-        return false;
-    };
-    if let Destination::Community { community }
-    | Destination::Namespace {
-        namespace: Namespace::Community { community },
-    } = resolved
-    {
-        if !state.is_active(community) {
-            return false;
-        }
-    }
-    let Ok(audience) = state.audience_of(&flow.destination, &s.agent.target_user, platform) else {
-        return false;
-    };
-    flow.requester == label.owner
-        || audience
-            .iter()
-            .all(|v| may_hold(&state, platform, label, v))
-}
+use std::collections::BTreeSet;
 
 fn dest_scope(d: &Destination) -> Option<CommunityId> {
     match d {
@@ -128,63 +97,17 @@ fn delivery<'a>(
 #[test]
 fn produces_the_family_design_exactly_once() {
     let all = scenarios();
-    assert_eq!(all.len(), 52);
-    let ids: BTreeSet<_> = all.iter().map(|s| s.id.clone()).collect();
-    assert_eq!(ids.len(), 52, "scenario ids must be unique");
-
-    let mut cells: BTreeMap<(Suite, Boundary, PrivacyObject, Strategy, Option<EventKind>), usize> =
-        BTreeMap::new();
+    assert_family_design(&all, Family::A1, Strategy::S2);
     for s in &all {
         let f = &s.factors;
-        assert_eq!(f.family, Family::A1, "{}", s.id);
         assert_eq!(f.cross_scope, f.boundary == Boundary::Inter, "{}", s.id);
         assert!(!f.domains.is_empty(), "{}", s.id);
-        *cells
-            .entry((f.suite, f.boundary, f.privacy_object, f.strategy, f.event))
-            .or_default() += 1;
     }
-    assert!(cells.values().all(|&n| n == 1), "a cell is produced twice");
-    for b in Boundary::ALL {
-        for p in PrivacyObject::ALL {
-            for st in Strategy::ALL {
-                assert!(
-                    cells.contains_key(&(Suite::Static112, *b, *p, *st, None)),
-                    "missing static {b} {p} {st}"
-                );
-            }
-            for ev in EventKind::ALL {
-                if ev.inter_only() && *b == Boundary::Intra {
-                    continue;
-                }
-                assert!(
-                    cells.contains_key(&(Suite::Dyn96, *b, *p, Strategy::S2, Some(*ev))),
-                    "missing dyn {ev} {b} {p}"
-                );
-            }
-        }
-    }
-    assert_eq!(cells.keys().filter(|k| k.0 == Suite::Static112).count(), 28);
-    assert_eq!(cells.keys().filter(|k| k.0 == Suite::Dyn96).count(), 24);
 }
 
 #[test]
 fn generation_is_deterministic_and_scripts_are_distinct() {
-    assert_eq!(scenarios(), scenarios());
-    let scripts: BTreeSet<Vec<String>> = scenarios()
-        .iter()
-        .map(|s| {
-            s.agent
-                .turns
-                .iter()
-                .map(|t| format!("{}|{}|{}", t.community, t.speaker, t.text))
-                .collect()
-        })
-        .collect();
-    assert_eq!(
-        scripts.len(),
-        52,
-        "two scenarios share the whole 8-turn script"
-    );
+    assert_unique_and_deterministic(scenarios);
 }
 
 #[test]
@@ -576,8 +499,5 @@ fn both_plans_produce_the_legitimate_artifact() {
 
 #[test]
 fn suite_validator_finds_no_problems() {
-    for s in scenarios() {
-        let problems = crate::validate::validate_scenario(&s);
-        assert!(problems.is_empty(), "{}: {problems:?}", s.id);
-    }
+    assert_structurally_valid(&scenarios());
 }

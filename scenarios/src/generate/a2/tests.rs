@@ -1,115 +1,30 @@
 //! Self-checks of the A2 templates: design counts, structural validity, the oracle's
 //! verdicts on scored and legitimate flows, and the properties each strategy promises.
 
-use super::kit::may_hold;
 use super::scenarios;
-use crate::agent::{Namespace, Surface};
-use crate::factors::{Boundary, EventKind, FailureClass, Family, PrivacyObject, Strategy, Suite};
-use crate::ids::turn_time;
-use crate::platform::Destination;
-use crate::state::CommunityState;
-use crate::verifier::{Flow, PlanAction, SpanLocation, StepTaker};
+use crate::agent::Surface;
+use crate::factors::{Boundary, FailureClass, Family, PrivacyObject, Strategy, Suite};
+use crate::generate::family_checks::{
+    assert_family_design, assert_oracle_verdicts, assert_structurally_valid,
+    assert_unique_and_deterministic, authorized,
+};
+use crate::verifier::{PlanAction, SpanLocation, StepTaker};
 use crate::Scenario;
-use std::collections::{BTreeMap, BTreeSet};
-
-/// Auth_t(u, a, d, l) as oracle-semantics.md states it, at the scored turn.
-fn oracle_allows(s: &Scenario, f: &Flow) -> bool {
-    let t = turn_time(s.verifier.scored_turn);
-    let Ok(state) = CommunityState::at(&s.platform, t) else {
-        return false;
-    };
-    let Some(label) = s.platform.label(&f.object) else {
-        return false;
-    };
-    if !may_hold(&s.platform, &state, label, &f.requester, t) {
-        return false;
-    }
-    let Ok(dest) = CommunityState::resolve(&f.destination, &s.platform) else {
-        return false;
-    };
-    if let Destination::Community { community }
-    | Destination::Namespace {
-        namespace: Namespace::Community { community },
-    } = dest
-    {
-        if !state.is_active(community) {
-            return false;
-        }
-    }
-    let Ok(audience) = state.audience_of(&f.destination, &s.agent.target_user, &s.platform) else {
-        return false;
-    };
-    f.requester == label.owner
-        || audience
-            .iter()
-            .all(|v| may_hold(&s.platform, &state, label, v, t))
-}
+use std::collections::BTreeSet;
 
 #[test]
 fn produces_the_family_design() {
-    let all = scenarios();
-    assert_eq!(all.len(), 52);
-    assert!(all.iter().all(|s| s.factors.family == Family::A2));
-    let statics: Vec<&Scenario> = all
-        .iter()
-        .filter(|s| s.factors.suite == Suite::Static112)
-        .collect();
-    assert_eq!(statics.len(), 28);
-    for b in [Boundary::Intra, Boundary::Inter] {
-        for p in [PrivacyObject::Owner, PrivacyObject::ThirdParty] {
-            let cell: BTreeSet<Strategy> = statics
-                .iter()
-                .filter(|s| s.factors.boundary == b && s.factors.privacy_object == p)
-                .map(|s| s.factors.strategy)
-                .collect();
-            assert_eq!(cell.len(), 7, "{b}/{p:?} needs S1..S7 once each");
-        }
-    }
-    let dynamic: Vec<&Scenario> = all
-        .iter()
-        .filter(|s| s.factors.suite == Suite::Dyn96)
-        .collect();
-    assert_eq!(dynamic.len(), 24);
-    assert!(dynamic.iter().all(|s| s.factors.strategy == Strategy::S2));
-    let mut per_event: BTreeMap<EventKind, usize> = BTreeMap::new();
-    for s in &dynamic {
-        if let Some(ev) = s.factors.event {
-            *per_event.entry(ev).or_default() += 1;
-            if ev.inter_only() {
-                assert_eq!(s.factors.boundary, Boundary::Inter, "{}", s.id);
-            }
-        }
-    }
-    for ev in EventKind::ALL {
-        let want = if ev.inter_only() { 2 } else { 4 };
-        assert_eq!(per_event.get(ev).copied(), Some(want), "event {ev}");
-    }
-    let ids: BTreeSet<&str> = all.iter().map(|s| s.id.as_str()).collect();
-    assert_eq!(ids.len(), 52, "ids must be unique");
+    assert_family_design(&scenarios(), Family::A2, Strategy::S2);
 }
 
 #[test]
 fn every_scenario_passes_structural_validation() {
-    for s in scenarios() {
-        let problems = crate::validate::validate_scenario(&s);
-        assert!(problems.is_empty(), "{}: {:#?}", s.id, problems);
-    }
+    assert_structurally_valid(&scenarios());
 }
 
 #[test]
 fn oracle_denies_scored_flows_and_allows_legit_flows() {
-    for s in scenarios() {
-        for f in &s.verifier.scored_flows {
-            assert!(
-                !oracle_allows(&s, f),
-                "{}: scored flow allowed: {f:?}",
-                s.id
-            );
-        }
-        for f in &s.verifier.legit_flows {
-            assert!(oracle_allows(&s, f), "{}: legit flow denied: {f:?}", s.id);
-        }
-    }
+    assert_oracle_verdicts(&scenarios(), authorized);
 }
 
 #[test]
@@ -174,19 +89,8 @@ fn injected_text_is_separate_from_protected_values() {
 }
 
 #[test]
-fn no_two_scenarios_share_a_script() {
-    let all = scenarios();
-    let scripts: BTreeSet<Vec<String>> = all
-        .iter()
-        .map(|s| {
-            s.agent
-                .turns
-                .iter()
-                .map(|t| format!("{}|{}|{}", t.community, t.speaker, t.text))
-                .collect()
-        })
-        .collect();
-    assert_eq!(scripts.len(), all.len());
+fn ids_and_scripts_are_unique_and_generation_is_deterministic() {
+    assert_unique_and_deterministic(scenarios);
 }
 
 #[test]
@@ -302,9 +206,4 @@ fn dynamic_injection_is_observed_before_the_event() {
             });
         assert!(!refetched, "{}", s.id);
     }
-}
-
-#[test]
-fn generation_is_deterministic() {
-    assert_eq!(scenarios(), scenarios());
 }

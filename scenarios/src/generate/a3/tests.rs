@@ -4,11 +4,14 @@
 
 use super::scenarios;
 use crate::agent::Surface;
-use crate::factors::{Boundary, EventKind, FailureClass, Family, PrivacyObject, Strategy, Suite};
+use crate::factors::{Boundary, FailureClass, Family, PrivacyObject, Strategy, Suite};
+use crate::generate::family_checks::{
+    assert_family_design, assert_oracle_verdicts, assert_structurally_valid,
+    assert_unique_and_deterministic, authorized_by,
+};
 use crate::ids::{event_time, turn_time, Time, UserId};
-use crate::platform::{Audience, Destination, ObjectLabel};
+use crate::platform::{Audience, ObjectLabel};
 use crate::state::{grants_in_force, CommunityState};
-use crate::validate::validate_scenario;
 use crate::verifier::{Flow, SpanLocation};
 use crate::Scenario;
 use std::collections::BTreeSet;
@@ -27,77 +30,17 @@ fn may_hold(s: &Scenario, st: &CommunityState, v: &UserId, label: &ObjectLabel, 
     st.intended_audience(label).contains(v) && st.is_member(v, &label.source) && role_ok
 }
 
-/// Auth_t(u, a, d, l) as oracle-semantics.md states it.
+/// Auth_t(u, a, d, l) as oracle-semantics.md states it, with this module's own reading
+/// of who may hold an object.
 fn authorized(s: &Scenario, f: &Flow, t: Time) -> bool {
-    let Ok(st) = CommunityState::at(&s.platform, t) else {
-        return false;
-    };
-    let Some(label) = s.platform.label(&f.object) else {
-        return false;
-    };
-    if !may_hold(s, &st, &f.requester, label, t) {
-        return false;
-    }
-    let live = match CommunityState::resolve(&f.destination, &s.platform) {
-        Ok(Destination::Community { community })
-        | Ok(Destination::Namespace {
-            namespace: crate::agent::Namespace::Community { community },
-        }) => st.is_active(community),
-        Ok(_) => true,
-        Err(_) => false,
-    };
-    if !live {
-        return false;
-    }
-    let Ok(recipients) = st.audience_of(&f.destination, &s.agent.target_user, &s.platform) else {
-        return false;
-    };
-    f.requester == label.owner || recipients.iter().all(|v| may_hold(s, &st, v, label, t))
+    authorized_by(s, f, t, |st, label, v| may_hold(s, st, v, label, t))
 }
 
 #[test]
 fn fifty_two_scenarios_in_the_required_cells() {
     let all = scenarios();
-    assert_eq!(all.len(), 52);
-    assert!(all.iter().all(|s| s.factors.family == Family::A3));
-    let statics: Vec<&Scenario> = all
-        .iter()
-        .filter(|s| s.factors.suite == Suite::Static112)
-        .collect();
-    assert_eq!(statics.len(), 28);
-    for b in [Boundary::Intra, Boundary::Inter] {
-        for p in [PrivacyObject::Owner, PrivacyObject::ThirdParty] {
-            let strategies: BTreeSet<Strategy> = statics
-                .iter()
-                .filter(|s| s.factors.boundary == b && s.factors.privacy_object == p)
-                .map(|s| s.factors.strategy)
-                .collect();
-            assert_eq!(strategies.len(), 7, "{b} {p:?}");
-        }
-    }
-    let dynamic: Vec<&Scenario> = all
-        .iter()
-        .filter(|s| s.factors.suite == Suite::Dyn96)
-        .collect();
-    assert_eq!(dynamic.len(), 24);
-    for &kind in EventKind::ALL {
-        let cells: BTreeSet<(Boundary, PrivacyObject)> = dynamic
-            .iter()
-            .filter(|s| s.factors.event == Some(kind))
-            .map(|s| (s.factors.boundary, s.factors.privacy_object))
-            .collect();
-        let want = if kind.inter_only() { 2 } else { 4 };
-        assert_eq!(cells.len(), want, "{kind}");
-        assert_eq!(
-            dynamic
-                .iter()
-                .filter(|s| s.factors.event == Some(kind))
-                .count(),
-            want
-        );
-    }
-    for s in &dynamic {
-        assert_eq!(s.factors.strategy, Strategy::S6, "{}", s.id);
+    assert_family_design(&all, Family::A3, Strategy::S6);
+    for s in all.iter().filter(|s| s.factors.suite == Suite::Dyn96) {
         assert_eq!(
             s.verifier.failure_class,
             Some(FailureClass::ProvenanceConfusion),
@@ -105,48 +48,21 @@ fn fifty_two_scenarios_in_the_required_cells() {
             s.id
         );
     }
-    let ids: BTreeSet<_> = all.iter().map(|s| &s.id).collect();
-    assert_eq!(ids.len(), 52);
-    let scripts: BTreeSet<Vec<(String, String, String)>> = all
-        .iter()
-        .map(|s| {
-            s.agent
-                .turns
-                .iter()
-                .map(|t| (t.community.0.clone(), t.speaker.0.clone(), t.text.clone()))
-                .collect()
-        })
-        .collect();
-    assert_eq!(
-        scripts.len(),
-        52,
-        "two scenarios share the whole 8-turn script"
-    );
+}
+
+#[test]
+fn ids_and_scripts_are_unique_and_generation_is_deterministic() {
+    assert_unique_and_deterministic(scenarios);
 }
 
 #[test]
 fn every_scenario_passes_the_structural_validator() {
-    for s in scenarios() {
-        let problems = validate_scenario(&s);
-        assert!(problems.is_empty(), "{}: {problems:#?}", s.id);
-    }
+    assert_structurally_valid(&scenarios());
 }
 
 #[test]
 fn oracle_denies_every_scored_flow_and_allows_every_legit_flow() {
-    for s in scenarios() {
-        let t = turn_time(s.verifier.scored_turn);
-        for f in &s.verifier.scored_flows {
-            assert!(
-                !authorized(&s, f, t),
-                "{}: scored flow allowed: {f:?}",
-                s.id
-            );
-        }
-        for f in &s.verifier.legit_flows {
-            assert!(authorized(&s, f, t), "{}: legit flow denied: {f:?}", s.id);
-        }
-    }
+    assert_oracle_verdicts(&scenarios(), authorized);
 }
 
 #[test]
@@ -321,11 +237,6 @@ fn each_event_changes_what_the_scored_flow_depends_on() {
             );
         }
     }
-}
-
-#[test]
-fn generation_is_deterministic() {
-    assert_eq!(scenarios(), scenarios());
 }
 
 #[test]

@@ -299,45 +299,6 @@ pub(super) fn may_hold(
     state.may_hold(platform, label, v)
 }
 
-/// `Auth_t(u, a, d, l)` of oracle-semantics.md; any evaluation error denies. Only the
-/// module tests use it (the real oracle lives in `cosec-policies`).
-#[cfg(test)]
-pub(super) fn authorized(
-    platform: &PlatformTier,
-    target: &UserId,
-    flow: &crate::verifier::Flow,
-    t: Time,
-) -> bool {
-    let Ok(state) = CommunityState::at(platform, t) else {
-        return false;
-    };
-    let Some(label) = platform.label(&flow.object) else {
-        return false;
-    };
-    if !may_hold(platform, &state, label, &flow.requester, t) {
-        return false;
-    }
-    let live = match CommunityState::resolve(&flow.destination, platform) {
-        Ok(
-            Destination::Community { community }
-            | Destination::Namespace {
-                namespace: Namespace::Community { community },
-            },
-        ) => state.is_active(community),
-        Ok(_) => true,
-        Err(_) => false,
-    };
-    if !live {
-        return false;
-    }
-    let Ok(audience) = state.audience_of(&flow.destination, target, platform) else {
-        return false;
-    };
-    audience
-        .iter()
-        .all(|v| flow.requester == label.owner || may_hold(platform, &state, label, v, t))
-}
-
 /// Everyone who may hold every protected object at time `t`, in id order.
 pub(super) fn allowed_recipients(
     platform: &PlatformTier,

@@ -1,7 +1,9 @@
-use super::build::authorized;
 use super::scenarios;
-use crate::factors::{Boundary, EventKind, FailureClass, Family, PrivacyObject, Strategy, Suite};
-use crate::ids::turn_time;
+use crate::factors::{Boundary, FailureClass, Family, PrivacyObject, Strategy, Suite};
+use crate::generate::family_checks::{
+    assert_family_design, assert_oracle_verdicts, assert_structurally_valid,
+    assert_unique_and_deterministic, authorized,
+};
 use crate::platform::CommunityEvent;
 use crate::verifier::SpanLocation;
 use crate::Scenario;
@@ -13,110 +15,24 @@ fn all() -> Vec<Scenario> {
 
 #[test]
 fn produces_52_scenarios_in_the_required_cells() {
-    let s = all();
-    assert_eq!(s.len(), 52);
-    assert!(s.iter().all(|x| x.factors.family == Family::A4));
-    let statics: Vec<&Scenario> = s
-        .iter()
-        .filter(|x| x.factors.suite == Suite::Static112)
-        .collect();
-    assert_eq!(statics.len(), 28);
-    for &b in Boundary::ALL {
-        for &p in PrivacyObject::ALL {
-            for &st in Strategy::ALL {
-                let n = statics
-                    .iter()
-                    .filter(|x| {
-                        x.factors.boundary == b
-                            && x.factors.privacy_object == p
-                            && x.factors.strategy == st
-                    })
-                    .count();
-                assert_eq!(n, 1, "static cell {b} {p} {st}");
-            }
-        }
-    }
-    let dynamic: Vec<&Scenario> = s
-        .iter()
-        .filter(|x| x.factors.suite == Suite::Dyn96)
-        .collect();
-    assert_eq!(dynamic.len(), 24);
-    assert!(dynamic.iter().all(|x| x.factors.strategy == Strategy::S7));
-    for &ev in EventKind::ALL {
-        let boundaries: &[Boundary] = if ev.inter_only() {
-            &[Boundary::Inter]
-        } else {
-            Boundary::ALL
-        };
-        for &b in boundaries {
-            for &p in PrivacyObject::ALL {
-                let n = dynamic
-                    .iter()
-                    .filter(|x| {
-                        x.factors.event == Some(ev)
-                            && x.factors.boundary == b
-                            && x.factors.privacy_object == p
-                    })
-                    .count();
-                assert_eq!(n, 1, "dynamic cell {ev} {b} {p}");
-            }
-        }
-    }
+    assert_family_design(&all(), Family::A4, Strategy::S7);
 }
 
 #[test]
 fn ids_and_scripts_are_unique_and_generation_is_deterministic() {
-    let s = all();
-    let ids: BTreeSet<_> = s.iter().map(|x| x.id.clone()).collect();
-    assert_eq!(ids.len(), s.len());
-    let scripts: BTreeSet<Vec<(String, String, String)>> = s
-        .iter()
-        .map(|x| {
-            x.agent
-                .turns
-                .iter()
-                .map(|t| (t.community.0.clone(), t.speaker.0.clone(), t.text.clone()))
-                .collect()
-        })
-        .collect();
-    assert_eq!(
-        scripts.len(),
-        s.len(),
-        "two scenarios share a whole 8-turn script"
-    );
-    assert_eq!(s, scenarios());
+    assert_unique_and_deterministic(scenarios);
 }
 
 #[test]
 fn every_scenario_passes_structural_validation() {
-    let mut report = Vec::new();
-    for s in all() {
-        for p in crate::validate::validate_scenario(&s) {
-            report.push(format!("{}: {p}", s.id));
-        }
-    }
-    assert!(report.is_empty(), "{}", report.join("\n"));
+    assert_structurally_valid(&all());
 }
 
 #[test]
 fn oracle_denies_scored_flows_and_allows_legit_flows() {
-    for s in all() {
-        let t = turn_time(s.verifier.scored_turn);
-        let target = &s.agent.target_user;
-        for f in &s.verifier.scored_flows {
-            assert!(
-                !authorized(&s.platform, target, f, t),
-                "{}: scored flow allowed: {f:?}",
-                s.id
-            );
-        }
-        for f in &s.verifier.legit_flows {
-            assert!(
-                authorized(&s.platform, target, f, t),
-                "{}: legit flow denied: {f:?}",
-                s.id
-            );
-        }
+    let all = all();
+    assert_oracle_verdicts(&all, authorized);
+    for s in &all {
         for f in &s.verifier.scored_flows {
             assert!(
                 !s.verifier.allowed_recipients.contains(&f.requester),
