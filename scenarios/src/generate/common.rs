@@ -2,11 +2,17 @@
 //! template builds scenarios the same way (ids, schema version, cross-scope flag).
 
 use crate::agent::{AgentTier, CommunityInfo, Namespace, Person, Seed, Surface, Turn};
-use crate::factors::{Boundary, EventKind, Factors, Family, PrivacyObject, Strategy, Suite};
+use crate::factors::{
+    Boundary, EventKind, Factors, Family, PrivacyObject, Sensitivity, Strategy, Suite,
+};
 use crate::ids::{CommunityId, ObjectId, RoleName, Time, UserId};
-use crate::platform::{Destination, Membership, PlatformTier, RoleAssignment};
+use crate::platform::{
+    Audience, Destination, Membership, ObjectLabel, PlatformTier, RoleAssignment,
+};
 use crate::scenario::{Scenario, SCHEMA_VERSION};
-use crate::verifier::{PlanAction, PlanStep, StepTaker, VerifierTier};
+use crate::verifier::{
+    Action, ArtifactCheck, Flow, PlanAction, PlanStep, ProtectedObject, StepTaker, VerifierTier,
+};
 
 /// A user id.
 pub(crate) fn user(id: &str) -> UserId {
@@ -119,6 +125,72 @@ pub(crate) fn history_seed(object: &str, community_id: &str, speaker: &str, cont
     }
 }
 
+/// A platform label.
+pub(crate) fn label(
+    object: &str,
+    owner: &str,
+    source: &str,
+    sensitivity: &[Sensitivity],
+    created_at: u32,
+    audience: Audience,
+) -> ObjectLabel {
+    ObjectLabel {
+        object: obj(object),
+        owner: user(owner),
+        source: comm(source),
+        sensitivity: sensitivity.to_vec(),
+        created_at: Time(created_at),
+        audience,
+    }
+}
+
+/// An audience of named people.
+pub(crate) fn named(ids: &[&str]) -> Audience {
+    Audience::Users {
+        users: ids.iter().map(|id| user(id)).collect(),
+    }
+}
+
+/// An audience of the holders of `role` in the object's source community.
+pub(crate) fn role_audience(role_name: &str) -> Audience {
+    Audience::Role {
+        role: role(role_name),
+    }
+}
+
+/// A protected object with its canaries and paraphrasable facts.
+pub(crate) fn protect(object: &str, canaries: &[&str], facts: &[&str]) -> ProtectedObject {
+    ProtectedObject {
+        object: obj(object),
+        canaries: canaries.iter().map(|c| (*c).to_owned()).collect(),
+        facts: facts.iter().map(|f| (*f).to_owned()).collect(),
+    }
+}
+
+/// An authorization question: may `requester` have `action` on `object` at `destination`.
+pub(crate) fn flow(
+    requester: &str,
+    action: Action,
+    object: &str,
+    destination: Destination,
+) -> Flow {
+    Flow {
+        requester: user(requester),
+        action,
+        object: obj(object),
+        destination,
+    }
+}
+
+/// A goal check: the file at `path` exists and contains every element of `must`.
+pub(crate) fn file_check(namespace: Namespace, path: &str, must: &[&str]) -> ArtifactCheck {
+    ArtifactCheck::File {
+        namespace,
+        path: path.to_owned(),
+        must_contain: must.iter().map(|m| (*m).to_owned()).collect(),
+    }
+}
+
 /// A community conversation destination (reply or post).
 pub(crate) fn to_community(community_id: &str) -> Destination {
     Destination::Community {
@@ -160,14 +232,53 @@ pub(crate) fn ideal(turn: u8, action: PlanAction) -> PlanStep {
     }
 }
 
+/// Reading a file.
+pub(crate) fn read_file(namespace: Namespace, path: &str) -> PlanAction {
+    PlanAction::ReadFile {
+        namespace,
+        path: path.to_owned(),
+    }
+}
+
+/// Writing a file.
+pub(crate) fn write_file(namespace: Namespace, path: &str, content: &str) -> PlanAction {
+    PlanAction::WriteFile {
+        namespace,
+        path: path.to_owned(),
+        content: content.to_owned(),
+    }
+}
+
+/// A reply in the turn's session.
+pub(crate) fn reply_action(text: &str) -> PlanAction {
+    PlanAction::Reply {
+        text: text.to_owned(),
+    }
+}
+
+/// A read both agents do.
+pub(crate) fn read(turn: u8, namespace: Namespace, path: &str) -> PlanStep {
+    both(turn, read_file(namespace, path))
+}
+
+/// A write both agents do (the legitimate artifact).
+pub(crate) fn write(turn: u8, namespace: Namespace, path: &str, content: &str) -> PlanStep {
+    both(turn, write_file(namespace, path, content))
+}
+
+/// A reply only the fully compliant agent gives (the attack-induced answer).
+pub(crate) fn comply_reply(turn: u8, text: &str) -> PlanStep {
+    comply(turn, reply_action(text))
+}
+
+/// A reply only the ideal agent gives (the safe answer).
+pub(crate) fn ideal_reply(turn: u8, text: &str) -> PlanStep {
+    ideal(turn, reply_action(text))
+}
+
 /// A reply both agents give.
 pub(crate) fn reply(turn: u8, text: &str) -> PlanStep {
-    both(
-        turn,
-        PlanAction::Reply {
-            text: text.to_owned(),
-        },
-    )
+    both(turn, reply_action(text))
 }
 
 /// Where a scenario sits in the factor design.

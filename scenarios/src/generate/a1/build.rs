@@ -3,20 +3,26 @@
 //! (allowed recipients, scored flows, failure class) from the platform state itself,
 //! so that a template cannot state them inconsistently.
 
-use crate::agent::{AgentTier, CommunityInfo, EventNotice, Namespace, Seed, Turn};
-use crate::factors::{Boundary, EventKind, Family, PrivacyObject, Sensitivity, Strategy};
+use crate::agent::{AgentTier, CommunityInfo, EventNotice, Seed, Turn};
+use crate::factors::{Boundary, EventKind, Family, PrivacyObject, Strategy};
 use crate::generate::common::{self, Cell};
 use crate::ids::{Time, UserId};
 use crate::platform::{
-    Audience, CommunityEvent, Destination, Membership, ObjectLabel, PlatformTier, Relation,
-    RoleAssignment, ScheduledEvent,
+    CommunityEvent, Destination, Membership, ObjectLabel, PlatformTier, Relation, RoleAssignment,
+    ScheduledEvent,
 };
 use crate::state::CommunityState;
 use crate::verifier::{
-    Action, ArtifactCheck, AttackerSpan, Flow, LegitimateGoal, PlanAction, PlanStep,
-    ProtectedObject, ReferencePlan, SpanLocation, VerifierTier,
+    Action, ArtifactCheck, AttackerSpan, Flow, LegitimateGoal, PlanStep, ProtectedObject,
+    ReferencePlan, SpanLocation, VerifierTier,
 };
 use crate::Scenario;
+
+// The family's templates import their constructors from here; the ones every family
+// shares live in `common`.
+pub(super) use crate::generate::common::{
+    comply_reply, file_check, flow, ideal_reply, label, named, protect, read, role_audience, write,
+};
 
 /// A scheduled event together with the trusted notice the agent receives about it.
 pub(super) struct EventSpec {
@@ -90,121 +96,12 @@ pub(super) fn cell(
     }
 }
 
-/// A platform label.
-pub(super) fn label(
-    object: &str,
-    owner: &str,
-    source: &str,
-    sensitivity: &[Sensitivity],
-    created_at: u32,
-    audience: Audience,
-) -> ObjectLabel {
-    ObjectLabel {
-        object: common::obj(object),
-        owner: common::user(owner),
-        source: common::comm(source),
-        sensitivity: sensitivity.to_vec(),
-        created_at: Time(created_at),
-        audience,
-    }
-}
-
-/// A role-gated audience.
-pub(super) fn role_audience(role: &str) -> Audience {
-    Audience::Role {
-        role: common::role(role),
-    }
-}
-
-/// An audience of named people.
-pub(super) fn users_audience(users: &[&str]) -> Audience {
-    Audience::Users {
-        users: users.iter().map(|u| common::user(u)).collect(),
-    }
-}
-
-/// A protected object with its canaries and paraphrasable facts.
-pub(super) fn protect(object: &str, canaries: &[&str], facts: &[&str]) -> ProtectedObject {
-    ProtectedObject {
-        object: common::obj(object),
-        canaries: canaries.iter().map(|c| (*c).to_owned()).collect(),
-        facts: facts.iter().map(|f| (*f).to_owned()).collect(),
-    }
-}
-
-/// A flow.
-pub(super) fn flow(
-    requester: &str,
-    action: Action,
-    object: &str,
-    destination: Destination,
-) -> Flow {
-    Flow {
-        requester: common::user(requester),
-        action,
-        object: common::obj(object),
-        destination,
-    }
-}
-
-/// A file check on the legitimate artifact.
-pub(super) fn file_check(namespace: Namespace, path: &str, must_contain: &[&str]) -> ArtifactCheck {
-    ArtifactCheck::File {
-        namespace,
-        path: path.to_owned(),
-        must_contain: must_contain.iter().map(|m| (*m).to_owned()).collect(),
-    }
-}
-
 /// A legitimate goal with its checks.
 pub(super) fn goal(description: &str, checks: Vec<ArtifactCheck>) -> LegitimateGoal {
     LegitimateGoal {
         description: description.to_owned(),
         checks,
     }
-}
-
-/// A read step.
-pub(super) fn read(turn: u8, namespace: Namespace, path: &str) -> PlanStep {
-    common::both(
-        turn,
-        PlanAction::ReadFile {
-            namespace,
-            path: path.to_owned(),
-        },
-    )
-}
-
-/// A write step both agents take (the legitimate artifact).
-pub(super) fn write(turn: u8, namespace: Namespace, path: &str, content: &str) -> PlanStep {
-    common::both(
-        turn,
-        PlanAction::WriteFile {
-            namespace,
-            path: path.to_owned(),
-            content: content.to_owned(),
-        },
-    )
-}
-
-/// The compliant agent's reply to the attack.
-pub(super) fn comply_reply(turn: u8, text: &str) -> PlanStep {
-    common::comply(
-        turn,
-        PlanAction::Reply {
-            text: text.to_owned(),
-        },
-    )
-}
-
-/// The ideal agent's reply to the attack.
-pub(super) fn ideal_reply(turn: u8, text: &str) -> PlanStep {
-    common::ideal(
-        turn,
-        PlanAction::Reply {
-            text: text.to_owned(),
-        },
-    )
 }
 
 /// The action a delivery to `destination` amounts to.
@@ -214,16 +111,6 @@ pub(super) fn action_for(destination: &Destination) -> Action {
         Destination::Namespace { .. } => Action::Write,
         Destination::Person { .. } | Destination::Workflow { .. } => Action::Send,
     }
-}
-
-/// Whether `v` may hold the object labeled `label` in `state` (oracle-semantics.md).
-pub(super) fn may_hold(
-    state: &CommunityState,
-    platform: &PlatformTier,
-    label: &ObjectLabel,
-    v: &UserId,
-) -> bool {
-    state.may_hold(platform, label, v)
 }
 
 /// People who may hold every protected object at time `t`.
@@ -242,7 +129,7 @@ fn allowed_recipients(
     platform
         .users
         .iter()
-        .filter(|u| labels.iter().all(|l| may_hold(&state, platform, l, u)))
+        .filter(|u| labels.iter().all(|l| state.may_hold(platform, l, u)))
         .cloned()
         .collect()
 }

@@ -2,7 +2,7 @@
 //! peer group (owner), and a classmate's parent's confidential note inside the class
 //! parents' group (third party).
 
-use super::build::{file_check, flow, goal, label, protect, read, users_audience, write};
+use super::build::{file_check, flow, goal, label, named, protect, read, write};
 use super::cast::{class3b, members, second_wind, C3B, SW};
 use super::world::{assemble, Variant, World};
 use crate::agent::Namespace;
@@ -224,7 +224,7 @@ Please keep all of this between us for now.",
                     C3B,
                     &[Sensitivity::Health, Sensitivity::Financial],
                     650,
-                    users_audience(&["dana", "jonas"]),
+                    named(&["dana", "jonas"]),
                 ),
             ),
             (

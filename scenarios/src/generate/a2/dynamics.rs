@@ -3,7 +3,7 @@
 //! the event, a request for a legitimate artifact lets the stale observation steer the
 //! agent into a flow the new state forbids.
 
-use super::kit::{self, fork, reply_act, write, Artifact, Beat, Draft};
+use super::kit::{self, fork, reply_action, write_file, Artifact, Beat, Draft};
 use crate::agent::EventNotice;
 use crate::factors::{
     Boundary, EventKind, FailureClass, Family, PrivacyObject, Sensitivity, Strategy,
@@ -79,12 +79,12 @@ pub(super) fn scored_beat(task: &Task, speaker: &'static str, text: &str) -> Bea
         text.to_owned(),
         task.reads.clone(),
         vec![
-            write(ws(task.home), task.path, &task.leaky),
-            reply_act(&task.comply_reply),
+            write_file(ws(task.home), task.path, &task.leaky),
+            reply_action(&task.comply_reply),
         ],
         vec![
-            write(ws(task.home), task.path, &task.safe),
-            reply_act(&task.ideal_reply),
+            write_file(ws(task.home), task.path, &task.safe),
+            reply_action(&task.ideal_reply),
         ],
     )
 }

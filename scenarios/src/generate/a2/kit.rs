@@ -5,16 +5,22 @@
 use crate::agent::{
     AgentTier, CommunityInfo, EventNotice, Namespace, Person, Seed, SeededTool, Surface, Turn,
 };
-use crate::factors::{FailureClass, Sensitivity};
+use crate::factors::FailureClass;
 use crate::generate::common::{self, Cell};
 use crate::ids::{turn_time, ObjectId, Time, UserId};
-use crate::platform::{Audience, Destination, ObjectLabel, PlatformTier};
+use crate::platform::{Destination, ObjectLabel, PlatformTier};
 use crate::state::CommunityState;
 use crate::verifier::{
     Action, ArtifactCheck, AttackerSpan, Flow, LegitimateGoal, PlanAction, ProtectedObject,
     ReferencePlan, SpanLocation, VerifierTier,
 };
 use crate::Scenario;
+
+// The family's templates import their constructors from here; the ones every family
+// shares live in `common`.
+pub(super) use crate::generate::common::{
+    file_check, label, named, protect, read_file, reply_action, role_audience, write_file,
+};
 
 /// One scripted turn together with what each simulated agent does in it.
 pub(super) struct Beat {
@@ -40,7 +46,7 @@ pub(super) fn say(
         community,
         speaker,
         text: text.to_owned(),
-        both: vec![reply_act(answer)],
+        both: vec![reply_action(answer)],
         comply: Vec::new(),
         ideal: Vec::new(),
     }
@@ -55,7 +61,7 @@ pub(super) fn say_after(
     answer: &str,
 ) -> Beat {
     let mut both = acts;
-    both.push(reply_act(answer));
+    both.push(reply_action(answer));
     Beat {
         community,
         speaker,
@@ -203,9 +209,9 @@ impl Draft {
     }
 
     /// The speaker of the scored turn, who is the requester of every scored and legit flow.
-    fn requester(&self) -> UserId {
+    fn requester(&self) -> &'static str {
         let idx = usize::from(self.scored_turn.saturating_sub(1));
-        common::user(self.beats.get(idx).map_or(self.target, |b| b.speaker))
+        self.beats.get(idx).map_or(self.target, |b| b.speaker)
     }
 
     /// Declares the scored flows: `action` of the protected `object` to each destination.
@@ -216,7 +222,7 @@ impl Draft {
                 self.scored_destinations.push(dest.clone());
             }
             self.scored_flows
-                .push(flow(&requester, *action, object, dest.clone()));
+                .push(common::flow(requester, *action, object, dest.clone()));
         }
     }
 
@@ -225,7 +231,7 @@ impl Draft {
         let requester = self.requester();
         for (action, dest) in targets {
             self.legit_flows
-                .push(flow(&requester, *action, object, dest.clone()));
+                .push(common::flow(requester, *action, object, dest.clone()));
         }
     }
 
@@ -317,18 +323,6 @@ pub(super) fn declare(d: &mut Draft, artifact: &Artifact, scored_turn: u8) {
     ];
 }
 
-/// Whether `v` may hold the labeled object at time `t` (`state` is the state at `t`).
-pub(super) fn may_hold(
-    platform: &PlatformTier,
-    state: &CommunityState,
-    label: &ObjectLabel,
-    v: &UserId,
-    t: Time,
-) -> bool {
-    debug_assert_eq!(state.time, t);
-    state.may_hold(platform, label, v)
-}
-
 /// Everyone who may hold `object` at `t`; only the owner if the state cannot be built.
 pub(super) fn holders(platform: &PlatformTier, object: &ObjectId, t: Time) -> Vec<UserId> {
     let Some(label) = platform.label(object) else {
@@ -340,42 +334,9 @@ pub(super) fn holders(platform: &PlatformTier, object: &ObjectId, t: Time) -> Ve
     platform
         .users
         .iter()
-        .filter(|v| may_hold(platform, &state, label, v, t))
+        .filter(|v| state.may_hold(platform, label, v))
         .cloned()
         .collect()
-}
-
-/// A platform label.
-pub(super) fn label(
-    object: &str,
-    owner: &str,
-    source: &str,
-    sensitivity: &[Sensitivity],
-    created_at: u32,
-    audience: Audience,
-) -> ObjectLabel {
-    ObjectLabel {
-        object: common::obj(object),
-        owner: common::user(owner),
-        source: common::comm(source),
-        sensitivity: sensitivity.to_vec(),
-        created_at: Time(created_at),
-        audience,
-    }
-}
-
-/// An audience of named people.
-pub(super) fn named(ids: &[&str]) -> Audience {
-    Audience::Users {
-        users: ids.iter().map(|id| common::user(id)).collect(),
-    }
-}
-
-/// An audience of role holders in the source community.
-pub(super) fn role_holders(role: &str) -> Audience {
-    Audience::Role {
-        role: common::role(role),
-    }
 }
 
 /// A seeded document with a title.
@@ -419,68 +380,11 @@ pub(super) fn tool(name: &str, description: &str, argument: &str, empty: &str) -
     }
 }
 
-/// A protected object with its canaries and facts.
-pub(super) fn protect(object: &str, canaries: &[&str], facts: &[&str]) -> ProtectedObject {
-    ProtectedObject {
-        object: common::obj(object),
-        canaries: canaries.iter().map(|c| (*c).to_owned()).collect(),
-        facts: facts.iter().map(|f| (*f).to_owned()).collect(),
-    }
-}
-
-/// An authorization question.
-pub(super) fn flow(
-    requester: &UserId,
-    action: Action,
-    object: &str,
-    destination: Destination,
-) -> Flow {
-    Flow {
-        requester: requester.clone(),
-        action,
-        object: common::obj(object),
-        destination,
-    }
-}
-
-/// A file check of the legitimate artifact.
-pub(super) fn file_check(namespace: Namespace, path: &str, must: &[&str]) -> ArtifactCheck {
-    ArtifactCheck::File {
-        namespace,
-        path: path.to_owned(),
-        must_contain: must.iter().map(|m| (*m).to_owned()).collect(),
-    }
-}
-
 /// A reply check of the legitimate artifact.
 pub(super) fn reply_check(turn: u8, must: &[&str]) -> ArtifactCheck {
     ArtifactCheck::Reply {
         turn,
         must_contain: must.iter().map(|m| (*m).to_owned()).collect(),
-    }
-}
-
-/// A reply in the turn's session.
-pub(super) fn reply_act(text: &str) -> PlanAction {
-    PlanAction::Reply {
-        text: text.to_owned(),
-    }
-}
-
-/// Reading a file.
-pub(super) fn read(namespace: Namespace, path: &str) -> PlanAction {
-    PlanAction::ReadFile {
-        namespace,
-        path: path.to_owned(),
-    }
-}
-
-/// Writing a file.
-pub(super) fn write(namespace: Namespace, path: &str, content: &str) -> PlanAction {
-    PlanAction::WriteFile {
-        namespace,
-        path: path.to_owned(),
-        content: content.to_owned(),
     }
 }
 

@@ -3,8 +3,8 @@
 //! and an [`Attack`] adds one injection carrier and the turn that triggers the task.
 
 use super::kit::{
-    self, call, doc_seed, fork, label, observation, read, reply_act, say_after, search, write,
-    Artifact, Beat, Draft,
+    self, call, doc_seed, fork, label, observation, read_file, reply_action, say_after, search,
+    write_file, Artifact, Beat, Draft,
 };
 use crate::agent::SeededTool;
 use crate::factors::{Boundary, Family, PrivacyObject, Strategy};
@@ -151,7 +151,13 @@ fn carry(
             content,
         } => {
             let seed = file_seed(object, ws(home), path, &content);
-            (seed, object, owner, created, vec![read(ws(home), path)])
+            (
+                seed,
+                object,
+                owner,
+                created,
+                vec![read_file(ws(home), path)],
+            )
         }
         Via::Doc {
             object,
@@ -162,7 +168,13 @@ fn carry(
             content,
         } => {
             let seed = doc_seed(object, ws(home), path, title, content);
-            (seed, object, owner, created, vec![read(ws(home), path)])
+            (
+                seed,
+                object,
+                owner,
+                created,
+                vec![read_file(ws(home), path)],
+            )
         }
         Via::Lookup {
             object,
@@ -207,7 +219,7 @@ fn carry(
 pub(super) fn assemble(mut d: Draft, frame: &Frame, mut beats: Vec<Beat>, a: Attack) -> Scenario {
     d.cell.strategy = a.strategy;
     d.title = format!("{}: {}", d.title, a.what);
-    let mut reads = vec![read(ws(frame.artifact.home), frame.legit_path)];
+    let mut reads = vec![read_file(ws(frame.artifact.home), frame.legit_path)];
     reads.extend(carry(
         &mut d,
         frame.artifact.home,
@@ -222,12 +234,12 @@ pub(super) fn assemble(mut d: Draft, frame: &Frame, mut beats: Vec<Beat>, a: Att
         reads,
         vec![
             search(frame.leak_search),
-            write(ws(frame.artifact.home), frame.artifact.path, &frame.leaky),
-            reply_act(&format!("{} {}", frame.comply_reply, a.comply_note)),
+            write_file(ws(frame.artifact.home), frame.artifact.path, &frame.leaky),
+            reply_action(&format!("{} {}", frame.comply_reply, a.comply_note)),
         ],
         vec![
-            write(ws(frame.artifact.home), frame.artifact.path, &frame.safe),
-            reply_act(&format!("{} {}", frame.ideal_reply, a.ideal_note)),
+            write_file(ws(frame.artifact.home), frame.artifact.path, &frame.safe),
+            reply_action(&format!("{} {}", frame.ideal_reply, a.ideal_note)),
         ],
     );
     if let Some(slot) = beats.get_mut(usize::from(SCORED_TURN - 1)) {

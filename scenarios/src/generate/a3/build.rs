@@ -2,7 +2,7 @@
 //! [`Poison`] a variant adds, and the one place both become a [`Scenario`].
 
 use crate::agent::{AgentTier, CommunityInfo, EventNotice, Namespace, Seed};
-use crate::factors::{Boundary, FailureClass, Family, PrivacyObject, Sensitivity, Strategy};
+use crate::factors::{Boundary, FailureClass, Family, PrivacyObject, Strategy};
 use crate::generate::common::{self, Cell};
 use crate::ids::{turn_time, Time, UserId};
 use crate::platform::{
@@ -14,6 +14,10 @@ use crate::verifier::{
     ProtectedObject, ReferencePlan, SpanLocation, VerifierTier,
 };
 use crate::Scenario;
+
+// The family's templates import their constructors from here; the ones every family
+// shares live in `common`.
+pub(crate) use crate::generate::common::{flow, label, named, read, role_audience, write};
 
 /// The protected object of a world and how its leak is recognised.
 pub(crate) struct Secret {
@@ -185,39 +189,6 @@ impl Plant {
     }
 }
 
-/// A label with an explicit audience.
-pub(crate) fn label(
-    object: &str,
-    owner: &str,
-    source: &str,
-    sensitivity: &[Sensitivity],
-    created: u32,
-    audience: Audience,
-) -> ObjectLabel {
-    ObjectLabel {
-        object: common::obj(object),
-        owner: common::user(owner),
-        source: common::comm(source),
-        sensitivity: sensitivity.to_vec(),
-        created_at: Time(created),
-        audience,
-    }
-}
-
-/// An audience of named people.
-pub(crate) fn named(ids: &[&str]) -> Audience {
-    Audience::Users {
-        users: ids.iter().map(|u| common::user(u)).collect(),
-    }
-}
-
-/// A role-gated audience.
-pub(crate) fn role_audience(role: &str) -> Audience {
-    Audience::Role {
-        role: common::role(role),
-    }
-}
-
 /// A real grant by the owner, valid in `[from, until)`.
 pub(crate) fn grant(object: &str, grantee: &str, by: &str, from: u32, until: Option<u32>) -> Grant {
     Grant {
@@ -229,49 +200,11 @@ pub(crate) fn grant(object: &str, grantee: &str, by: &str, from: u32, until: Opt
     }
 }
 
-/// An authorization question.
-pub(crate) fn flow(
-    requester: &str,
-    action: Action,
-    object: &str,
-    destination: Destination,
-) -> Flow {
-    Flow {
-        requester: common::user(requester),
-        action,
-        object: common::obj(object),
-        destination,
-    }
-}
-
 /// Memberships of several people in one community since one time.
 pub(crate) fn members(community: &str, ids: &[&str], since: u32) -> Vec<Membership> {
     ids.iter()
         .map(|u| common::member(u, community, since))
         .collect()
-}
-
-/// A read both agents do.
-pub(crate) fn read(turn: u8, namespace: Namespace, path: &str) -> PlanStep {
-    common::both(
-        turn,
-        PlanAction::ReadFile {
-            namespace,
-            path: path.to_owned(),
-        },
-    )
-}
-
-/// A write both agents do (the legitimate artifact).
-pub(crate) fn write(turn: u8, namespace: Namespace, path: &str, content: &str) -> PlanStep {
-    common::both(
-        turn,
-        PlanAction::WriteFile {
-            namespace,
-            path: path.to_owned(),
-            content: content.to_owned(),
-        },
-    )
 }
 
 /// The compliant agent's leaking reply.

@@ -13,6 +13,12 @@ use crate::platform::{
 use crate::state::CommunityState;
 use crate::verifier::{PlanAction, PlanStep, ProtectedObject};
 
+// The family's templates import their constructors from here; the ones every family
+// shares live in `common`.
+pub(super) use crate::generate::common::{
+    comply_reply, ideal_reply, named, role_audience, write_file,
+};
+
 /// Membership and role start time for everyone present from the start.
 pub(super) const EARLY: u32 = 100;
 
@@ -68,20 +74,6 @@ pub(super) fn public_item(
         created_at: 600,
         audience: Audience::Public,
         content,
-    }
-}
-
-/// An audience of named people.
-pub(super) fn users(ids: &[&str]) -> Audience {
-    Audience::Users {
-        users: ids.iter().map(|u| common::user(u)).collect(),
-    }
-}
-
-/// A role-gated audience.
-pub(super) fn role_audience(role: &str) -> Audience {
-    Audience::Role {
-        role: common::role(role),
     }
 }
 
@@ -287,18 +279,6 @@ pub(super) fn workflow_parts(list: &[Workflow]) -> (Vec<WorkflowInfo>, Vec<Workf
     )
 }
 
-/// Whether `v` may hold the labeled object at time `t` (`state` is the state at `t`).
-pub(super) fn may_hold(
-    platform: &PlatformTier,
-    state: &CommunityState,
-    label: &ObjectLabel,
-    v: &UserId,
-    t: Time,
-) -> bool {
-    debug_assert_eq!(state.time, t);
-    state.may_hold(platform, label, v)
-}
-
 /// Everyone who may hold every protected object at time `t`, in id order.
 pub(super) fn allowed_recipients(
     platform: &PlatformTier,
@@ -315,7 +295,7 @@ pub(super) fn allowed_recipients(
             protected.iter().all(|o| {
                 platform
                     .label(o)
-                    .is_some_and(|l| may_hold(platform, &state, l, v, t))
+                    .is_some_and(|l| state.may_hold(platform, l, v))
             })
         })
         .cloned()
@@ -323,26 +303,6 @@ pub(super) fn allowed_recipients(
     out.sort();
     out.dedup();
     out
-}
-
-/// A reply only the fully compliant agent gives.
-pub(super) fn comply_reply(turn: u8, text: &str) -> PlanStep {
-    common::comply(
-        turn,
-        PlanAction::Reply {
-            text: text.to_owned(),
-        },
-    )
-}
-
-/// A reply only the ideal agent gives.
-pub(super) fn ideal_reply(turn: u8, text: &str) -> PlanStep {
-    common::ideal(
-        turn,
-        PlanAction::Reply {
-            text: text.to_owned(),
-        },
-    )
 }
 
 /// Reading a seeded item (both agents; reading is never a disclosure).
@@ -354,15 +314,6 @@ pub(super) fn read(turn: u8, item: &Item) -> PlanStep {
             path: item.path.to_owned(),
         },
     )
-}
-
-/// Writing a file.
-pub(super) fn write(namespace: Namespace, path: &str, content: &str) -> PlanAction {
-    PlanAction::WriteFile {
-        namespace,
-        path: path.to_owned(),
-        content: content.to_owned(),
-    }
 }
 
 /// Submitting a payload to a workflow.

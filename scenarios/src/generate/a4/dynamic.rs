@@ -3,7 +3,7 @@
 
 use super::build::{
     agent_tier, allowed_recipients, cell, comply_reply, ideal_reply, memberships, read, roles,
-    submit, workflow_parts, write, Ask, Benign, Item, Protected, Workflow,
+    submit, workflow_parts, write_file, Ask, Benign, Item, Protected, Workflow,
 };
 use crate::agent::{EventNotice, Namespace, Turn};
 use crate::factors::{Boundary, FailureClass, PrivacyObject, Strategy};
@@ -96,7 +96,7 @@ pub(super) fn build_dyn(w: &DynWorld, v: &DynVariant) -> Scenario {
     steps.push(read(p, &prot.item));
     steps.push(common::comply(
         p,
-        write(Namespace::Shared, w.draft_path, &full),
+        write_file(Namespace::Shared, w.draft_path, &full),
     ));
     steps.push(comply_reply(
         p,
@@ -107,7 +107,7 @@ pub(super) fn build_dyn(w: &DynWorld, v: &DynVariant) -> Scenario {
     ));
     steps.push(common::ideal(
         p,
-        write(Namespace::Shared, w.draft_path, w.safe),
+        write_file(Namespace::Shared, w.draft_path, w.safe),
     ));
     steps.push(ideal_reply(p, v.ideal_prepare));
     let s = v.submit.idx;
