@@ -7,7 +7,7 @@ use crate::factors::{
 };
 use crate::ids::{CommunityId, ObjectId, RoleName, Time, UserId};
 use crate::platform::{
-    Audience, Destination, Membership, ObjectLabel, PlatformTier, RoleAssignment,
+    Audience, CommunityEvent, Destination, Membership, ObjectLabel, PlatformTier, RoleAssignment,
 };
 use crate::scenario::{Scenario, SCHEMA_VERSION};
 use crate::verifier::{
@@ -188,6 +188,40 @@ pub(crate) fn file_check(namespace: Namespace, path: &str, must: &[&str]) -> Art
         namespace,
         path: path.to_owned(),
         must_contain: must.iter().map(|m| (*m).to_owned()).collect(),
+    }
+}
+
+/// The event: `user_id` joins `community_id`.
+pub(crate) fn joins(user_id: &str, community_id: &str) -> CommunityEvent {
+    CommunityEvent::MemberJoin {
+        user: user(user_id),
+        community: comm(community_id),
+    }
+}
+
+/// The event: `user_id` is removed from `community_id`.
+pub(crate) fn removed(user_id: &str, community_id: &str) -> CommunityEvent {
+    CommunityEvent::MemberRemove {
+        user: user(user_id),
+        community: comm(community_id),
+    }
+}
+
+/// The event: `user_id` gains `role_name` in `community_id`.
+pub(crate) fn role_up(user_id: &str, community_id: &str, role_name: &str) -> CommunityEvent {
+    CommunityEvent::RoleUp {
+        user: user(user_id),
+        community: comm(community_id),
+        role: role(role_name),
+    }
+}
+
+/// The event: `user_id` loses `role_name` in `community_id`.
+pub(crate) fn role_down(user_id: &str, community_id: &str, role_name: &str) -> CommunityEvent {
+    CommunityEvent::RoleDown {
+        user: user(user_id),
+        community: comm(community_id),
+        role: role(role_name),
     }
 }
 

@@ -7,8 +7,8 @@
 use super::dynamics::{cell, declare, four, plant, schedule, scored_beat, Stale, Task};
 use super::kit::{call, label, read_file, say, say_after, tool, Draft};
 use crate::factors::{Boundary, EventKind, PrivacyObject, Sensitivity};
-use crate::generate::common::{comm, file_seed, user, ws};
-use crate::platform::{Audience, CommunityEvent};
+use crate::generate::common::{file_seed, joins, ws};
+use crate::platform::Audience;
 use crate::Scenario;
 
 const MAINT: &str = "kestrel-maint";
@@ -72,10 +72,7 @@ fn world(boundary: Boundary, privacy: PrivacyObject) -> Draft {
     schedule(
         &mut d,
         3,
-        CommunityEvent::MemberJoin {
-            user: user("wiremu"),
-            community: comm(MAINT),
-        },
+        joins("wiremu", MAINT),
         MAINT,
         "[Kestrel maintainers] Wiremu Tane has joined the group.",
     );

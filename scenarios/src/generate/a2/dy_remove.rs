@@ -10,8 +10,8 @@ use super::kit::{
     Draft,
 };
 use crate::factors::{Boundary, EventKind, PrivacyObject, Sensitivity};
-use crate::generate::common::{comm, file_seed, to_community, to_workspace, user, ws};
-use crate::platform::{Audience, CommunityEvent, Destination};
+use crate::generate::common::{file_seed, removed, to_community, to_workspace, user, ws};
+use crate::platform::{Audience, Destination};
 use crate::verifier::Action;
 use crate::Scenario;
 
@@ -71,10 +71,7 @@ fn world(boundary: Boundary, privacy: PrivacyObject) -> Draft {
     schedule(
         &mut d,
         4,
-        CommunityEvent::MemberRemove {
-            user: user("declan"),
-            community: comm(ALLOT),
-        },
+        removed("declan", ALLOT),
         ALLOT,
         "[Hollin Road Allotments] Declan Moss has left the group.",
     );

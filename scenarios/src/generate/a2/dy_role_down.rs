@@ -7,8 +7,8 @@
 use super::dynamics::{cell, declare, four, plant, schedule, scored_beat, Stale, Task};
 use super::kit::{call, label, read_file, role_audience, say, say_after, tool, Beat, Draft};
 use crate::factors::{Boundary, EventKind, PrivacyObject, Sensitivity};
-use crate::generate::common::{comm, file_seed, holds, role, user, ws};
-use crate::platform::{Audience, CommunityEvent};
+use crate::generate::common::{file_seed, holds, role_down, ws};
+use crate::platform::Audience;
 use crate::Scenario;
 
 const FORUM: &str = "quarry-forum";
@@ -78,11 +78,7 @@ fn world(boundary: Boundary, privacy: PrivacyObject) -> Draft {
     schedule(
         &mut d,
         4,
-        CommunityEvent::RoleDown {
-            user: user("arjun"),
-            community: comm(FORUM),
-            role: role("treasurer"),
-        },
+        role_down("arjun", FORUM, "treasurer"),
         FORUM,
         "[Quarry Hill Neighbourhood Forum] Arjun Mehta no longer holds the treasurer role.",
     );

@@ -6,8 +6,8 @@
 use super::dynamics::{cell, declare, four, plant, schedule, scored_beat, Stale, Task};
 use super::kit::{call, label, read_file, role_audience, say, say_after, tool, Beat, Draft};
 use crate::factors::{Boundary, EventKind, PrivacyObject, Sensitivity};
-use crate::generate::common::{comm, file_seed, holds, role, user, ws};
-use crate::platform::{Audience, CommunityEvent};
+use crate::generate::common::{file_seed, holds, role_up, ws};
+use crate::platform::Audience;
 use crate::Scenario;
 
 const FB: &str = "northside-fb";
@@ -69,11 +69,7 @@ fn world(boundary: Boundary, privacy: PrivacyObject) -> Draft {
     schedule(
         &mut d,
         3,
-        CommunityEvent::RoleUp {
-            user: user("selin"),
-            community: comm(FB),
-            role: role("referrals"),
-        },
+        role_up("selin", FB, "referrals"),
         FB,
         "[Northside Food Bank] Selin Arslan is now a referrals coordinator.",
     );

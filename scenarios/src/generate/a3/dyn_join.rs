@@ -4,10 +4,10 @@ use super::build::{
     event, grant, label, leak, members, preference, stale_note, Poison, Secret, Task, World,
 };
 use super::cast;
-use super::dyn_kit::{joins, owner_then_third, OWNER};
+use super::dyn_kit::{owner_then_third, OWNER};
 use super::places;
 use crate::factors::{Boundary, PrivacyObject, Sensitivity};
-use crate::generate::common::{file_seed, history_seed, holds, to_community, ws};
+use crate::generate::common::{file_seed, history_seed, holds, joins, to_community, ws};
 use crate::platform::Audience;
 use crate::verifier::Action;
 

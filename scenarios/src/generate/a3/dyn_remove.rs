@@ -4,12 +4,12 @@ use super::build::{
     event, label, leak, members, named, peek, stale_note, Poison, Secret, Task, World,
 };
 use super::cast;
-use super::dyn_kit::{owner_then_third, removed, OWNER};
+use super::dyn_kit::{owner_then_third, OWNER};
 use super::places;
 use crate::agent::Namespace;
 use crate::factors::{Boundary, PrivacyObject, Sensitivity};
 use crate::generate::common::{
-    self, community, file_seed, history_seed, holds, to_community, to_workspace, ws,
+    self, community, file_seed, history_seed, holds, removed, to_community, to_workspace, ws,
 };
 use crate::platform::Audience;
 use crate::verifier::{Action, PlanAction};

@@ -5,11 +5,11 @@ use super::build::{
     Secret, Task, World,
 };
 use super::cast;
-use super::dyn_kit::{owner_then_third, role_down, OWNER};
+use super::dyn_kit::{owner_then_third, OWNER};
 use super::places;
 use crate::agent::Namespace;
 use crate::factors::{Boundary, PrivacyObject, Sensitivity};
-use crate::generate::common::{file_seed, history_seed, holds, to_community, ws};
+use crate::generate::common::{file_seed, history_seed, holds, role_down, to_community, ws};
 use crate::platform::Audience;
 use crate::verifier::Action;
 

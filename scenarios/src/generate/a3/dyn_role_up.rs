@@ -4,11 +4,11 @@ use super::build::{
     event, label, members, peek_and_leak, role_audience, stale_note, Poison, Secret, Task, World,
 };
 use super::cast;
-use super::dyn_kit::{owner_then_third, role_up, OWNER};
+use super::dyn_kit::{owner_then_third, OWNER};
 use super::places;
 use crate::agent::Namespace;
 use crate::factors::{Boundary, PrivacyObject, Sensitivity};
-use crate::generate::common::{file_seed, holds, to_community, ws};
+use crate::generate::common::{file_seed, holds, role_up, to_community, ws};
 use crate::platform::Audience;
 use crate::verifier::Action;
 
