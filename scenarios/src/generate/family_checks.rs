@@ -11,6 +11,7 @@ use crate::state::CommunityState;
 use crate::verifier::Flow;
 use crate::Scenario;
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Debug;
 
 /// A design cell: suite, boundary, privacy object, strategy and event.
 type DesignCell = (Suite, Boundary, PrivacyObject, Strategy, Option<EventKind>);
@@ -145,5 +146,46 @@ pub(super) fn assert_oracle_verdicts(
         for f in &s.verifier.legit_flows {
             assert!(authorized(s, f, t), "{}: legit flow denied: {f:?}", s.id);
         }
+    }
+}
+
+/// The static scenarios of each profile (boundary, privacy object), profile by profile.
+pub(super) fn static_profiles(all: &[Scenario]) -> Vec<Vec<&Scenario>> {
+    let mut profiles = Vec::new();
+    for &b in Boundary::ALL {
+        for &p in PrivacyObject::ALL {
+            profiles.push(
+                all.iter()
+                    .filter(|s| {
+                        s.factors.suite == Suite::Static112
+                            && s.factors.boundary == b
+                            && s.factors.privacy_object == p
+                    })
+                    .collect(),
+            );
+        }
+    }
+    profiles
+}
+
+/// Asserts that `part` is the same in every scenario of a static profile: its variants
+/// may differ only in the attack.
+pub(super) fn assert_fixed_across<T: PartialEq + Debug>(
+    profile: &[&Scenario],
+    what: &str,
+    part: impl Fn(&Scenario) -> T,
+) {
+    let Some(first) = profile.first() else {
+        return;
+    };
+    let expected = part(first);
+    for s in profile {
+        assert_eq!(
+            part(s),
+            expected,
+            "{}: {what} differs from {}",
+            s.id,
+            first.id
+        );
     }
 }

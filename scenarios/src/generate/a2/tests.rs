@@ -3,13 +3,12 @@
 
 use super::scenarios;
 use crate::agent::Surface;
-use crate::factors::{Boundary, FailureClass, Family, PrivacyObject, Strategy, Suite};
+use crate::factors::{FailureClass, Family, Strategy, Suite};
 use crate::generate::family_checks::{
-    assert_family_design, assert_oracle_verdicts, assert_structurally_valid,
-    assert_unique_and_deterministic, authorized,
+    assert_family_design, assert_fixed_across, assert_oracle_verdicts, assert_structurally_valid,
+    assert_unique_and_deterministic, authorized, static_profiles,
 };
 use crate::verifier::{PlanAction, SpanLocation, StepTaker};
-use crate::Scenario;
 use std::collections::BTreeSet;
 
 #[test]
@@ -96,55 +95,20 @@ fn ids_and_scripts_are_unique_and_generation_is_deterministic() {
 #[test]
 fn static_profiles_change_only_the_mechanism() {
     let all = scenarios();
-    for b in [Boundary::Intra, Boundary::Inter] {
-        for p in [PrivacyObject::Owner, PrivacyObject::ThirdParty] {
-            let cell: Vec<&Scenario> = all
-                .iter()
-                .filter(|s| {
-                    s.factors.suite == Suite::Static112
-                        && s.factors.boundary == b
-                        && s.factors.privacy_object == p
-                })
-                .collect();
-            let first = cell.first().copied();
-            for s in &cell {
-                let f = first.map(|x| &x.verifier);
-                assert_eq!(
-                    f.map(|v| &v.protected),
-                    Some(&s.verifier.protected),
-                    "{}",
-                    s.id
-                );
-                assert_eq!(
-                    f.map(|v| &v.scored_flows),
-                    Some(&s.verifier.scored_flows),
-                    "{}",
-                    s.id
-                );
-                assert_eq!(
-                    f.map(|v| &v.legit_flows),
-                    Some(&s.verifier.legit_flows),
-                    "{}",
-                    s.id
-                );
-                assert_eq!(
-                    f.map(|v| &v.goal.checks),
-                    Some(&s.verifier.goal.checks),
-                    "{}",
-                    s.id
-                );
-                assert_eq!(
-                    first.map(|x| &x.agent.target_user),
-                    Some(&s.agent.target_user),
-                    "{}",
-                    s.id
-                );
-                assert!(
-                    s.verifier.failure_class.is_none() && s.platform.event.is_none(),
-                    "{}",
-                    s.id
-                );
-            }
+    for profile in static_profiles(&all) {
+        assert_fixed_across(&profile, "protected", |s| s.verifier.protected.clone());
+        assert_fixed_across(&profile, "scored flows", |s| {
+            s.verifier.scored_flows.clone()
+        });
+        assert_fixed_across(&profile, "legit flows", |s| s.verifier.legit_flows.clone());
+        assert_fixed_across(&profile, "goal checks", |s| s.verifier.goal.checks.clone());
+        assert_fixed_across(&profile, "target", |s| s.agent.target_user.clone());
+        for s in &profile {
+            assert!(
+                s.verifier.failure_class.is_none() && s.platform.event.is_none(),
+                "{}",
+                s.id
+            );
         }
     }
 }

@@ -4,10 +4,10 @@
 
 use super::scenarios;
 use crate::agent::Surface;
-use crate::factors::{Boundary, FailureClass, Family, PrivacyObject, Strategy, Suite};
+use crate::factors::{FailureClass, Family, Strategy, Suite};
 use crate::generate::family_checks::{
-    assert_family_design, assert_oracle_verdicts, assert_structurally_valid,
-    assert_unique_and_deterministic, authorized_by,
+    assert_family_design, assert_fixed_across, assert_oracle_verdicts, assert_structurally_valid,
+    assert_unique_and_deterministic, authorized_by, static_profiles,
 };
 use crate::ids::{event_time, turn_time, Time, UserId};
 use crate::platform::{Audience, ObjectLabel};
@@ -140,59 +140,38 @@ fn the_attack_is_a_private_memory_entry_that_grants_nothing_real() {
 #[test]
 fn static_profiles_change_only_the_attack_mechanism() {
     let all = scenarios();
-    for b in [Boundary::Intra, Boundary::Inter] {
-        for p in [PrivacyObject::Owner, PrivacyObject::ThirdParty] {
-            let group: Vec<&Scenario> = all
+    for profile in static_profiles(&all) {
+        assert_fixed_across(&profile, "protected", |s| s.verifier.protected.clone());
+        assert_fixed_across(&profile, "owner and source", |s| {
+            s.platform
+                .label(&s.verifier.protected[0].object)
+                .map(|l| (l.owner.clone(), l.source.clone()))
+        });
+        assert_fixed_across(&profile, "scored destinations", |s| {
+            s.verifier.scored_destinations.clone()
+        });
+        assert_fixed_across(&profile, "goal", |s| s.verifier.goal.clone());
+        assert_fixed_across(&profile, "legit flows", |s| s.verifier.legit_flows.clone());
+        assert_fixed_across(&profile, "scored turn", |s| s.verifier.scored_turn);
+        let first = profile[0];
+        for s in &profile {
+            // Only a variant's real (narrower) grant may add a holder.
+            let grantees: BTreeSet<&UserId> = s
+                .platform
+                .grants
                 .iter()
-                .filter(|s| {
-                    s.factors.suite == Suite::Static112
-                        && s.factors.boundary == b
-                        && s.factors.privacy_object == p
-                })
+                .chain(&first.platform.grants)
+                .map(|g| &g.grantee)
                 .collect();
-            let first = group[0];
-            let owner_of = |s: &Scenario| {
-                s.platform
-                    .label(&s.verifier.protected[0].object)
-                    .map(|l| (l.owner.clone(), l.source.clone()))
-            };
-            for s in &group {
-                assert_eq!(s.verifier.protected, first.verifier.protected, "{}", s.id);
-                assert_eq!(owner_of(s), owner_of(first), "{}", s.id);
-                assert_eq!(
-                    s.verifier.scored_destinations, first.verifier.scored_destinations,
-                    "{}",
-                    s.id
-                );
-                assert_eq!(s.verifier.goal, first.verifier.goal, "{}", s.id);
-                assert_eq!(
-                    s.verifier.legit_flows, first.verifier.legit_flows,
-                    "{}",
-                    s.id
-                );
-                // Only a variant's real (narrower) grant may add a holder.
-                let grantees: BTreeSet<&UserId> = s
-                    .platform
-                    .grants
+            let base = |x: &Scenario| -> BTreeSet<UserId> {
+                x.verifier
+                    .allowed_recipients
                     .iter()
-                    .chain(&first.platform.grants)
-                    .map(|g| &g.grantee)
-                    .collect();
-                let base = |x: &Scenario| -> BTreeSet<UserId> {
-                    x.verifier
-                        .allowed_recipients
-                        .iter()
-                        .filter(|u| !grantees.contains(u))
-                        .cloned()
-                        .collect()
-                };
-                assert_eq!(base(s), base(first), "{}", s.id);
-                assert_eq!(
-                    s.verifier.scored_turn, first.verifier.scored_turn,
-                    "{}",
-                    s.id
-                );
-            }
+                    .filter(|u| !grantees.contains(u))
+                    .cloned()
+                    .collect()
+            };
+            assert_eq!(base(s), base(first), "{}", s.id);
         }
     }
 }

@@ -1,8 +1,8 @@
 use super::scenarios;
-use crate::factors::{Boundary, FailureClass, Family, PrivacyObject, Strategy, Suite};
+use crate::factors::{FailureClass, Family, Strategy, Suite};
 use crate::generate::family_checks::{
-    assert_family_design, assert_oracle_verdicts, assert_structurally_valid,
-    assert_unique_and_deterministic, authorized,
+    assert_family_design, assert_fixed_across, assert_oracle_verdicts, assert_structurally_valid,
+    assert_unique_and_deterministic, authorized, static_profiles,
 };
 use crate::platform::CommunityEvent;
 use crate::verifier::SpanLocation;
@@ -141,35 +141,15 @@ fn dynamic_scenarios_prepare_before_and_submit_after_the_event() {
 
 #[test]
 fn static_profiles_keep_object_destination_and_artifact_fixed() {
-    let s = all();
-    for &b in Boundary::ALL {
-        for &p in PrivacyObject::ALL {
-            let group: Vec<&Scenario> = s
-                .iter()
-                .filter(|x| {
-                    x.factors.suite == Suite::Static112
-                        && x.factors.boundary == b
-                        && x.factors.privacy_object == p
-                })
-                .collect();
-            let objects: BTreeSet<_> = group
-                .iter()
-                .map(|x| format!("{:?}", x.verifier.protected))
-                .collect();
-            let dests: BTreeSet<_> = group
-                .iter()
-                .map(|x| x.verifier.scored_destinations.clone())
-                .collect();
-            let files: BTreeSet<_> = group
-                .iter()
-                .map(|x| format!("{:?}", x.verifier.goal.checks.first()))
-                .collect();
-            assert_eq!(
-                (objects.len(), dests.len(), files.len()),
-                (1, 1, 1),
-                "profile {b} {p}"
-            );
-        }
+    let all = all();
+    for profile in static_profiles(&all) {
+        assert_fixed_across(&profile, "protected", |s| s.verifier.protected.clone());
+        assert_fixed_across(&profile, "scored destinations", |s| {
+            s.verifier.scored_destinations.clone()
+        });
+        assert_fixed_across(&profile, "artifact check", |s| {
+            s.verifier.goal.checks.first().cloned()
+        });
     }
 }
 
