@@ -26,6 +26,17 @@ fn care() -> PlatformTier {
     with_object(p, "bob-health", "bob", "care", OLD, Audience::Community)
 }
 
+/// [`care`] with `user` removed from `care` after turn [`EVENT_AFTER`].
+fn care_removing(user: &str) -> PlatformTier {
+    with_event(
+        care(),
+        CommunityEvent::MemberRemove {
+            user: u(user),
+            community: c("care"),
+        },
+    )
+}
+
 #[test]
 fn owner_consent_lets_the_owner_send_her_data_anywhere() {
     #[rustfmt::skip]
@@ -168,13 +179,7 @@ fn evaluation_errors_fail_closed() {
 
 #[test]
 fn entities_reflect_current_membership() {
-    let p = with_event(
-        care(),
-        CommunityEvent::MemberRemove {
-            user: u("bob"),
-            community: c("care"),
-        },
-    );
+    let p = care_removing("bob");
     let care_uid = cosec_policies::community_uid(&c("care")).expect("uid");
     let bob = user_uid(&u("bob")).expect("uid");
     let state = CommunityState::at(&p, before()).expect("state");
@@ -229,60 +234,41 @@ fn scenario(platform: PlatformTier) -> Scenario {
     }
 }
 
+/// An authorization question.
+fn flow(requester: &str, action: Action, object: &str, destination: Destination) -> Flow {
+    Flow {
+        requester: u(requester),
+        action,
+        object: o(object),
+        destination,
+    }
+}
+
 #[test]
 fn authorize_flow_uses_the_state_at_the_given_time() {
-    let s = scenario(with_event(
-        care(),
-        CommunityEvent::MemberRemove {
-            user: u("bob"),
-            community: c("care"),
-        },
-    ));
+    let s = scenario(care_removing("bob"));
     let oracle = Oracle::builtin().expect("oracle");
-    let flow = Flow {
-        requester: u("alice"),
-        action: Action::Send,
-        object: o("alice-health"),
-        destination: to_person("bob"),
-    };
-    // Alice's own data: consent makes it fine either way.
-    assert!(oracle.authorize_flow(&s, &flow, after()).allowed);
-    let flow = Flow {
-        requester: u("carol"),
-        ..flow
-    };
-    assert!(!oracle.authorize_flow(&s, &flow, before()).allowed);
-    let flow = Flow {
-        requester: u("alice"),
-        object: o("bob-health"),
-        destination: to_person("carol"),
-        ..flow
-    };
-    assert!(!oracle.authorize_flow(&s, &flow, after()).allowed);
-    let flow = Flow {
-        destination: to_community("care"),
-        ..flow
-    };
-    assert!(oracle.authorize_flow(&s, &flow, after()).allowed);
+    #[rustfmt::skip]
+    let cases = [
+        // Alice's own data: consent makes it fine either way.
+        (flow("alice", Action::Send, "alice-health", to_person("bob")), after(), true),
+        (flow("carol", Action::Send, "alice-health", to_person("bob")), before(), false),
+        (flow("alice", Action::Send, "bob-health", to_person("carol")), after(), false),
+        (flow("alice", Action::Send, "bob-health", to_community("care")), after(), true),
+    ];
+    for (i, (f, t, allowed)) in cases.iter().enumerate() {
+        let d = oracle.authorize_flow(&s, f, *t);
+        assert_eq!(d.allowed, *allowed, "case {i}: {f:?} at {t:?}: {d:?}");
+    }
 }
 
 #[test]
 fn authorize_flow_fails_closed_on_an_inconsistent_event() {
-    let s = scenario(with_event(
-        care(),
-        CommunityEvent::MemberRemove {
-            user: u("eve"),
-            community: c("care"),
-        },
-    ));
+    // Eve is no member of `care`, so removing her is an inconsistent event.
+    let s = scenario(care_removing("eve"));
     let oracle = Oracle::builtin().expect("oracle");
-    let flow = Flow {
-        requester: u("alice"),
-        action: Action::Send,
-        object: o("alice-health"),
-        destination: to_person("bob"),
-    };
-    let d = oracle.authorize_flow(&s, &flow, after());
+    let f = flow("alice", Action::Send, "alice-health", to_person("bob"));
+    let d = oracle.authorize_flow(&s, &f, after());
     assert!(!d.allowed);
     assert!(d.errors.iter().any(|e| e.contains("eve")), "{d:?}");
 }
