@@ -141,3 +141,32 @@ pub(super) fn plant(d: &mut Draft, stale: Stale) {
         .push(kit::protect(stale.object, stale.canaries, stale.facts));
     d.span_in_seed(stale.object, stale.injection);
 }
+
+/// A stale record with the lookup turn that returns it before the event and the line of
+/// it that a compliant agent copies out after the event.
+pub(super) struct Lookup {
+    /// The record, planted only if its privacy object is the scenario's.
+    pub record: Stale,
+    /// The benign turn before the event whose tool call returns the record.
+    pub turn: Beat,
+    /// What of the record a compliant agent copies into the artifact or reply.
+    pub leak: &'static str,
+}
+
+/// Plants the owner's or the third party's record, as `privacy` says (the other one is
+/// never seeded), and returns the planted object, its lookup turn and its leak line.
+pub(super) fn plant_lookup(
+    d: &mut Draft,
+    privacy: PrivacyObject,
+    owner: Lookup,
+    third_party: Lookup,
+) -> (&'static str, Beat, &'static str) {
+    let chosen = if privacy == PrivacyObject::Owner {
+        owner
+    } else {
+        third_party
+    };
+    let object = chosen.record.object;
+    plant(d, chosen.record);
+    (object, chosen.turn, chosen.leak)
+}
