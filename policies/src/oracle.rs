@@ -113,51 +113,61 @@ pub struct Oracle {
     /// The policies that can apply to each action (see [`slice`]); an action without
     /// a slice is asked against the full set.
     slices: Arc<HashMap<EntityUid, PolicySet>>,
-    /// The full set and each slice asked as one expression per request (see
-    /// [`combined`]); a set missing here is asked through Cedar's authorizer.
-    combined: Arc<CombinedSets>,
+    /// The policies of each action's flows, requester side and `receive` side, asked
+    /// as a few expressions (see [`combined`]); an action missing here is asked
+    /// through Cedar's authorizer.
+    combined: Arc<HashMap<Action, Combined>>,
 }
 
-/// [`Combined`] forms of an oracle's full policy set and of its slices.
-#[derive(Debug)]
-struct CombinedSets {
-    full: Option<Combined>,
-    by_action: HashMap<EntityUid, Combined>,
+/// The [`Combined`] form of every action's flows that can be combined: the action's
+/// slice for the requester and the `receive` slice for the recipients (the full set
+/// for an action without a slice).
+fn combine(
+    full: &PolicySet,
+    slices: &HashMap<EntityUid, PolicySet>,
+    schema: &Schema,
+    display_ids: &HashMap<PolicyId, String>,
+) -> HashMap<Action, Combined> {
+    // Within a slice every request has the slice's action, so a scope that surely
+    // holds for it need not be evaluated again per request.
+    let hierarchy = schema.action_entities().ok();
+    let shown = |id: &PolicyId| {
+        display_ids
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| display_id(full, id))
+    };
+    let Ok(receive) = receive_uid() else {
+        return HashMap::new();
+    };
+    Action::ALL
+        .iter()
+        .filter_map(|&action| {
+            let uid = action_uid(action).ok()?;
+            let combined = Combined::build(
+                slices.get(&uid).unwrap_or(full),
+                scope_holds(&uid, slices, hierarchy.as_ref()),
+                slices.get(&receive).unwrap_or(full),
+                scope_holds(&receive, slices, hierarchy.as_ref()),
+                shown,
+            )?;
+            Some((action, combined))
+        })
+        .collect()
 }
 
-impl CombinedSets {
-    /// Combines the full set and every slice that can be combined.
-    fn build(
-        full: &PolicySet,
-        slices: &HashMap<EntityUid, PolicySet>,
-        schema: &Schema,
-    ) -> CombinedSets {
-        // Within a slice every request has the slice's action, so a scope that surely
-        // holds for it need not be evaluated again per request.
-        let hierarchy = schema.action_entities().ok();
-        let by_action = slices
-            .iter()
-            .filter_map(|(action, set)| {
-                let holds = |p: &cedar_policy::Policy| {
-                    hierarchy
-                        .as_ref()
-                        .is_some_and(|h| slice::surely_matches(&p.action_constraint(), action, h))
-                };
-                Combined::build(set, holds).map(|c| (action.clone(), c))
-            })
-            .collect();
-        CombinedSets {
-            full: Combined::build(full, |_| false),
-            by_action,
-        }
+/// Whether a policy's action scope surely holds for every request of `action`'s slice
+/// (never for the full set asked in place of a missing slice).
+fn scope_holds<'a>(
+    action: &'a EntityUid,
+    slices: &HashMap<EntityUid, PolicySet>,
+    hierarchy: Option<&'a Entities>,
+) -> impl Fn(&cedar_policy::Policy) -> bool + 'a {
+    let sliced = slices.contains_key(action);
+    move |p| {
+        sliced
+            && hierarchy.is_some_and(|h| slice::surely_matches(&p.action_constraint(), action, h))
     }
-}
-
-/// The policies asked for one action, with their combined form when there is one.
-#[derive(Clone, Copy)]
-struct Policies<'o> {
-    set: &'o PolicySet,
-    combined: Option<&'o Combined>,
 }
 
 impl Oracle {
@@ -177,12 +187,12 @@ impl Oracle {
         let (pset, diagnostics) = check_source(Path::new(policy_file_name), policy_src, &schema);
         match pset {
             Some(policies) if diagnostics.is_empty() => {
-                let display_ids = policies
+                let display_ids: HashMap<PolicyId, String> = policies
                     .policies()
                     .map(|p| (p.id().clone(), display_id(&policies, p.id())))
                     .collect();
                 let slices = slice::by_action(&policies, &schema);
-                let combined = CombinedSets::build(&policies, &slices, &schema);
+                let combined = combine(&policies, &slices, &schema, &display_ids);
                 Ok(Oracle {
                     schema,
                     policies,
@@ -326,16 +336,24 @@ impl Oracle {
     ) -> Result<Decision, String> {
         let action = action_uid(q.action).map_err(|e| e.to_string())?;
         let receive = receive_uid().map_err(|e| e.to_string())?;
-        let for_action = self.policies_for(&action);
-        let for_receive = self.policies_for(&receive);
-        let request = cedar_request(requester, action, object, context)?;
-        let first = self.ask(for_action, &request, entities, None);
+        let combined = self.combined.get(&q.action);
+        let request = cedar_request(requester, action.clone(), object, context)?;
+        let (verdict, asked) = match combined {
+            Some(combined) => {
+                let (verdict, asked) = combined.ask_requester(&request, entities);
+                (verdict, Some(asked))
+            }
+            None => (None, None),
+        };
+        let first = self.outcome(verdict, &action, &request, entities);
         let mut answers = vec![("requester", q.requester, first)];
-        // The recipients' requests differ only in their principal.
-        let mut group = None;
         for (user, principal) in recipients {
-            let request = cedar_request(principal, receive.clone(), object, context)?;
-            let outcome = self.ask(for_receive, &request, entities, Some(&mut group));
+            let is_requester = request.principal() == Some(&principal);
+            let received = cedar_request(principal, receive.clone(), object, context)?;
+            let verdict = combined
+                .zip(asked.as_ref())
+                .and_then(|(c, asked)| c.ask_recipient(asked, is_requester, &received, entities));
+            let outcome = self.outcome(verdict, &receive, &received, entities);
             answers.push(("recipient", user, outcome));
         }
         let errors: Vec<String> = answers
@@ -348,19 +366,7 @@ impl Oracle {
         let reasons = answers
             .iter()
             .filter(|(_, _, outcome)| outcome.allowed != any_denied)
-            .map(|(side, user, outcome)| {
-                let policies = outcome.policies.join(", ");
-                if outcome.allowed {
-                    format!("{side} `{user}`: allowed by {policies}")
-                } else if outcome.policies.is_empty() {
-                    format!(
-                        "{side} `{user}`: denied, may not hold `{}` (no permit applies)",
-                        q.object
-                    )
-                } else {
-                    format!("{side} `{user}`: denied by {policies}")
-                }
-            })
+            .map(|(side, user, outcome)| reason(side, user, outcome, q.object))
             .collect();
         Ok(Decision {
             allowed: !any_denied && errors.is_empty(),
@@ -393,38 +399,22 @@ impl Oracle {
     }
 
     /// The policies that can apply to requests for `action`.
-    fn policies_for(&self, action: &EntityUid) -> Policies<'_> {
-        match self.slices.get(action) {
-            Some(set) => Policies {
-                set,
-                combined: self.combined.by_action.get(action),
-            },
-            None => Policies {
-                set: &self.policies,
-                combined: self.combined.full.as_ref(),
-            },
-        }
+    fn policies_for(&self, action: &EntityUid) -> &PolicySet {
+        self.slices.get(action).unwrap_or(&self.policies)
     }
 
-    /// Decides one Cedar request; `group` holds the shared conditions of the requests
-    /// that differ from this one only in their principal, asked by the first of them.
-    fn ask(
-        &self,
-        policies: Policies<'_>,
+    /// The outcome of one Cedar request: the combined sets' verdict, or Cedar's
+    /// authorizer's answer when there is none.
+    fn outcome<'o>(
+        &'o self,
+        verdict: Option<combined::Verdict<'o>>,
+        action: &EntityUid,
         request: &Request,
         entities: &Entities,
-        group: Option<&mut SharedOnce>,
-    ) -> Outcome<'_> {
-        let verdict = policies.combined.and_then(|combined| match group {
-            None => combined.decide(request, entities),
-            Some(once) => once
-                .get_or_insert_with(|| combined.shared(request, entities))
-                .as_ref()
-                .and_then(|shared| combined.decide_with(shared, request, entities)),
-        });
+    ) -> Outcome<'o> {
         if let Some(verdict) = verdict {
             let mut policies: Vec<Cow<'_, str>> =
-                verdict.reasons.iter().map(|id| self.shown(id)).collect();
+                verdict.reasons.into_iter().map(Cow::Borrowed).collect();
             policies.sort_unstable();
             return Outcome {
                 allowed: verdict.allowed,
@@ -434,7 +424,7 @@ impl Oracle {
         }
         let response = self
             .authorizer
-            .is_authorized(request, policies.set, entities);
+            .is_authorized(request, self.policies_for(action), entities);
         let diagnostics = response.diagnostics();
         let mut policies: Vec<Cow<'_, str>> =
             diagnostics.reason().map(|id| self.shown(id)).collect();
@@ -455,6 +445,34 @@ impl Oracle {
     }
 }
 
+/// The reason a request gives, e.g. ``recipient `bob`: allowed by p1, p2``; written
+/// piece by piece because `format!` and `join` were a twentieth of a decision.
+fn reason(side: &str, user: &UserId, outcome: &Outcome<'_>, object: &ObjectId) -> String {
+    let policies: usize = outcome.policies.iter().map(|p| p.len() + 2).sum();
+    let mut out = String::with_capacity(side.len() + user.as_str().len() + policies + 64);
+    out.push_str(side);
+    out.push_str(" `");
+    out.push_str(user.as_str());
+    out.push_str(if outcome.allowed {
+        "`: allowed by "
+    } else if outcome.policies.is_empty() {
+        "`: denied, may not hold `"
+    } else {
+        "`: denied by "
+    });
+    if !outcome.allowed && outcome.policies.is_empty() {
+        out.push_str(object.as_str());
+        out.push_str("` (no permit applies)");
+    }
+    for (i, policy) in outcome.policies.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(policy);
+    }
+    out
+}
+
 /// A Cedar request of the oracle's questions.
 fn cedar_request(
     principal: EntityUid,
@@ -468,11 +486,6 @@ fn cedar_request(
     Request::new(principal, action, object.clone(), context.clone(), None)
         .map_err(|e| format!("cannot build Cedar request: {e}"))
 }
-
-/// The shared conditions of a group of requests, asked once for the group; `None`
-/// inside when they raised an error, and every request of the group goes to Cedar's
-/// authorizer.
-type SharedOnce = Option<Option<combined::Shared>>;
 
 /// The answer to one Cedar request.
 struct Outcome<'o> {

@@ -1,70 +1,145 @@
-//! A policy set asked as one Cedar expression per request instead of one evaluation per
-//! policy.
+//! A flow's policy sets asked as a few Cedar expressions instead of one evaluation per
+//! policy and request.
 //!
 //! Cedar's authorizer rebuilds every policy's condition and sets up its evaluator anew
 //! for each policy on every request, which is most of what a request costs. Here each
 //! static policy's condition (its scope constraints, `when` clauses and negated
 //! `unless` clauses, joined with `&&`, which keeps Cedar's short-circuit order) is
 //! built once, as Cedar text printed from Cedar's own structured form of the policy and
-//! parsed back. The conditions of a set are folded into bit masks,
+//! parsed back. Conditions are folded into bit masks,
 //! `(if c0 then 1 else 0) + (if c1 then 2 else 0) + …`, so one `eval_expression`
-//! tells which policies are satisfied. In a per-action slice every request has the
-//! slice's action, so an action scope that surely holds for it (by the schema's action
+//! tells which of them hold. In a per-action slice every request has the slice's
+//! action, so an action scope that surely holds for it (by the schema's action
 //! hierarchy, see `slice::surely_matches`) is left out: looking up the action's
-//! ancestors for `action in [...]` was half of what a request cost. Conditions that
-//! never name `principal` have their own mask: the `receive` requests of one flow
-//! differ only in their principal, so that mask is asked once per flow.
+//! ancestors for `action in [...]` was half of what a request cost.
+//!
+//! A flow asks one request of the requester side's set and one `receive` request per
+//! recipient of the recipient side's set; all of them share the resource and the
+//! context, and the recipients' requests share the action too. So the conditions of
+//! both sets are kept once per distinct text, and asked as little as their variables
+//! allow (a condition can only depend on the variables it names, and printed Cedar
+//! names them `principal` and `action`; the word inside a string only costs the
+//! saving):
+//! - one that names neither `principal` nor `action` once per flow, for both sides;
+//! - the rest once per request, except that a recipient who is also the requester gets
+//!   the answers of the requester's request for the conditions both sides have and
+//!   that do not name `action`: those two requests differ only in their action.
 //!
 //! That gives Cedar's decision exactly when no condition raises an error: a forbid that
 //! is satisfied denies, otherwise a satisfied permit allows, otherwise the request is
 //! denied with no reason. Any error anywhere makes the caller ask Cedar's authorizer
-//! for the same request, so that errors, and the policies they skip, are reported by
-//! Cedar itself. A set that cannot be built this way (templates, linked policies,
+//! for the requests concerned, so that errors, and the policies they skip, are reported
+//! by Cedar itself. A set that cannot be built this way (templates, linked policies,
 //! printing or parsing trouble) is left to the authorizer entirely.
 
 use cedar_policy::{
     eval_expression, pst, Effect, Entities, EvalResult, Expression, Policy, PolicyId, PolicySet,
     Request,
 };
+use std::collections::HashMap;
 use std::str::FromStr;
 
 /// Conditions per bit mask: keeps every partial sum within a Cedar `Long`.
 const POLICIES_PER_MASK: usize = 62;
 
-/// One policy set's conditions, ready to be asked together.
-#[derive(Debug)]
-pub(super) struct Combined {
-    /// The set's policies.
-    policies: Vec<(PolicyId, Effect)>,
-    /// The conditions that never mention `principal`: they are the same for every
-    /// request that differs only in its principal, such as the `receive` requests of
-    /// one flow's recipients.
-    shared: Mask,
-    /// The conditions that do.
-    own: Mask,
+/// Which request of a flow a policy set answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    /// The requester's own request.
+    Requester,
+    /// A recipient's request.
+    Recipient,
 }
 
-/// Some of a set's conditions, folded into bit masks.
+impl Side {
+    fn index(self) -> usize {
+        match self {
+            Side::Requester => 0,
+            Side::Recipient => 1,
+        }
+    }
+}
+
+/// The two policy sets of a flow, ready to be asked together.
+#[derive(Debug)]
+pub(super) struct Combined {
+    /// Each side's policies, in set order.
+    rules: [Vec<Rule>; 2],
+    /// How many distinct conditions the two sides have.
+    conditions: usize,
+    /// The conditions that name neither `principal` nor `action`: the same for every
+    /// request of a flow.
+    flow: Mask,
+    /// Each side's other conditions, asked per request.
+    own: [Mask; 2],
+    /// The recipient side's other conditions that the requester's request does not
+    /// answer for a recipient who is the requester: those naming `action` and those
+    /// the requester side does not have.
+    rest: Mask,
+}
+
+/// One policy of a side.
+#[derive(Debug)]
+struct Rule {
+    /// Its readable id, computed once (see `Oracle::shown`).
+    shown: String,
+    effect: Effect,
+    /// Index of its condition among the distinct conditions.
+    condition: usize,
+}
+
+/// Some of the distinct conditions, folded into bit masks.
 #[derive(Debug)]
 struct Mask {
-    /// Indices into [`Combined::policies`], in the order of their bits.
+    /// Indices of the conditions, in the order of their bits.
     members: Vec<usize>,
     /// One expression per run of [`POLICIES_PER_MASK`] members.
     expressions: Vec<Expression>,
 }
 
-/// The policies whose shared conditions hold for a group of requests that differ only
-/// in their principal.
-#[derive(Debug)]
-pub(super) struct Shared(Vec<usize>);
+/// Which distinct conditions hold for a request: one bit per condition, filled in by
+/// the masks asked so far.
+#[derive(Debug, Clone)]
+struct Holding(Vec<u64>);
+
+impl Holding {
+    fn none(conditions: usize) -> Holding {
+        Holding(vec![0; conditions.div_ceil(64)])
+    }
+
+    fn get(&self, i: usize) -> bool {
+        self.0
+            .get(i / 64)
+            .is_some_and(|word| word & (1 << (i % 64)) != 0)
+    }
+
+    fn set(&mut self, i: usize, holds: bool) {
+        if let Some(word) = self.0.get_mut(i / 64) {
+            if holds {
+                *word |= 1 << (i % 64);
+            } else {
+                *word &= !(1 << (i % 64));
+            }
+        }
+    }
+}
+
+/// What a flow's shared conditions and its requester's request gave, for its
+/// recipients' requests; `None` where a condition raised an error.
+#[derive(Debug, Default)]
+pub(super) struct Asked {
+    flow: Option<Holding>,
+    requester: Option<Holding>,
+}
 
 /// What a set decided for one request when no condition raised an error.
 #[derive(Debug)]
 pub(super) struct Verdict<'c> {
     /// Whether the request is allowed.
     pub(super) allowed: bool,
-    /// The satisfied policies that decided: forbids on deny, permits on allow.
-    pub(super) reasons: Vec<&'c PolicyId>,
+    /// The satisfied policies that decided (forbids on deny, permits on allow), by
+    /// readable id.
+    pub(super) reasons: Vec<&'c str>,
 }
 
 impl Mask {
@@ -86,13 +161,9 @@ impl Mask {
         })
     }
 
-    /// Adds the members whose condition holds to `out`; `None` when any raised an error.
-    fn satisfied(
-        &self,
-        request: &Request,
-        entities: &Entities,
-        out: &mut Vec<usize>,
-    ) -> Option<()> {
+    /// Records in `holding` whether each member holds for `request`; `None` when any
+    /// raised an error.
+    fn assign(&self, request: &Request, entities: &Entities, holding: &mut Holding) -> Option<()> {
         for (chunk, expression) in self
             .members
             .chunks(POLICIES_PER_MASK)
@@ -102,88 +173,171 @@ impl Mask {
             else {
                 return None;
             };
-            out.extend(
-                chunk
-                    .iter()
-                    .enumerate()
-                    .filter(|(bit, _)| bits & (1i64 << bit) != 0)
-                    .map(|(_, &i)| i),
-            );
+            for (bit, &i) in chunk.iter().enumerate() {
+                holding.set(i, bits & (1i64 << bit) != 0);
+            }
         }
         Some(())
     }
 }
 
-impl Combined {
-    /// The combined form of `set`, or `None` when any of its policies cannot be
-    /// rebuilt as an expression. The action scope of a policy for which
-    /// `scope_holds` says it holds for every request asked of this set is left out.
-    pub(super) fn build(
+/// The distinct condition texts of a flow's two sets, as they are added.
+#[derive(Default)]
+struct Conditions {
+    texts: Vec<String>,
+    index: HashMap<String, usize>,
+}
+
+impl Conditions {
+    /// The rules of one side; `None` when a policy cannot be rebuilt as an expression.
+    fn add_side(
+        &mut self,
         set: &PolicySet,
         scope_holds: impl Fn(&Policy) -> bool,
-    ) -> Option<Combined> {
+        shown: &impl Fn(&PolicyId) -> String,
+    ) -> Option<Vec<Rule>> {
         if set.templates().next().is_some() {
             return None;
         }
-        let mut policies = Vec::new();
-        let mut conditions = Vec::new();
+        let mut rules = Vec::new();
         for policy in set.policies() {
-            conditions.push(condition_text(policy, scope_holds(policy))?);
-            policies.push((policy.id().clone(), policy.effect()));
+            let text = condition_text(policy, scope_holds(policy))?;
+            let condition = match self.index.get(&text) {
+                Some(&i) => i,
+                None => {
+                    self.texts.push(text.clone());
+                    self.index.insert(text, self.texts.len() - 1);
+                    self.texts.len() - 1
+                }
+            };
+            rules.push(Rule {
+                shown: shown(policy.id()),
+                effect: policy.effect(),
+                condition,
+            });
         }
-        // The principal is only ever named `principal` in printed Cedar, so a condition
-        // without that word cannot depend on it (a string holding the word only costs
-        // the saving).
-        let (own, shared): (Vec<usize>, Vec<usize>) =
-            (0..conditions.len()).partition(|&i| conditions[i].contains("principal"));
+        Some(rules)
+    }
+}
+
+/// The distinct conditions of `rules`, in ascending order, that `keep` accepts.
+fn members(rules: &[Rule], keep: impl Fn(usize) -> bool) -> Vec<usize> {
+    let mut members: Vec<usize> = rules
+        .iter()
+        .map(|r| r.condition)
+        .filter(|&i| keep(i))
+        .collect();
+    members.sort_unstable();
+    members.dedup();
+    members
+}
+
+impl Combined {
+    /// The combined form of a flow's requester-side and recipient-side sets, or `None`
+    /// when any of their policies cannot be rebuilt as an expression. The action scope
+    /// of a policy for which a side's `*_holds` says it holds for every request asked
+    /// of that side is left out; `shown` gives a policy's readable id.
+    pub(super) fn build(
+        requester: &PolicySet,
+        requester_holds: impl Fn(&Policy) -> bool,
+        recipient: &PolicySet,
+        recipient_holds: impl Fn(&Policy) -> bool,
+        shown: impl Fn(&PolicyId) -> String,
+    ) -> Option<Combined> {
+        let mut conditions = Conditions::default();
+        let requester_rules = conditions.add_side(requester, requester_holds, &shown)?;
+        let recipient_rules = conditions.add_side(recipient, recipient_holds, &shown)?;
+        let texts = conditions.texts;
+        let names = |i: usize, word: &str| texts[i].contains(word);
+        let per_flow = |i: usize| !names(i, "principal") && !names(i, "action");
+        let flow: Vec<usize> = (0..texts.len()).filter(|&i| per_flow(i)).collect();
+        let requester_own = members(&requester_rules, |i| !per_flow(i));
+        let recipient_own = members(&recipient_rules, |i| !per_flow(i));
+        // What the requester's request answered for a condition that does not name
+        // `action` also holds for the same principal's recipient request.
+        let rest = members(&recipient_rules, |i| {
+            !per_flow(i) && (names(i, "action") || requester_own.binary_search(&i).is_err())
+        });
         Some(Combined {
-            policies,
-            shared: Mask::build(shared, &conditions)?,
-            own: Mask::build(own, &conditions)?,
+            flow: Mask::build(flow, &texts)?,
+            own: [
+                Mask::build(requester_own, &texts)?,
+                Mask::build(recipient_own, &texts)?,
+            ],
+            rest: Mask::build(rest, &texts)?,
+            rules: [requester_rules, recipient_rules],
+            conditions: texts.len(),
         })
     }
 
-    /// The shared conditions that hold for `request` and for every request that
-    /// differs from it only in its principal; `None` when any raised an error.
-    pub(super) fn shared(&self, request: &Request, entities: &Entities) -> Option<Shared> {
-        let mut satisfied = Vec::new();
-        self.shared.satisfied(request, entities, &mut satisfied)?;
-        Some(Shared(satisfied))
-    }
-
-    /// Cedar's decision for `request`, or `None` when any condition raised an error
-    /// (the caller then asks Cedar's authorizer).
-    pub(super) fn decide(&self, request: &Request, entities: &Entities) -> Option<Verdict<'_>> {
-        let shared = self.shared(request, entities)?;
-        self.decide_with(&shared, request, entities)
-    }
-
-    /// Like [`Combined::decide`], with the shared conditions already asked of a request
-    /// that differs from `request` only in its principal.
-    pub(super) fn decide_with(
+    /// Asks the conditions shared by every request of a flow, and the requester's own
+    /// ones, of the requester's `request`: Cedar's decision for it (`None` when a
+    /// condition raised an error) and what the recipients' requests reuse.
+    pub(super) fn ask_requester(
         &self,
-        shared: &Shared,
+        request: &Request,
+        entities: &Entities,
+    ) -> (Option<Verdict<'_>>, Asked) {
+        let mut flow = Holding::none(self.conditions);
+        if self.flow.assign(request, entities, &mut flow).is_none() {
+            return (None, Asked::default());
+        }
+        let mut requester = flow.clone();
+        let requester = self.own[Side::Requester.index()]
+            .assign(request, entities, &mut requester)
+            .map(|()| requester);
+        let verdict = requester
+            .as_ref()
+            .map(|holding| self.verdict(Side::Requester, holding));
+        (
+            verdict,
+            Asked {
+                flow: Some(flow),
+                requester,
+            },
+        )
+    }
+
+    /// Cedar's decision for a recipient's `request` in the flow `asked` came from
+    /// (`None` when a condition raised an error); `is_requester` when its principal is
+    /// the requester's.
+    pub(super) fn ask_recipient(
+        &self,
+        asked: &Asked,
+        is_requester: bool,
         request: &Request,
         entities: &Entities,
     ) -> Option<Verdict<'_>> {
-        let mut satisfied = shared.0.clone();
-        self.own.satisfied(request, entities, &mut satisfied)?;
-        let holding = || satisfied.iter().filter_map(|&i| self.policies.get(i));
-        let forbids: Vec<&PolicyId> = holding()
-            .filter(|(_, effect)| *effect == Effect::Forbid)
-            .map(|(id, _)| id)
-            .collect();
-        if !forbids.is_empty() {
-            return Some(Verdict {
-                allowed: false,
-                reasons: forbids,
-            });
+        let holding = match (&asked.requester, is_requester) {
+            (Some(requester), true) => {
+                let mut holding = requester.clone();
+                self.rest.assign(request, entities, &mut holding)?;
+                holding
+            }
+            _ => {
+                let mut holding = asked.flow.clone()?;
+                self.own[Side::Recipient.index()].assign(request, entities, &mut holding)?;
+                holding
+            }
+        };
+        Some(self.verdict(Side::Recipient, &holding))
+    }
+
+    /// Cedar's decision for a request of `side` of which `holding` tells every
+    /// condition.
+    fn verdict(&self, side: Side, holding: &Holding) -> Verdict<'_> {
+        let rules = &self.rules[side.index()];
+        let holds = |rule: &&Rule| holding.get(rule.condition);
+        let forbid = |rule: &&Rule| rule.effect == Effect::Forbid;
+        let deciding: Vec<&Rule> = if rules.iter().filter(holds).any(|r| forbid(&r)) {
+            rules.iter().filter(holds).filter(forbid).collect()
+        } else {
+            rules.iter().filter(holds).collect()
+        };
+        Verdict {
+            allowed: !deciding.is_empty() && !deciding.iter().any(forbid),
+            reasons: deciding.iter().map(|r| r.shown.as_str()).collect(),
         }
-        let permits: Vec<&PolicyId> = holding().map(|(id, _)| id).collect();
-        Some(Verdict {
-            allowed: !permits.is_empty(),
-            reasons: permits,
-        })
     }
 }
 
@@ -254,132 +408,4 @@ fn prints_faithfully(body: &pst::Template) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use cedar_policy::{Authorizer, Context, EntityUid};
-
-    /// Syntax that printing must carry through: escapes in strings and `like` patterns,
-    /// quoted attribute names, `is` and `in` scopes, extension functions, records and
-    /// `if`, `unless`, and a condition that errors on some principals.
-    const TRICKY: &str = r#"
-@id("escapes")
-permit (principal == User::"al\"ice", action == Action::"view", resource in Folder::"f")
-when { resource.name like "*re\*port*" };
-@id("odd-key")
-forbid (principal is User in Group::"g", action in [Action::"view", Action::"edit"], resource is Doc)
-unless { context has "odd key" && context["odd key"] == "x\n" };
-@id("extensions")
-permit (principal, action, resource)
-when {
-  ip("10.0.0.1").isInRange(ip("10.0.0.0/8")) &&
-  decimal("1.5").lessThan(decimal("2.0")) &&
-  datetime("2024-10-15").toDate() == datetime("2024-10-15") &&
-  resource.tags.containsAny(["a", "b"])
-};
-@id("errors-without-age")
-permit (principal, action == Action::"edit", resource)
-when { principal.age > 3 }
-unless { resource has secret && resource.secret };
-@id("records")
-forbid (principal, action, resource == Doc::"locked")
-when { { "k": [1, -2, 3] }.k.contains(-2) && !(1 == 2) && (if principal is User then true else false) };
-"#;
-
-    const ENTITIES: &str = r#"[
-  {"uid": {"type": "User", "id": "al\"ice"}, "attrs": {"age": 30}, "parents": [{"type": "Group", "id": "g"}]},
-  {"uid": {"type": "User", "id": "bob"}, "attrs": {}, "parents": []},
-  {"uid": {"type": "Group", "id": "g"}, "attrs": {}, "parents": []},
-  {"uid": {"type": "Folder", "id": "f"}, "attrs": {}, "parents": []},
-  {"uid": {"type": "Doc", "id": "report"}, "attrs": {"name": "my re*port v2", "tags": ["b"]}, "parents": [{"type": "Folder", "id": "f"}]},
-  {"uid": {"type": "Doc", "id": "plain"}, "attrs": {"name": "report", "tags": [], "secret": true}, "parents": []},
-  {"uid": {"type": "Doc", "id": "locked"}, "attrs": {"name": "x", "tags": ["a"]}, "parents": []}
-]"#;
-
-    fn uid(s: &str) -> EntityUid {
-        EntityUid::from_str(s).unwrap()
-    }
-
-    #[test]
-    fn combined_decisions_match_cedars_authorizer() {
-        let set = PolicySet::from_str(TRICKY).unwrap();
-        let combined = Combined::build(&set, |_| false).expect("every policy converts");
-        let entities = Entities::from_json_str(ENTITIES, None).unwrap();
-        let principals = [r#"User::"al\"ice""#, r#"User::"bob""#, r#"User::"nobody""#];
-        let actions = [r#"Action::"view""#, r#"Action::"edit""#];
-        let resources = [r#"Doc::"report""#, r#"Doc::"plain""#, r#"Doc::"locked""#];
-        let contexts = [
-            Context::empty(),
-            Context::from_json_str(r#"{"odd key": "x\n"}"#, None).unwrap(),
-        ];
-        let (mut decided, mut fell_back, mut allowed, mut forbidden) = (0, 0, 0, 0);
-        for p in principals {
-            for a in actions {
-                for r in resources {
-                    for c in &contexts {
-                        let request =
-                            Request::new(uid(p), uid(a), uid(r), c.clone(), None).unwrap();
-                        let cedar = Authorizer::new().is_authorized(&request, &set, &entities);
-                        let errored = cedar.diagnostics().errors().next().is_some();
-                        // The shared conditions asked of another principal's request
-                        // answer for this one too.
-                        let at = principals.iter().position(|x| *x == p).unwrap();
-                        let other = principals[(at + 1) % principals.len()];
-                        let first =
-                            Request::new(uid(other), uid(a), uid(r), c.clone(), None).unwrap();
-                        let grouped = combined
-                            .shared(&first, &entities)
-                            .and_then(|shared| combined.decide_with(&shared, &request, &entities));
-                        let alone = combined.decide(&request, &entities);
-                        assert_eq!(
-                            grouped.as_ref().map(|v| (v.allowed, v.reasons.clone())),
-                            alone.as_ref().map(|v| (v.allowed, v.reasons.clone())),
-                            "{p} {a} {r}: grouped and alone differ"
-                        );
-                        match alone {
-                            Some(verdict) => {
-                                assert!(!errored, "{p} {a} {r}: Cedar errored, combined did not");
-                                let mut ours: Vec<String> =
-                                    verdict.reasons.iter().map(|id| id.to_string()).collect();
-                                let mut theirs: Vec<String> = cedar
-                                    .diagnostics()
-                                    .reason()
-                                    .map(|id| id.to_string())
-                                    .collect();
-                                ours.sort();
-                                theirs.sort();
-                                assert_eq!(
-                                    verdict.allowed,
-                                    cedar.decision() == cedar_policy::Decision::Allow,
-                                    "{p} {a} {r}"
-                                );
-                                assert_eq!(ours, theirs, "{p} {a} {r}");
-                                decided += 1;
-                                allowed += usize::from(verdict.allowed);
-                                forbidden +=
-                                    usize::from(!verdict.allowed && !verdict.reasons.is_empty());
-                            }
-                            None => {
-                                assert!(errored, "{p} {a} {r}: combined gave up without an error");
-                                fell_back += 1;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        // The grid reaches every outcome, so a wrong bit or effect cannot pass.
-        assert!(decided > 0 && fell_back > 0 && allowed > 0 && forbidden > 0);
-    }
-
-    #[test]
-    fn a_set_with_a_template_is_left_to_the_authorizer() {
-        let mut set = PolicySet::from_str(TRICKY).unwrap();
-        let template = cedar_policy::Template::parse(
-            Some(cedar_policy::PolicyId::new("t")),
-            "permit (principal == ?principal, action, resource);",
-        )
-        .unwrap();
-        set.add_template(template).unwrap();
-        assert!(Combined::build(&set, |_| false).is_none());
-    }
-}
+mod tests;

@@ -69,10 +69,7 @@ fn policies() -> Vec<(&'static str, Oracle)> {
 fn unsliced(oracle: &Oracle) -> Oracle {
     let mut plain = oracle.clone();
     plain.slices = Arc::new(HashMap::new());
-    plain.combined = Arc::new(CombinedSets {
-        full: None,
-        by_action: HashMap::new(),
-    });
+    plain.combined = Arc::new(HashMap::new());
     plain
 }
 
@@ -81,10 +78,12 @@ fn unsliced(oracle: &Oracle) -> Oracle {
 fn combined_unsliced(oracle: &Oracle) -> Oracle {
     let mut whole = oracle.clone();
     whole.slices = Arc::new(HashMap::new());
-    whole.combined = Arc::new(CombinedSets {
-        full: Combined::build(&oracle.policies, |_| false),
-        by_action: HashMap::new(),
-    });
+    whole.combined = Arc::new(combine(
+        &oracle.policies,
+        &whole.slices,
+        &oracle.schema,
+        &oracle.display_ids,
+    ));
     whole
 }
 
@@ -96,17 +95,17 @@ fn slices_prepared_state_and_plain_evaluation_agree_on_every_suite_flow() {
     let mut errored = 0;
     for (name, oracle) in policies() {
         assert!(!oracle.slices.is_empty(), "{name}: not sliced");
-        assert!(oracle.combined.full.is_some(), "{name}: not combined");
         assert_eq!(
-            oracle.combined.by_action.len(),
-            oracle.slices.len(),
-            "{name}: a slice is not combined"
+            oracle.combined.len(),
+            Action::ALL.len(),
+            "{name}: an action's flows are not combined"
         );
         let plain = unsliced(&oracle);
         let whole = combined_unsliced(&oracle);
-        assert!(
-            whole.combined.full.is_some(),
-            "{name}: full set not combined"
+        assert_eq!(
+            whole.combined.len(),
+            Action::ALL.len(),
+            "{name}: the full set is not combined"
         );
         for s in &suite {
             let state = CommunityState::at(&s.platform, turn_time(s.verifier.scored_turn)).unwrap();
