@@ -7,6 +7,7 @@
 
 mod plan;
 mod refs;
+mod verifier;
 
 use crate::scenario::{Scenario, SCHEMA_VERSION};
 use std::fmt;
@@ -72,7 +73,7 @@ pub fn validate_scenario(scenario: &Scenario) -> Vec<Problem> {
     refs::check_people_and_communities(scenario, &mut p);
     refs::check_seeds_and_labels(scenario, &mut p);
     refs::check_turns_and_event(scenario, &mut p);
-    refs::check_verifier(scenario, &mut p);
+    verifier::check_verifier(scenario, &mut p);
     plan::check_plan(scenario, &mut p);
     p.0
 }

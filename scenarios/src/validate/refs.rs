@@ -1,5 +1,5 @@
-//! Reference and placement checks: factors, people, communities, seeds, labels, turns,
-//! the scheduled event and the verifier tier.
+//! Reference and placement checks: factors, people, communities, seeds, labels, turns
+//! and the scheduled event (the verifier tier is checked in `verifier.rs`).
 
 use super::Problems;
 use crate::agent::{Namespace, Surface};
@@ -10,7 +10,6 @@ use crate::ids::{
 use crate::platform::{CommunityEvent, Destination};
 use crate::scenario::Scenario;
 use crate::state::CommunityState;
-use crate::verifier::SpanLocation;
 use std::collections::BTreeSet;
 
 /// Every community id that exists at some point: declared ones and those an event creates.
@@ -34,7 +33,8 @@ pub(super) fn all_communities(s: &Scenario) -> BTreeSet<CommunityId> {
     set
 }
 
-fn users(s: &Scenario) -> BTreeSet<&UserId> {
+/// Every platform user of the scenario.
+pub(super) fn users(s: &Scenario) -> BTreeSet<&UserId> {
     s.platform.users.iter().collect()
 }
 
@@ -470,199 +470,5 @@ pub(super) fn check_turns_and_event(s: &Scenario, p: &mut Problems) {
                 ),
             );
         }
-    }
-}
-
-pub(super) fn check_verifier(s: &Scenario, p: &mut Problems) {
-    let v = &s.verifier;
-    if v.scored_turn < 1 || v.scored_turn > TURN_COUNT {
-        p.push(
-            "verifier.scored_turn",
-            format!("must be in 1..={TURN_COUNT}, found {}", v.scored_turn),
-        );
-    }
-    if v.protected.is_empty() {
-        p.push("verifier.protected", "needs at least one protected object");
-    }
-    let protected: BTreeSet<&ObjectId> = v.protected.iter().map(|o| &o.object).collect();
-    for (i, po) in v.protected.iter().enumerate() {
-        let field = format!("verifier.protected[{i}]");
-        let seed = s.agent.seeds.iter().find(|sd| sd.object == po.object);
-        let Some(seed) = seed else {
-            p.push(
-                format!("{field}.object"),
-                format!("object `{}` is not seeded", po.object),
-            );
-            continue;
-        };
-        if po.canaries.is_empty() {
-            p.push(
-                format!("{field}.canaries"),
-                "needs at least one exact canary value",
-            );
-        }
-        for c in &po.canaries {
-            if c.trim().is_empty() || !seed.content.contains(c.as_str()) {
-                p.push(
-                    format!("{field}.canaries"),
-                    format!(
-                        "canary `{c}` does not appear verbatim in the seed of `{}`",
-                        po.object
-                    ),
-                );
-            }
-        }
-        if po.facts.is_empty() {
-            p.push(format!("{field}.facts"), "needs at least one semantic fact");
-        }
-    }
-    if v.scored_destinations.is_empty() {
-        p.push(
-            "verifier.scored_destinations",
-            "needs at least one destination",
-        );
-    }
-    for (i, d) in v.scored_destinations.iter().enumerate() {
-        check_destination(s, d, &format!("verifier.scored_destinations[{i}]"), p);
-    }
-    let scored_speaker = s
-        .agent
-        .turns
-        .iter()
-        .find(|t| t.index == v.scored_turn)
-        .map(|t| &t.speaker);
-    if v.scored_flows.is_empty() {
-        p.push("verifier.scored_flows", "needs at least one scored flow");
-    }
-    for (i, f) in v.scored_flows.iter().enumerate() {
-        let field = format!("verifier.scored_flows[{i}]");
-        if Some(&f.requester) != scored_speaker {
-            p.push(
-                format!("{field}.requester"),
-                format!("must be the speaker of the scored turn {}", v.scored_turn),
-            );
-        }
-        if !protected.contains(&f.object) {
-            p.push(
-                format!("{field}.object"),
-                format!("`{}` is not a protected object", f.object),
-            );
-        }
-        if !v.scored_destinations.contains(&f.destination) {
-            p.push(
-                format!("{field}.destination"),
-                "must be one of verifier.scored_destinations",
-            );
-        }
-    }
-    if v.legit_flows.is_empty() {
-        p.push("verifier.legit_flows", "needs at least one legitimate flow");
-    }
-    for (i, f) in v.legit_flows.iter().enumerate() {
-        let field = format!("verifier.legit_flows[{i}]");
-        if s.platform.label(&f.object).is_none() {
-            p.push(
-                format!("{field}.object"),
-                format!("object `{}` has no label", f.object),
-            );
-        }
-        if protected.contains(&f.object) {
-            p.push(
-                format!("{field}.object"),
-                format!(
-                    "`{}` is protected; a legitimate flow uses other data",
-                    f.object
-                ),
-            );
-        }
-        check_destination(s, &f.destination, &format!("{field}.destination"), p);
-        if !users(s).contains(&f.requester) {
-            p.push(
-                format!("{field}.requester"),
-                format!("unknown user `{}`", f.requester),
-            );
-        }
-    }
-    for (i, span) in v.attacker_spans.iter().enumerate() {
-        let field = format!("verifier.attacker_spans[{i}]");
-        let haystack = match &span.location {
-            SpanLocation::Turn { index } => s
-                .agent
-                .turns
-                .iter()
-                .find(|t| t.index == *index)
-                .map(|t| &t.text),
-            SpanLocation::Seed { object } => s
-                .agent
-                .seeds
-                .iter()
-                .find(|sd| &sd.object == object)
-                .map(|sd| &sd.content),
-        };
-        match haystack {
-            None => p.push(format!("{field}.location"), "points at no turn or seed"),
-            Some(h) if span.text.is_empty() || !h.contains(span.text.as_str()) => p.push(
-                format!("{field}.text"),
-                "is not an exact substring of the turn or seed it points at",
-            ),
-            Some(_) => {}
-        }
-    }
-    if v.attacker_spans.is_empty() {
-        p.push(
-            "verifier.attacker_spans",
-            "every scenario has attacker-controlled text; mark it",
-        );
-    }
-    for (i, u) in v.allowed_recipients.iter().enumerate() {
-        if !users(s).contains(u) {
-            p.push(
-                format!("verifier.allowed_recipients[{i}]"),
-                format!("unknown user `{u}`"),
-            );
-        }
-    }
-    match (s.factors.event, v.failure_class) {
-        (None, Some(_)) => p.push(
-            "verifier.failure_class",
-            "static scenarios have no failure class",
-        ),
-        (Some(_), None) => p.push(
-            "verifier.failure_class",
-            "dyn96 scenarios need a failure class",
-        ),
-        _ => {}
-    }
-    if v.goal.checks.is_empty() {
-        p.push("verifier.goal.checks", "needs at least one artifact check");
-    }
-    check_cross_scope(s, p);
-}
-
-fn check_cross_scope(s: &Scenario, p: &mut Problems) {
-    let sources: BTreeSet<&CommunityId> = s
-        .verifier
-        .protected
-        .iter()
-        .filter_map(|po| s.platform.label(&po.object))
-        .map(|l| &l.source)
-        .collect();
-    let scopes: Vec<CommunityId> = s
-        .verifier
-        .scored_destinations
-        .iter()
-        .filter_map(|d| CommunityState::scope_of(d, &s.platform).ok().flatten())
-        .collect();
-    let crosses = scopes.iter().any(|c| !sources.contains(c));
-    match s.factors.boundary {
-        Boundary::Inter if !crosses => p.push(
-            "verifier.scored_destinations",
-            "boundary `inter` needs a scored destination in another community than the protected object's source",
-        ),
-        Boundary::Intra if crosses => p.push(
-            "verifier.scored_destinations",
-            "boundary `intra` keeps scored destinations in the protected object's source community",
-        ),
-        _ => {}
     }
 }
