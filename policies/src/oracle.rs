@@ -10,15 +10,15 @@ mod slice;
 mod tests;
 
 use crate::check::{check_source, display_id};
-use crate::entities::entities_with;
+use crate::entities::{entities_with, Conformance};
 use crate::error::PolicyError;
 use crate::schema::{
     action_uid, destination_uid, object_uid, parse_schema, receive_uid, user_uid, ORACLE_FILE_NAME,
     ORACLE_SOURCE, SCHEMA_SOURCE,
 };
 use cedar_policy::{
-    Authorizer, Context, Entities, EntityUid, PolicyId, PolicySet, Request, RestrictedExpression,
-    Schema,
+    Authorizer, Context, Entities, Entity, EntityUid, PolicyId, PolicySet, Request,
+    RestrictedExpression, Schema,
 };
 use combined::Combined;
 use cosec_scenarios::{
@@ -117,6 +117,10 @@ pub struct Oracle {
     /// as a few expressions (see [`combined`]); an action missing here is asked
     /// through Cedar's authorizer.
     combined: Arc<HashMap<Action, Combined>>,
+    /// The schema's action entities, added to each prepared state's entities in place
+    /// of a per-entity schema check; `None` (an action hierarchy Cedar would not list)
+    /// keeps the check.
+    actions: Option<Arc<[Entity]>>,
 }
 
 /// The [`Combined`] form of every action's flows that can be combined: the action's
@@ -193,6 +197,10 @@ impl Oracle {
                     .collect();
                 let slices = slice::by_action(&policies, &schema);
                 let combined = combine(&policies, &slices, &schema, &display_ids);
+                let actions = schema
+                    .action_entities()
+                    .ok()
+                    .map(|a| a.into_iter().collect());
                 Ok(Oracle {
                     schema,
                     policies,
@@ -200,6 +208,7 @@ impl Oracle {
                     display_ids: Arc::new(display_ids),
                     slices: Arc::new(slices),
                     combined: Arc::new(combined),
+                    actions,
                 })
             }
             _ => Err(PolicyError::InvalidPolicies {
@@ -239,7 +248,11 @@ impl Oracle {
         target: &UserId,
         state: &CommunityState,
     ) -> Result<PreparedState, PolicyError> {
-        PreparedState::build(platform, target, state, &self.schema)
+        let conformance = match &self.actions {
+            Some(actions) => Conformance::Trusted(actions),
+            None => Conformance::Checked(&self.schema),
+        };
+        PreparedState::build(platform, target, state, conformance)
     }
 
     /// Like [`Oracle::authorize`], reusing what [`Oracle::prepare`] built for the same
@@ -306,7 +319,7 @@ impl Oracle {
             q.state,
             &extra_users,
             &[q.destination],
-            Some(&self.schema),
+            Conformance::Checked(&self.schema),
         )
         .map_err(|e| e.to_string())?;
         let requester = user_uid(q.requester).map_err(|e| e.to_string())?;

@@ -3,10 +3,10 @@
 //! audience of every known destination. Built once per state time, so that a question
 //! costs only its Cedar requests.
 
-use crate::entities::entities_with;
+use crate::entities::{entities_with, Conformance};
 use crate::error::PolicyError;
 use crate::schema::{destination_uid, object_uid, user_uid};
-use cedar_policy::{Entities, EntityUid, Schema};
+use cedar_policy::{Entities, EntityUid};
 use cosec_scenarios::{
     CommunityState, Destination, Namespace, ObjectId, PlatformTier, Time, UserId,
 };
@@ -51,7 +51,7 @@ impl PreparedState {
         platform: &PlatformTier,
         target: &UserId,
         state: &CommunityState,
-        schema: &Schema,
+        conformance: Conformance<'_>,
     ) -> Result<PreparedState, PolicyError> {
         let users: BTreeSet<UserId> = platform.users.iter().cloned().collect();
         let mut destinations: BTreeSet<Destination> = BTreeSet::new();
@@ -86,14 +86,7 @@ impl PreparedState {
         );
         let user_refs: Vec<&UserId> = users.iter().collect();
         let dest_refs: Vec<&Destination> = destinations.iter().collect();
-        let entities = entities_with(
-            platform,
-            target,
-            state,
-            &user_refs,
-            &dest_refs,
-            Some(schema),
-        )?;
+        let entities = entities_with(platform, target, state, &user_refs, &dest_refs, conformance)?;
 
         let mut user_uids = HashMap::with_capacity(users.len());
         for u in &users {

@@ -181,3 +181,41 @@ fn prepared_state_agrees_on_every_destination_object_and_requester() {
         }
     }
 }
+
+#[test]
+fn prepared_entities_skip_only_the_schema_check() {
+    let suite = cosec_scenarios::suite::load_embedded(false)
+        .unwrap()
+        .scenarios;
+    let oracle = Oracle::from_sources(
+        SCHEMA_SOURCE,
+        DEFAULT_DEFENSE_SOURCE,
+        DEFAULT_DEFENSE_FILE_NAME,
+    )
+    .unwrap();
+    assert!(
+        oracle.actions.as_ref().is_some_and(|a| !a.is_empty()),
+        "the schema's actions were not listed, so every state is checked"
+    );
+    let mut states = 0;
+    for s in &suite {
+        for turn in 1..=s.agent.turns.len() as u8 {
+            let state = CommunityState::at(&s.platform, turn_time(turn)).unwrap();
+            let trusted = oracle
+                .prepare(&s.platform, &s.agent.target_user, &state)
+                .unwrap();
+            // The build Cedar checks entity by entity against the schema, which also
+            // supplies the action entities.
+            let checked = PreparedState::build(
+                &s.platform,
+                &s.agent.target_user,
+                &state,
+                Conformance::Checked(&oracle.schema),
+            )
+            .unwrap();
+            assert_eq!(trusted.entities, checked.entities, "{} turn {turn}", s.id);
+            states += 1;
+        }
+    }
+    assert!(states > suite.len(), "only {states} states compared");
+}
