@@ -10,6 +10,11 @@
 //! the second pass over the same texts answers from the decision cache. The Cedar-only
 //! latency the guard records for its `summary.json` block is reported too.
 //!
+//! Next to every first decision the bench times a fixed computation of about the first
+//! decisions' median length (`FLOOR_US`, default 26 us) with warm caches and no memory
+//! traffic: its p99 is what this machine's interrupts and other tenants alone make of
+//! such an operation's tail, measured in the same moments.
+//!
 //! Run: `cargo bench -p cosec-proxy --bench guard_decision` (optionally `-- N` passes
 //! of the cached round).
 
@@ -92,8 +97,51 @@ fn outbound(s: &Scenario) -> Vec<Outbound> {
     out
 }
 
-/// Per-hit latencies (microseconds) of one pass over a scenario's texts.
-fn pass(guard: &TrialGuard, texts: &[Outbound], samples: &mut Vec<f64>) {
+/// A fixed amount of arithmetic, the same every time: no allocation, no memory traffic.
+struct FixedWork {
+    iterations: u64,
+}
+
+impl FixedWork {
+    fn spin(iterations: u64) -> u64 {
+        let mut x = std::hint::black_box(1u64);
+        for _ in 0..iterations {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
+        x
+    }
+
+    /// Work that takes about `micros` on this machine when nothing interrupts it (the
+    /// fastest of a few timed runs).
+    fn calibrated(micros: f64) -> Self {
+        const PROBE: u64 = 200_000;
+        let fastest = (0..7)
+            .map(|_| {
+                let started = Instant::now();
+                std::hint::black_box(Self::spin(PROBE));
+                started.elapsed().as_secs_f64() * 1e6
+            })
+            .fold(f64::INFINITY, f64::min);
+        FixedWork {
+            iterations: (micros * PROBE as f64 / fastest).max(1.0) as u64,
+        }
+    }
+
+    fn time_us(&self) -> f64 {
+        let started = Instant::now();
+        std::hint::black_box(Self::spin(self.iterations));
+        started.elapsed().as_secs_f64() * 1e6
+    }
+}
+
+/// Per-hit latencies (microseconds) of one pass over a scenario's texts; with `floor`,
+/// the fixed work is timed right after every sample.
+fn pass(
+    guard: &TrialGuard,
+    texts: &[Outbound],
+    samples: &mut Vec<f64>,
+    mut floor: Option<(&FixedWork, &mut Vec<f64>)>,
+) {
     for o in texts {
         let started = Instant::now();
         let checked = guard.check_text(
@@ -106,6 +154,9 @@ fn pass(guard: &TrialGuard, texts: &[Outbound], samples: &mut Vec<f64>) {
         let us = started.elapsed().as_secs_f64() * 1e6;
         if checked.detected > 0 {
             samples.push(us / checked.detected as f64);
+            if let Some((work, times)) = floor.as_mut() {
+                times.push(work.time_us());
+            }
         }
     }
 }
@@ -138,6 +189,12 @@ fn main() {
     let policy = Arc::new(
         GuardPolicy::from_source(DEFAULT_DEFENSE_SOURCE, DEFAULT_DEFENSE_FILE_NAME).unwrap(),
     );
+    let floor_us: f64 = std::env::var("FLOOR_US")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(26.0);
+    let work = FixedWork::calibrated(floor_us);
+    let mut floor = Vec::new();
     let mut first = Vec::new();
     let mut cached = Vec::new();
     let mut cedar = Vec::new();
@@ -165,11 +222,11 @@ fn main() {
             guard.prepare_state(t);
             prepare.push(started.elapsed().as_secs_f64() * 1e6);
         }
-        pass(&guard, &texts, &mut first);
+        pass(&guard, &texts, &mut first, Some((&work, &mut floor)));
         let stats = guard.stats();
         cedar.push((stats.latency_p50_us, stats.latency_p99_us, stats.decisions));
         for _ in 0..rounds {
-            pass(&guard, &texts, &mut cached);
+            pass(&guard, &texts, &mut cached, None);
         }
     }
     let decisions: u64 = cedar.iter().map(|c| c.2).sum();
@@ -199,6 +256,15 @@ fn main() {
         row(
             "(state + entities, once per turn time, at request arrival)",
             prepare
+        )
+    );
+    println!(
+        "{}",
+        row(
+            &format!(
+                "(fixed work of ~{floor_us} us, timed after each first decision: machine noise)"
+            ),
+            floor
         )
     );
     all.sort_by(f64::total_cmp);
