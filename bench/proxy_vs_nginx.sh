@@ -4,7 +4,10 @@
 # measured in one run so the ratios are fair on a shared, noisy machine.
 #
 #   bench/proxy_vs_nginx.sh            # ~3 minutes; prints a markdown report
-#   ROUNDS=3 DURATION=5 WARMUP=2 bench/proxy_vs_nginx.sh   # what BENCHMARKS.md quotes (~5 min)
+#   ROUNDS=12 DURATION=2 WARMUP=1 MAX_SECONDS=1500 bench/proxy_vs_nginx.sh
+#                                      # what BENCHMARKS.md quotes since session 6 (~8 min):
+#                                      # many short interleaved rounds, so a slow spell of
+#                                      # the machine falls on every target alike
 #
 # Environment (all optional):
 #   COSEC     cosec binary            (default: $CARGO_TARGET_DIR or target/ release build)
@@ -19,6 +22,8 @@
 # Targets, all loopback (127.0.0.1) on free ports:
 #   direct     the canned upstream itself (non-streaming: JSON; streaming: SSE body)
 #   nginx      nginx reverse proxy (keep-alive upstream pool; proxy_buffering off for SSE)
+#   nginx-2    a second, identical nginx, at one connection only: the control that shows
+#              how far two equal proxies drift apart in the same run
 #   cosec-off  cosec proxy serve --guard-mode off, no trace (header routing; bytes relayed unparsed)
 #   cosec-on   cosec proxy serve, default policy, enforce
 # The request carries a labeled object of examples/proxy-serve/state.json in its
@@ -127,7 +132,8 @@ lua_script "$WORK/body-stream.json" >"$WORK/chat-stream.lua"
 # ---------------------------------------------------------------- servers
 UP_PORT="$(free_port)"
 NGX_PORT="$(free_port)"
-mkdir -p "$WORK/nginx/up" "$WORK/nginx/proxy"
+NGX2_PORT="$(free_port)"
+mkdir -p "$WORK/nginx/up" "$WORK/nginx/proxy" "$WORK/nginx/proxy2"
 nginx_common() { # $1: prefix
   cat <<EOF
 worker_processes auto;
@@ -165,17 +171,17 @@ EOF
 }
 EOF
 } >"$WORK/nginx/up/nginx.conf"
-{
-  nginx_common "$WORK/nginx/proxy"
+proxy_conf() { # $1: prefix, $2: port
+  nginx_common "$1"
   echo "http {"
-  nginx_http_common "$WORK/nginx/proxy"
+  nginx_http_common "$1"
   cat <<EOF
   upstream canned {
     server 127.0.0.1:$UP_PORT;
     keepalive 128;
   }
   server {
-    listen 127.0.0.1:$NGX_PORT;
+    listen 127.0.0.1:$2;
     location / {
       proxy_pass http://canned;
       proxy_http_version 1.1;
@@ -190,9 +196,13 @@ EOF
   }
 }
 EOF
-} >"$WORK/nginx/proxy/nginx.conf"
+}
+proxy_conf "$WORK/nginx/proxy" "$NGX_PORT" >"$WORK/nginx/proxy/nginx.conf"
+# The control: a second nginx, identical to the first, shows how far two equal proxies
+# drift apart at one connection on this machine.
+proxy_conf "$WORK/nginx/proxy2" "$NGX2_PORT" >"$WORK/nginx/proxy2/nginx.conf"
 
-for which in up proxy; do
+for which in up proxy proxy2; do
   "$NGINX" -t -q -p "$WORK/nginx/$which" -c "$WORK/nginx/$which/nginx.conf" \
     -e "$WORK/nginx/$which/error.log"
   "$NGINX" -p "$WORK/nginx/$which" -c "$WORK/nginx/$which/nginx.conf" \
@@ -201,6 +211,7 @@ for which in up proxy; do
 done
 wait_port "$UP_PORT"
 wait_port "$NGX_PORT"
+wait_port "$NGX2_PORT"
 
 start_cosec() { # $1: port, $2: upstream base, $3: guard mode
   "$COSEC" proxy serve --listen "127.0.0.1:$1" --upstream "$2" --state "$STATE" \
@@ -222,6 +233,7 @@ TARGETS=(direct nginx cosec-off cosec-on)
 declare -A URL SSE_URL
 URL[direct]="http://127.0.0.1:$UP_PORT/v1/chat/completions"
 URL[nginx]="http://127.0.0.1:$NGX_PORT/v1/chat/completions"
+URL[nginx-2]="http://127.0.0.1:$NGX2_PORT/v1/chat/completions"
 URL[cosec-off]="http://127.0.0.1:$OFF_PORT/v1/chat/completions"
 URL[cosec-on]="http://127.0.0.1:$ON_PORT/v1/chat/completions"
 SSE_URL[direct]="http://127.0.0.1:$UP_PORT/sse/v1/chat/completions"
@@ -336,10 +348,12 @@ measure_ttfb() {
 echo "proxy_vs_nginx: ${DURATION}s per run after ${WARMUP}s warm-up; $(nproc) cores" >&2
 for round in $(seq 1 "$ROUNDS"); do
   echo "round $round of $ROUNDS" >&2
-  for c in 1 64; do
-    echo "non-streaming, $c connection(s):" >&2
-    for t in "${TARGETS[@]}"; do run_wrk "$t/c$c" "${URL[$t]}" "$WORK/chat.lua" "$c"; done
+  echo "non-streaming, 1 connection:" >&2
+  for t in direct nginx nginx-2 cosec-off cosec-on; do
+    run_wrk "$t/c1" "${URL[$t]}" "$WORK/chat.lua" 1
   done
+  echo "non-streaming, 64 connections:" >&2
+  for t in "${TARGETS[@]}"; do run_wrk "$t/c64" "${URL[$t]}" "$WORK/chat.lua" 64; done
   echo "streaming, 64 connections (whole-response latency):" >&2
   for t in "${TARGETS[@]}"; do run_wrk "$t/sse64" "${SSE_URL[$t]}" "$WORK/chat-stream.lua" 64; done
   echo "streaming, time to first byte, 1 connection:" >&2
@@ -375,6 +389,7 @@ added_row() { # $1: label, $2: array name, $3: key suffix
 }
 
 A_NGX1="$(added "${P50[nginx/c1]}" "${P50[direct/c1]}")"
+A_NGX2="$(added "${P50[nginx-2/c1]}" "${P50[direct/c1]}")"
 A_OFF1="$(added "${P50[cosec-off/c1]}" "${P50[direct/c1]}")"
 A_ON1="$(added "${P50[cosec-on/c1]}" "${P50[direct/c1]}")"
 GUARD1="$(added "${P50[cosec-on/c1]}" "${P50[cosec-off/c1]}")"
@@ -416,6 +431,7 @@ $(row 'c64 requests/s' RPS /sse64)
 | target | measured | limit | |
 |---|---|---|---|
 | c1 added p50, guard off / nginx | $(ratio "$A_OFF1" "$A_NGX1") ($A_OFF1 vs $A_NGX1 us) | <= 1.5x | $(verdict "$X_OFF1" '<=' 1.5) |
+| control: c1 added p50, a second identical nginx / nginx | $(ratio "$A_NGX2" "$A_NGX1") ($A_NGX2 us) | | the measurement's own spread |
 | c1 p50 the guard adds on top (on - off) | $GUARD1 us | <= 50 us | $(verdict "$GUARD1" '<=' 50) |
 | c1 added p50, guard on / nginx (for reference) | $(ratio "$A_ON1" "$A_NGX1") ($A_ON1 us) | | |
 | c64 requests/s, guard off / nginx | ${R_OFF}x | >= 0.8x | $(verdict "$R_OFF" '>=' 0.8) |
