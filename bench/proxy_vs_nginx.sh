@@ -18,12 +18,16 @@
 #   TTFB_N    streamed requests timed (default: 300, after 50 unmeasured ones)
 #   ROUNDS    rounds of every measurement, interleaved; cells are medians (default: 1)
 #   MAX_SECONDS  hard bound on the whole script (default: 900)
+#   HYPER_FLOOR  the bare hyper proxy of the control (default: the release build's
+#                examples/hyper_floor; skipped with a note when missing)
 #
 # Targets, all loopback (127.0.0.1) on free ports:
 #   direct     the canned upstream itself (non-streaming: JSON; streaming: SSE body)
 #   nginx      nginx reverse proxy (keep-alive upstream pool; proxy_buffering off for SSE)
 #   nginx-2    a second, identical nginx, at one connection only: the control that shows
 #              how far two equal proxies drift apart in the same run
+#   hyper-floor  proxy/examples/hyper_floor.rs, at one connection only: a bare hyper
+#              proxy (no routing, guard, pool or timeout), the floor cosec is built on
 #   cosec-off  cosec proxy serve --guard-mode off, no trace (header routing; bytes relayed unparsed)
 #   cosec-on   cosec proxy serve, default policy, enforce
 # The request carries a labeled object of examples/proxy-serve/state.json in its
@@ -34,6 +38,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 COSEC="${COSEC:-${CARGO_TARGET_DIR:-$ROOT/target}/release/cosec}"
+HYPER_FLOOR="${HYPER_FLOOR:-${CARGO_TARGET_DIR:-$ROOT/target}/release/examples/hyper_floor}"
 NGINX="${NGINX:-/usr/sbin/nginx}"
 WRK="${WRK:-/usr/bin/wrk}"
 DURATION="${DURATION:-10}"
@@ -230,10 +235,22 @@ start_cosec "$ON_SSE_PORT" "http://127.0.0.1:$UP_PORT/sse/v1" enforce
 for p in "$OFF_PORT" "$ON_PORT" "$OFF_SSE_PORT" "$ON_SSE_PORT"; do wait_port "$p"; done
 
 TARGETS=(direct nginx cosec-off cosec-on)
+# At one connection only: the two controls next to the four targets.
+C1_TARGETS=(direct nginx nginx-2 cosec-off cosec-on)
+FLOOR_PORT="$(free_port)"
+if [ -x "$HYPER_FLOOR" ]; then
+  "$HYPER_FLOOR" "127.0.0.1:$FLOOR_PORT" "127.0.0.1:$UP_PORT" 2>>"$WORK/hyper-floor.log" &
+  PIDS+=("$!")
+  wait_port "$FLOOR_PORT"
+  C1_TARGETS=(direct nginx nginx-2 hyper-floor cosec-off cosec-on)
+else
+  echo "proxy_vs_nginx: no $HYPER_FLOOR, so no hyper-floor control (build it with: cargo build --release -p cosec-proxy --example hyper_floor)" >&2
+fi
 declare -A URL SSE_URL
 URL[direct]="http://127.0.0.1:$UP_PORT/v1/chat/completions"
 URL[nginx]="http://127.0.0.1:$NGX_PORT/v1/chat/completions"
 URL[nginx-2]="http://127.0.0.1:$NGX2_PORT/v1/chat/completions"
+URL[hyper-floor]="http://127.0.0.1:$FLOOR_PORT/v1/chat/completions"
 URL[cosec-off]="http://127.0.0.1:$OFF_PORT/v1/chat/completions"
 URL[cosec-on]="http://127.0.0.1:$ON_PORT/v1/chat/completions"
 SSE_URL[direct]="http://127.0.0.1:$UP_PORT/sse/v1/chat/completions"
@@ -349,9 +366,7 @@ echo "proxy_vs_nginx: ${DURATION}s per run after ${WARMUP}s warm-up; $(nproc) co
 for round in $(seq 1 "$ROUNDS"); do
   echo "round $round of $ROUNDS" >&2
   echo "non-streaming, 1 connection:" >&2
-  for t in direct nginx nginx-2 cosec-off cosec-on; do
-    run_wrk "$t/c1" "${URL[$t]}" "$WORK/chat.lua" 1
-  done
+  for t in "${C1_TARGETS[@]}"; do run_wrk "$t/c1" "${URL[$t]}" "$WORK/chat.lua" 1; done
   echo "non-streaming, 64 connections:" >&2
   for t in "${TARGETS[@]}"; do run_wrk "$t/c64" "${URL[$t]}" "$WORK/chat.lua" 64; done
   echo "streaming, 64 connections (whole-response latency):" >&2
@@ -390,6 +405,11 @@ added_row() { # $1: label, $2: array name, $3: key suffix
 
 A_NGX1="$(added "${P50[nginx/c1]}" "${P50[direct/c1]}")"
 A_NGX2="$(added "${P50[nginx-2/c1]}" "${P50[direct/c1]}")"
+FLOOR_ROW=""
+if [ -n "${P50[hyper-floor/c1]:-}" ]; then
+  A_FLOOR="$(added "${P50[hyper-floor/c1]}" "${P50[direct/c1]}")"
+  FLOOR_ROW="| control: c1 added p50, a bare hyper proxy (examples/hyper_floor) / nginx | $(ratio "$A_FLOOR" "$A_NGX1") ($A_FLOOR us) | | the floor of the HTTP stack cosec uses |"$'\n'
+fi
 A_OFF1="$(added "${P50[cosec-off/c1]}" "${P50[direct/c1]}")"
 A_ON1="$(added "${P50[cosec-on/c1]}" "${P50[direct/c1]}")"
 GUARD1="$(added "${P50[cosec-on/c1]}" "${P50[cosec-off/c1]}")"
@@ -432,7 +452,7 @@ $(row 'c64 requests/s' RPS /sse64)
 |---|---|---|---|
 | c1 added p50, guard off / nginx | $(ratio "$A_OFF1" "$A_NGX1") ($A_OFF1 vs $A_NGX1 us) | <= 1.5x | $(verdict "$X_OFF1" '<=' 1.5) |
 | control: c1 added p50, a second identical nginx / nginx | $(ratio "$A_NGX2" "$A_NGX1") ($A_NGX2 us) | | the measurement's own spread |
-| c1 p50 the guard adds on top (on - off) | $GUARD1 us | <= 50 us | $(verdict "$GUARD1" '<=' 50) |
+${FLOOR_ROW}| c1 p50 the guard adds on top (on - off) | $GUARD1 us | <= 50 us | $(verdict "$GUARD1" '<=' 50) |
 | c1 added p50, guard on / nginx (for reference) | $(ratio "$A_ON1" "$A_NGX1") ($A_ON1 us) | | |
 | c64 requests/s, guard off / nginx | ${R_OFF}x | >= 0.8x | $(verdict "$R_OFF" '>=' 0.8) |
 | c64 requests/s, guard on / nginx | ${R_ON}x | >= 0.8x | $(verdict "$R_ON" '>=' 0.8) |
