@@ -241,7 +241,9 @@ impl Oracle {
     }
 
     /// Builds the entities of one state once, for every user and every destination the
-    /// scenario knows, so that many questions at that state skip the rebuild.
+    /// scenario knows, so that many questions at that state skip the rebuild. Cedar's
+    /// per-entity schema check is skipped here: the entity builder's code fixes every
+    /// type, and the tests hold each suite state to the checked build.
     pub fn prepare(
         &self,
         platform: &PlatformTier,
