@@ -47,7 +47,7 @@ pub(crate) enum Conformance<'a> {
     /// The per-entity check is skipped and these action entities are added. Sound
     /// because this module's code, not the data, fixes every entity's type and
     /// attribute types; a test holds every suite state's build to the checked one. The
-    /// check was about 30% of the per-turn state preparation on the guard's request
+    /// check was about a third of the per-turn state preparation on the guard's request
     /// path.
     Trusted(&'a [Entity]),
 }
