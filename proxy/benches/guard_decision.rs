@@ -11,8 +11,8 @@
 //! latency the guard records for its `summary.json` block is reported too.
 //!
 //! Next to every first decision the bench times a fixed computation of about the first
-//! decisions' median length (`FLOOR_US`, default 26 us) with warm caches and no memory
-//! traffic: its p99 is what this machine's interrupts and other tenants alone make of
+//! decisions' median length (`FLOOR_US`, default 26 us), with warm caches and no memory
+//! beyond one stack slot: its p99 is what this machine's interrupts and other tenants alone make of
 //! such an operation's tail, measured in the same moments.
 //!
 //! Run: `cargo bench -p cosec-proxy --bench guard_decision` (optionally `-- N` passes
@@ -97,7 +97,8 @@ fn outbound(s: &Scenario) -> Vec<Outbound> {
     out
 }
 
-/// A fixed amount of arithmetic, the same every time: no allocation, no memory traffic.
+/// A fixed amount of arithmetic, the same every time: no allocation, and no memory
+/// beyond one stack slot.
 struct FixedWork {
     iterations: u64,
 }
@@ -189,10 +190,13 @@ fn main() {
     let policy = Arc::new(
         GuardPolicy::from_source(DEFAULT_DEFENSE_SOURCE, DEFAULT_DEFENSE_FILE_NAME).unwrap(),
     );
-    let floor_us: f64 = std::env::var("FLOOR_US")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(26.0);
+    let floor_us: f64 = match std::env::var("FLOOR_US") {
+        Ok(v) => v.parse().unwrap_or_else(|_| {
+            eprintln!("FLOOR_US=`{v}` is not a number of microseconds (e.g. FLOOR_US=26)");
+            std::process::exit(2)
+        }),
+        Err(_) => 26.0,
+    };
     let work = FixedWork::calibrated(floor_us);
     let mut floor = Vec::new();
     let mut first = Vec::new();
