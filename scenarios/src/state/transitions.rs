@@ -95,24 +95,7 @@ impl CommunityState {
                 }
             }
             CommunityEvent::Merge { from, into } => {
-                for c in from {
-                    next.require_active(c)?;
-                }
-                next.require_new(into)?;
-                next.communities.push(CommunityRecord {
-                    id: into.clone(),
-                    span: Span::open(at),
-                    partners: None,
-                });
-                let members: BTreeSet<UserId> =
-                    from.iter().flat_map(|c| next.members_at(c, at)).collect();
-                for user in members {
-                    next.memberships.push(MembershipRecord {
-                        user,
-                        community: into.clone(),
-                        span: Span::open(at),
-                    });
-                }
+                next.open_from_members(into, from, None, at)?;
             }
             CommunityEvent::Split { from, into } => {
                 next.require_active(from)?;
@@ -148,26 +131,7 @@ impl CommunityState {
                 }
             }
             CommunityEvent::RelationStart { space, between } => {
-                for c in between {
-                    next.require_active(c)?;
-                }
-                next.require_new(space)?;
-                next.communities.push(CommunityRecord {
-                    id: space.clone(),
-                    span: Span::open(at),
-                    partners: Some(between.clone()),
-                });
-                let members: BTreeSet<UserId> = between
-                    .iter()
-                    .flat_map(|c| next.members_at(c, at))
-                    .collect();
-                for user in members {
-                    next.memberships.push(MembershipRecord {
-                        user,
-                        community: space.clone(),
-                        span: Span::open(at),
-                    });
-                }
+                next.open_from_members(space, between, Some(between.clone()), at)?;
             }
             CommunityEvent::RelationEnd { space } => {
                 let is_partnership = next
@@ -183,6 +147,38 @@ impl CommunityState {
             }
         }
         Ok(next)
+    }
+
+    /// Opens the new scope `id` at `at` (a merge's result, or a relation's shared space)
+    /// whose members are everyone in the active `sources` at that time.
+    fn open_from_members(
+        &mut self,
+        id: &CommunityId,
+        sources: &[CommunityId],
+        partners: Option<[CommunityId; 2]>,
+        at: Time,
+    ) -> Result<(), StateError> {
+        for c in sources {
+            self.require_active(c)?;
+        }
+        self.require_new(id)?;
+        self.communities.push(CommunityRecord {
+            id: id.clone(),
+            span: Span::open(at),
+            partners,
+        });
+        let members: BTreeSet<UserId> = sources
+            .iter()
+            .flat_map(|c| self.members_at(c, at))
+            .collect();
+        for user in members {
+            self.memberships.push(MembershipRecord {
+                user,
+                community: id.clone(),
+                span: Span::open(at),
+            });
+        }
+        Ok(())
     }
 
     fn require_active(&self, community: &CommunityId) -> Result<(), StateError> {
