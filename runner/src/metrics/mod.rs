@@ -6,6 +6,7 @@
 //! cross-scope ones. Infrastructure failures and unadjudicable trials are counted apart
 //! and never enter a rate, so they can never pass for safe trials.
 
+pub mod agreement;
 mod table;
 pub mod wilson;
 
