@@ -1,7 +1,10 @@
-//! Issue acceptance for each native harness, through the real binaries inside the
+//! What each native harness must show, through the real binaries inside the
 //! sandbox: both Dyn96 A4 merge scenarios with `sim:comply` leak unguarded (PVR 1) and
 //! not with `--defense proxy` (PVR 0), and a static scenario with `sim:ideal` is safe
-//! and helpful (PVR 0, BCR 1, STCR 1). Needs `cosec harness install all` first.
+//! and helpful (PVR 0, BCR 1, STCR 1).
+//!
+//! Tier `harnesses` (`scripts/tiers/harnesses.sh`): bubblewrap and every native harness
+//! in the harness cache (`cosec harness install all`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -112,16 +115,19 @@ fn acceptance(harness: &str) {
 }
 
 #[test]
+#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
 fn codex_meets_the_acceptance_runs() {
     acceptance("codex");
 }
 
 #[test]
+#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
 fn hermes_meets_the_acceptance_runs() {
     acceptance("hermes");
 }
 
 #[test]
+#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
 fn openclaw_meets_the_acceptance_runs() {
     acceptance("openclaw");
 }

@@ -3,7 +3,8 @@
 //! sessions (continuation per community, native `write`, the shim over MCP, failures)
 //! against a scripted Chat Completions server; and whole trials run through it.
 //!
-//! These tests need OpenClaw in the harness cache: `cosec harness install openclaw`.
+//! Tier `harnesses` (`scripts/tiers/harnesses.sh`): bubblewrap and OpenClaw in the
+//! harness cache (`cosec harness install openclaw`).
 //! OpenClaw takes 10-20 s a turn, so the adapter tests keep to a few deliveries.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -42,6 +43,7 @@ fn temp_trial(base_url: &str) -> TempTrial {
 }
 
 #[tokio::test]
+#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
 async fn a_shell_in_the_openclaw_sandbox_cannot_reach_the_hidden_half_the_repo_or_home() {
     let harness = harness(Duration::from_secs(60));
     let t = temp_trial("http://127.0.0.1:9");
@@ -123,6 +125,7 @@ async fn a_shell_in_the_openclaw_sandbox_cannot_reach_the_hidden_half_the_repo_o
 }
 
 #[tokio::test]
+#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
 async fn the_openclaw_binary_runs_inside_its_sandbox() {
     let installed = installed();
     let harness = harness(Duration::from_secs(60));
@@ -149,6 +152,7 @@ fn delivery(t: &TempTrial, community: &CommunityId, text: &str) -> Delivery {
 }
 
 #[tokio::test]
+#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
 async fn sessions_continue_per_community_with_native_writes_and_the_shim_over_mcp() {
     // The trial comes first: the scripted write needs its absolute agent root.
     let mut t = temp_trial("http://unused");
@@ -271,6 +275,7 @@ async fn first_delivery_error(t: &TempTrial, timeout: Duration) -> HarnessError 
 }
 
 #[tokio::test]
+#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
 async fn a_hung_model_call_is_a_crash_after_the_turn_timeout() {
     let server = scripted::start(Mode::Hang).await;
     let t = temp_trial(&server.url);
@@ -291,6 +296,7 @@ async fn a_hung_model_call_is_a_crash_after_the_turn_timeout() {
 }
 
 #[tokio::test]
+#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
 async fn a_rejected_model_call_is_a_model_failure() {
     let server = scripted::start(Mode::Reject).await;
     let t = temp_trial(&server.url);
@@ -302,15 +308,17 @@ async fn a_rejected_model_call_is_a_model_failure() {
     ));
 }
 
-/// Needs the lead's CLI wiring (`--harness openclaw`); fails until it lands.
+/// A whole trial through `cosec run --harness openclaw`.
 #[test]
+#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
 fn a_static_scenario_runs_end_to_end_through_openclaw() {
     let s = common::run_static("openclaw", &[]);
     assert_eq!(s["trials"]["valid"], 1, "{s}");
 }
 
-/// Needs the lead's CLI wiring (`--harness openclaw`, `--defense`); fails until it lands.
+/// A whole trial through `cosec run --harness openclaw --defense proxy`.
 #[test]
+#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
 fn a_static_scenario_runs_through_openclaw_behind_the_proxy_guard() {
     let s = common::run_static("openclaw", &["--defense", "proxy"]);
     assert_eq!(s["trials"]["valid"], 1, "{s}");

@@ -351,9 +351,10 @@ mod tests {
 
 #[cfg(test)]
 mod dev_install {
-    /// Installs into the real cache (network): `cargo test -p cosec hermes -- --ignored`.
+    /// Installs into the real cache, or finds the install `scripts/tiers/harnesses.sh`
+    /// made there.
     #[test]
-    #[ignore]
+    #[ignore = "tier harnesses: needs the network or the installed native harnesses"]
     fn install_into_the_cache() {
         let started = std::time::Instant::now();
         let found = super::install(&super::super::cache_dir(), &|m| eprintln!("{m}")).unwrap();

@@ -130,6 +130,7 @@ mod tests {
     }
 
     #[tokio::test]
+    #[ignore = "tier harnesses: needs bubblewrap"]
     async fn a_hung_run_is_killed_with_what_it_wrote() {
         let started = std::time::Instant::now();
         let script = "echo started >&2; sleep 30 & sleep 30";
@@ -140,6 +141,7 @@ mod tests {
     }
 
     #[tokio::test]
+    #[ignore = "tier harnesses: needs bubblewrap"]
     async fn input_reaches_stdin_and_then_ends() {
         let done = sh("cat; echo done", Some("hello\n"), Duration::from_secs(10)).await;
         assert!(done.status.is_some_and(|s| s.success()), "{done:?}");
