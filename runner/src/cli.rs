@@ -36,15 +36,6 @@ pub enum Command {
     /// The runtime guard standing alone in front of any agent.
     #[command(subcommand)]
     Proxy(ProxyCommand),
-    /// MCP server over stdio that relays tool calls to the runner's shim (launched by harnesses).
-    Shim {
-        /// The runner's shim socket.
-        #[arg(long, value_name = "PATH")]
-        socket: PathBuf,
-        /// The trial whose tools to serve.
-        #[arg(long, value_name = "ID")]
-        trial: String,
-    },
 }
 
 /// Which condition a run measures.

@@ -25,7 +25,19 @@ pub enum CliError {
     /// A run could not start or finish; the message names the file or flag.
     #[error("{0}")]
     Run(String),
+    /// Standard output could not be written (a closed pipe is not an error: see
+    /// [`CliError::is_closed_pipe`]).
+    #[error("cannot write to standard output: {0}")]
+    Stdout(#[source] std::io::Error),
     /// The default output folder of `generate` is not available.
     #[error("the source tree's suite folder {0} does not exist here; pass --out DIR")]
     NoSourceTree(PathBuf),
+}
+
+impl CliError {
+    /// Whether the reader of standard output went away (`cosec scenarios list | head`);
+    /// the command then stops quietly with success, as other Unix tools do.
+    pub fn is_closed_pipe(&self) -> bool {
+        matches!(self, CliError::Stdout(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
+    }
 }

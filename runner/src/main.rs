@@ -12,6 +12,7 @@ fn main() -> ExitCode {
     let cli = cosec::cli::Cli::parse();
     match cosec::commands::dispatch(cli.command) {
         Ok(code) => code,
+        Err(err) if err.is_closed_pipe() => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {err}");
             ExitCode::from(2)

@@ -1,4 +1,4 @@
-//! The MCP server a harness launches (`cosec shim`): a thin stdio relay to the runner's
+//! The MCP server a harness launches (`cosec-shim`): a thin stdio relay to the runner's
 //! shim socket. It holds no labels, traces or scenario facts; it only knows the socket
 //! path and the trial id, asks the socket for the tool list and forwards every call.
 
@@ -213,7 +213,7 @@ where
     Ok(())
 }
 
-/// Serves MCP on stdin/stdout for one trial (the `cosec shim` subcommand). Nothing else
+/// Serves MCP on stdin/stdout for one trial (the `cosec-shim` binary). Nothing else
 /// may write to stdout while it runs.
 pub async fn run_stdio_relay(socket: &Path, trial_id: &str) -> Result<(), RelayError> {
     let (stdin, stdout) = rmcp::transport::stdio();

@@ -48,6 +48,9 @@ pub fn install(which: InstallChoice, dir: Option<PathBuf>) -> Result<ExitCode, C
     let cache = dir.unwrap_or_else(cache_dir);
     std::fs::create_dir_all(&cache)
         .map_err(|e| CliError::Run(format!("{}: {e}", cache.display())))?;
+    if let Some(missing) = missing_sandbox() {
+        eprintln!("warning: {missing}");
+    }
     for (name, version, _, installer) in selected(which) {
         let started = std::time::Instant::now();
         eprintln!("{name} {version}: installing into {} ...", cache.display());
@@ -67,29 +70,42 @@ pub fn install(which: InstallChoice, dir: Option<PathBuf>) -> Result<ExitCode, C
 /// `cosec harness list`.
 pub fn list(dir: Option<PathBuf>) -> Result<ExitCode, CliError> {
     let cache = dir.unwrap_or_else(cache_dir);
-    println!("harness cache: {}", cache.display());
-    println!(
-        "{:<10} {:<12} {:<12} entry",
+    let mut text = format!("harness cache: {}\n", cache.display());
+    match missing_sandbox() {
+        Some(missing) => text.push_str(&format!("sandbox: {missing}\n")),
+        None => text.push_str("sandbox: bubblewrap found\n"),
+    }
+    text.push_str(&format!(
+        "{:<10} {:<12} {:<12} entry\n",
         "harness", "pinned", "installed"
-    );
+    ));
     for (name, version, detect, _) in HARNESSES {
-        match detect(&cache) {
-            Some(found) => println!(
-                "{name:<10} {version:<12} {:<12} {}",
+        text.push_str(&match detect(&cache) {
+            Some(found) => format!(
+                "{name:<10} {version:<12} {:<12} {}\n",
                 found.version,
                 found.entry.display()
             ),
-            None => println!(
-                "{name:<10} {version:<12} {:<12} (run `cosec harness install {name}`)",
+            None => format!(
+                "{name:<10} {version:<12} {:<12} (run `cosec harness install {name}`)\n",
                 "-"
             ),
-        }
+        });
     }
-    println!(
-        "{:<10} {:<12} {:<12} built into cosec",
+    text.push_str(&format!(
+        "{:<10} {:<12} {:<12} built into cosec\n",
         "builtin",
         env!("CARGO_PKG_VERSION"),
         env!("CARGO_PKG_VERSION")
-    );
+    ));
+    super::print(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What to tell the user when bubblewrap, which every native harness runs inside, is not
+/// on the PATH; said at install so that it is not first learned from a failed run.
+fn missing_sandbox() -> Option<String> {
+    crate::sandbox::Bubblewrap::locate().err().map(|e| {
+        format!("the native harnesses run inside bubblewrap, which is missing: {e}; install it before `cosec run --harness NAME`")
+    })
 }

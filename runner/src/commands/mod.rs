@@ -37,21 +37,18 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
         }) => policy_test::test(&file, json, strict, schema.as_deref()),
         Command::Run(args) => crate::run::run(*args),
         Command::Report { dir } => crate::run::report(&dir),
-        Command::Shim { socket, trial } => shim(&socket, &trial),
         Command::Harness(HarnessCommand::Install { which, dir }) => harness::install(which, dir),
         Command::Harness(HarnessCommand::List { dir }) => harness::list(dir),
         Command::Proxy(ProxyCommand::Serve(args)) => proxy::serve(args),
     }
 }
 
-/// `cosec shim`: the MCP relay a harness launches; it serves until stdin closes.
-fn shim(socket: &std::path::Path, trial: &str) -> Result<ExitCode, CliError> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Run(format!("cannot start the async runtime: {e}")))?;
-    runtime
-        .block_on(cosec_proxy::shim::mcp::run_stdio_relay(socket, trial))
-        .map_err(|e| CliError::Run(format!("shim relay: {e}")))?;
-    Ok(ExitCode::SUCCESS)
+/// Writes `text` to standard output in one piece; a closed pipe comes back as
+/// [`CliError::Stdout`], which `main` treats as a quiet end rather than a panic.
+fn print(text: &str) -> Result<(), CliError> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(CliError::Stdout)
 }

@@ -9,6 +9,7 @@ use cosec_scenarios::factors::Suite;
 use cosec_scenarios::suite::{self, LoadedSuite};
 use cosec_scenarios::Scenario;
 use serde::Serialize;
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -73,15 +74,16 @@ pub fn list(filter: SuiteFilter, json: bool, source: &SuiteSource) -> Result<Exi
         })
         .collect();
     if json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        super::print(&format!("{}\n", serde_json::to_string_pretty(&rows)?))?;
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
-        "{:<34} {:<9} {:<5} {:<11} {:<3} {:<3} {:<14} {:<5} title",
+    let mut text = format!(
+        "{:<34} {:<9} {:<5} {:<11} {:<3} {:<3} {:<14} {:<5} title\n",
         "id", "suite", "bound", "privacy", "fam", "str", "event", "cross"
     );
     for r in &rows {
-        println!(
+        let _ = writeln!(
+            text,
             "{:<34} {:<9} {:<5} {:<11} {:<3} {:<3} {:<14} {:<5} {}",
             r.id,
             r.suite,
@@ -94,11 +96,13 @@ pub fn list(filter: SuiteFilter, json: bool, source: &SuiteSource) -> Result<Exi
             r.title
         );
     }
-    println!(
+    let _ = writeln!(
+        text,
         "{} scenarios (suite digest {})",
         rows.len(),
         loaded.suite_digest
     );
+    super::print(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 

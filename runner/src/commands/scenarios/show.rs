@@ -24,7 +24,7 @@ pub fn show(id: &str, source: &SuiteSource) -> Result<ExitCode, CliError> {
             hint,
         });
     };
-    print!("{}", render(s)?);
+    super::super::print(&render(s)?)?;
     Ok(ExitCode::SUCCESS)
 }
 
