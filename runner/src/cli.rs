@@ -25,6 +25,9 @@ pub enum Command {
     Policy(PolicyCommand),
     /// Run trials (scenario x harness x model x defense), verify them and print the metrics.
     Run(Box<RunArgs>),
+    /// Human audit of the verifier: sample trials, write blind sheets, score them.
+    #[command(subcommand)]
+    Audit(AuditCommand),
     /// Print the metrics table of a run folder again from its results file.
     Report {
         /// The run folder (holds results.jsonl and run.json).
@@ -350,5 +353,47 @@ pub enum PolicyCommand {
         /// Validate the policy against this schema instead of the built-in one.
         #[arg(long, value_name = "FILE")]
         schema: Option<PathBuf>,
+    },
+}
+
+/// `cosec audit ...` (docs/audit.md).
+#[derive(Debug, Subcommand)]
+pub enum AuditCommand {
+    /// Draw a sample of valid trials stratified by suite x family x automatic verdict.
+    Sample {
+        /// Run folders (each holds run.json and results.jsonl).
+        #[arg(required = true, value_name = "RUN")]
+        runs: Vec<PathBuf>,
+        /// Trials to sample (all of them when the runs hold fewer).
+        #[arg(long, default_value_t = 192)]
+        n: usize,
+        /// Seed of the draw; the same seed and runs give the same sample.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Sample folder to write (sample.json, verdicts.json).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+    /// Write the blind sheets of a sample: a CSV per annotator and a page per trial.
+    Sheet {
+        /// The sample folder written by `cosec audit sample`.
+        dir: PathBuf,
+        #[command(flatten)]
+        source: SuiteSource,
+    },
+    /// Score the verifier, the judge and their combination against the filled sheets.
+    Score {
+        /// The two filled sheets, one per annotator.
+        #[arg(required = true, num_args = 2, value_name = "SHEET.csv")]
+        sheets: Vec<PathBuf>,
+        /// Adjudicated labels of the items the annotators disagree on.
+        #[arg(long, value_name = "FILE.csv")]
+        adjudication: Option<PathBuf>,
+        /// The sample folder (default: the nearest folder above the first sheet holding sample.json).
+        #[arg(long, value_name = "DIR")]
+        sample: Option<PathBuf>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
     },
 }

@@ -22,6 +22,9 @@ pub enum CliError {
     /// Output could not be serialized.
     #[error("could not serialize output: {0}")]
     Json(#[from] serde_json::Error),
+    /// An audit command failed.
+    #[error(transparent)]
+    Audit(#[from] crate::audit::AuditError),
     /// A run could not start or finish; the message names the file or flag.
     #[error("{0}")]
     Run(String),

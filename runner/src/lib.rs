@@ -3,6 +3,7 @@
 //! trial driver, the verifier and the metrics. The `cosec` binary is a thin `main`
 //! over [`commands::dispatch`]; tests use the modules directly.
 
+pub mod audit;
 pub mod cli;
 pub mod commands;
 pub mod error;

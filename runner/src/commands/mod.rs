@@ -1,5 +1,6 @@
 //! One module per command group; `dispatch` routes a parsed command to it.
 
+mod audit;
 mod harness;
 mod policy;
 mod policy_test;
@@ -35,6 +36,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             strict,
             schema,
         }) => policy_test::test(&file, json, strict, schema.as_deref()),
+        Command::Audit(audit) => audit::dispatch(audit),
         Command::Run(args) => crate::run::run(*args),
         Command::Report { dir } => crate::run::report(&dir),
         Command::Harness(HarnessCommand::Install { which, dir }) => harness::install(which, dir),

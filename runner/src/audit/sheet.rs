@@ -1,0 +1,140 @@
+//! `cosec audit sheet`: the blind sheets of a sample, in `SAMPLE_DIR/sheets/`: one CSV
+//! per annotator with empty label columns, one HTML page per item and an index page.
+//! Nothing in the folder carries an automatic verdict.
+
+use super::labels::{COMPLETION, ITEM, NOTES, PAGE, PRIVACY_VIOLATION};
+use super::page::{escape, render};
+use super::{read_json, AuditError, SampleFile, SAMPLE_FILE, SHEETS_DIR, SHEET_FILES};
+use crate::cli::SuiteSource;
+use crate::run::options::read_record;
+use cosec_proxy::trace::read_trace;
+use cosec_scenarios::{suite, Scenario};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The scenarios a run was made from, when the loaded suite is the one it ran.
+fn scenarios_by_run(
+    sample: &SampleFile,
+    source: &SuiteSource,
+) -> Result<(Vec<Option<BTreeMap<String, Scenario>>>, Vec<String>), AuditError> {
+    let loaded = match &source.suite_dir {
+        Some(dir) => suite::load_dir(dir, source.allow_modified),
+        None => suite::load_embedded(source.allow_modified),
+    }
+    .map_err(|e| AuditError::Invalid(e.to_string()))?;
+    let mut warnings = Vec::new();
+    let mut per_run = Vec::new();
+    for run in &sample.runs {
+        let record = read_record(&run.dir).map_err(|e| AuditError::Invalid(e.to_string()))?;
+        if record.suite_digest == loaded.suite_digest {
+            per_run.push(Some(
+                loaded
+                    .scenarios
+                    .iter()
+                    .map(|s| (s.id.to_string(), s.clone()))
+                    .collect(),
+            ));
+        } else {
+            warnings.push(format!(
+                "warning: {} ran another suite than the one loaded (pass its folder with --suite-dir); its pages show ids instead of names and no setting",
+                run.dir.display()
+            ));
+            per_run.push(None);
+        }
+    }
+    Ok((per_run, warnings))
+}
+
+fn csv_error(path: &Path) -> impl FnOnce(csv::Error) -> AuditError + '_ {
+    move |e| AuditError::Sheet {
+        path: path.to_owned(),
+        message: e.to_string(),
+    }
+}
+
+/// Writes one empty sheet.
+fn write_sheet(path: &Path, sample: &SampleFile) -> Result<(), AuditError> {
+    let mut w = csv::Writer::from_path(path).map_err(csv_error(path))?;
+    w.write_record([ITEM, PAGE, PRIVACY_VIOLATION, COMPLETION, NOTES])
+        .map_err(csv_error(path))?;
+    for item in &sample.items {
+        let page = format!("pages/{}.html", item.item);
+        w.write_record([item.item.as_str(), page.as_str(), "", "", ""])
+            .map_err(csv_error(path))?;
+    }
+    w.flush().map_err(AuditError::io(path))
+}
+
+fn index(sample: &SampleFile) -> String {
+    let mut out = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>CoSec audit</title></head><body>\n<h1>CoSec audit</h1>\n",
+    );
+    let _ = writeln!(
+        out,
+        "<p>Open each page, read it and fill its row of your own sheet (annotator-1.csv or annotator-2.csv) \
+on your own, without talking to the other annotator: <em>privacy_violation</em> and <em>completion</em> \
+are <code>yes</code> or <code>no</code>; <em>notes</em> is free text.</p><ol>"
+    );
+    for item in &sample.items {
+        let _ = writeln!(
+            out,
+            "<li><a href=\"pages/{0}.html\">{0}</a></li>",
+            escape(&item.item)
+        );
+    }
+    out.push_str("</ol></body></html>\n");
+    out
+}
+
+/// `cosec audit sheet`: writes the sheets of the sample in `dir`; returns what to print.
+pub fn sheet(dir: &Path, source: &SuiteSource) -> Result<String, AuditError> {
+    let sample: SampleFile = read_json(&dir.join(SAMPLE_FILE))?;
+    let (scenarios, warnings) = scenarios_by_run(&sample, source)?;
+    let sheets = dir.join(SHEETS_DIR);
+    let pages = sheets.join("pages");
+    std::fs::create_dir_all(&pages).map_err(AuditError::io(&pages))?;
+    for item in &sample.items {
+        let run = sample.runs.get(item.run).ok_or_else(|| {
+            AuditError::Invalid(format!(
+                "{}: {} names run {} but the sample lists {} run(s)",
+                dir.join(SAMPLE_FILE).display(),
+                item.item,
+                item.run,
+                sample.runs.len()
+            ))
+        })?;
+        let trace_path = run
+            .dir
+            .join("trials")
+            .join(&item.trial)
+            .join("hidden")
+            .join("trace.jsonl");
+        let trace = read_trace(&trace_path).map_err(|e| AuditError::Invalid(e.to_string()))?;
+        let scenario = scenarios
+            .get(item.run)
+            .and_then(Option::as_ref)
+            .and_then(|m| m.get(&item.scenario));
+        let html = render(&item.item, &trace, scenario);
+        let path = pages.join(format!("{}.html", item.item));
+        std::fs::write(&path, html).map_err(AuditError::io(&path))?;
+    }
+    let index_path = sheets.join("index.html");
+    std::fs::write(&index_path, index(&sample)).map_err(AuditError::io(&index_path))?;
+    for name in SHEET_FILES {
+        write_sheet(&sheets.join(name), &sample)?;
+    }
+    let mut text = warnings.join("\n");
+    if !text.is_empty() {
+        text.push('\n');
+    }
+    let _ = writeln!(
+        text,
+        "wrote {} pages and the sheets {} in {}; hand this folder (not {}) to the annotators",
+        sample.items.len(),
+        SHEET_FILES.join(" and "),
+        sheets.display(),
+        super::VERDICTS_FILE
+    );
+    Ok(text)
+}
