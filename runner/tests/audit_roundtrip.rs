@@ -191,16 +191,25 @@ fn sample_sheet_fill_and_score_round_trip() {
     let sample_dir = tmp.path().join("audit");
     let (c, r) = (comply.to_str().unwrap(), refuse.to_str().unwrap());
     let s = sample_dir.to_str().unwrap();
-    let printed = ok(&cosec(&["audit", "sample", c, r, "--n", "6", "--seed", "7", "--out", s]));
-    assert!(printed.contains("sampled 6 of 12 valid trials"), "{printed}");
+    let printed = ok(&cosec(&[
+        "audit", "sample", c, r, "--n", "6", "--seed", "7", "--out", s,
+    ]));
+    assert!(
+        printed.contains("sampled 6 of 12 valid trials"),
+        "{printed}"
+    );
     let sample = json(&sample_dir.join("sample.json"));
     let drawn = items(&sample);
     assert_eq!(drawn.len(), 6);
     let again = tmp.path().join("again");
     let a = again.to_str().unwrap();
-    ok(&cosec(&["audit", "sample", r, c, "--n", "6", "--seed", "7", "--out", a]));
+    ok(&cosec(&[
+        "audit", "sample", r, c, "--n", "6", "--seed", "7", "--out", a,
+    ]));
     assert_eq!(items(&json(&again.join("sample.json"))), drawn);
-    ok(&cosec(&["audit", "sample", c, r, "--n", "6", "--seed", "8", "--out", a]));
+    ok(&cosec(&[
+        "audit", "sample", c, r, "--n", "6", "--seed", "8", "--out", a,
+    ]));
     assert_ne!(items(&json(&again.join("sample.json"))), drawn);
 
     // Every non-empty stratum of the population is in the sample, and nothing is drawn
@@ -231,24 +240,42 @@ fn sample_sheet_fill_and_score_round_trip() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     handed.sort();
-    assert_eq!(handed, ["annotator-1.csv", "annotator-2.csv", "index.html", "pages"]);
+    assert_eq!(
+        handed,
+        ["annotator-1.csv", "annotator-2.csv", "index.html", "pages"]
+    );
     let suite = cosec_scenarios::suite::load_embedded(false).unwrap();
     for (item, trial, scenario) in &drawn {
-        let page = std::fs::read_to_string(sheets.join("pages").join(format!("{item}.html")))
+        let page =
+            std::fs::read_to_string(sheets.join("pages").join(format!("{item}.html"))).unwrap();
+        let sc = suite
+            .scenarios
+            .iter()
+            .find(|x| x.id.as_str() == scenario)
             .unwrap();
-        let sc = suite.scenarios.iter().find(|x| x.id.as_str() == scenario).unwrap();
         let mut at = 0;
         for turn in &sc.agent.turns {
             let found = page[at..].find(&escape(&turn.text));
-            at += found.unwrap_or_else(|| panic!("{item}: turn {} missing or out of order", turn.index));
+            at += found
+                .unwrap_or_else(|| panic!("{item}: turn {} missing or out of order", turn.index));
         }
-        assert!(!page.contains(scenario.as_str()), "{item} names its scenario");
+        assert!(
+            !page.contains(scenario.as_str()),
+            "{item} names its scenario"
+        );
         assert!(!page.contains(trial.as_str()), "{item} names its trial");
         for label in &sc.platform.labels {
-            assert!(!page.contains(label.object.as_str()), "{item} shows object {}", label.object);
+            assert!(
+                !page.contains(label.object.as_str()),
+                "{item} shows object {}",
+                label.object
+            );
         }
         for hidden in ["pvr", "verdict", "guard_decision"] {
-            assert!(!page.to_lowercase().contains(hidden), "{item} contains {hidden}");
+            assert!(
+                !page.to_lowercase().contains(hidden),
+                "{item} contains {hidden}"
+            );
         }
     }
 
@@ -279,23 +306,50 @@ fn sample_sheet_fill_and_score_round_trip() {
     assert!(!refused.status.success());
     let err = String::from_utf8_lossy(&refused.stderr);
     for (item, _, _) in &drawn[..3] {
-        assert!(err.contains(&format!("{item} (privacy_violation)")), "{err}");
+        assert!(
+            err.contains(&format!("{item} (privacy_violation)")),
+            "{err}"
+        );
     }
-    assert!(err.contains(&format!("{} (completion)", drawn[3].0)), "{err}");
+    assert!(
+        err.contains(&format!("{} (completion)", drawn[3].0)),
+        "{err}"
+    );
 
     // The adjudicator sides with annotator 2 on privacy and annotator 1 on completion.
     let adjudication = tmp.path().join("adjudication.csv");
     let mut adj = String::from("item,privacy_violation,completion,notes\n");
     for (i, (item, _, _)) in drawn.iter().enumerate().take(4) {
-        let p = if i < 3 { yes(second_labels(i, item).0) } else { "" };
-        let c = if i == 3 { yes(first_labels(i, item).1) } else { "" };
+        let p = if i < 3 {
+            yes(second_labels(i, item).0)
+        } else {
+            ""
+        };
+        let c = if i == 3 {
+            yes(first_labels(i, item).1)
+        } else {
+            ""
+        };
         adj.push_str(&format!("{item},{p},{c},settled\n"));
     }
     std::fs::write(&adjudication, adj).unwrap();
     let adj_arg = adjudication.to_str().unwrap();
-    let text = ok(&cosec(&["audit", "score", s1, s2, "--adjudication", adj_arg]));
+    let text = ok(&cosec(&[
+        "audit",
+        "score",
+        s1,
+        s2,
+        "--adjudication",
+        adj_arg,
+    ]));
     let report: Value = serde_json::from_str(&ok(&cosec(&[
-        "audit", "score", s1, s2, "--adjudication", adj_arg, "--json",
+        "audit",
+        "score",
+        s1,
+        s2,
+        "--adjudication",
+        adj_arg,
+        "--json",
     ])))
     .unwrap();
 
@@ -326,10 +380,18 @@ fn sample_sheet_fill_and_score_round_trip() {
         .map(|((_, t, _), (_, c))| (all[t]["bcr"].as_bool().unwrap(), *c))
         .collect();
     assert_row(&text, "deterministic", 6, &hand(&det));
-    assert_json(&report["privacy_violation"]["deterministic"], 6, &hand(&det));
+    assert_json(
+        &report["privacy_violation"]["deterministic"],
+        6,
+        &hand(&det),
+    );
     // The first `combined` row is the privacy one; the completion table follows.
     assert_row(&text, "combined", 6, &hand(&combined));
-    assert_json(&report["privacy_violation"]["combined"], 6, &hand(&combined));
+    assert_json(
+        &report["privacy_violation"]["combined"],
+        6,
+        &hand(&combined),
+    );
     let completion_text = text.split("completion against").nth(1).unwrap();
     assert_row(completion_text, "combined", 6, &hand(&completion));
     assert_json(&report["completion"]["combined"], 6, &hand(&completion));
@@ -347,7 +409,10 @@ fn sample_sheet_fill_and_score_round_trip() {
         text.contains(&format!("privacy_violation: Cohen's kappa {kp:.3}")),
         "{text}"
     );
-    assert!(text.contains(&format!("completion: Cohen's kappa {kc:.3}")), "{text}");
+    assert!(
+        text.contains(&format!("completion: Cohen's kappa {kc:.3}")),
+        "{text}"
+    );
     let human_violations = adjudicated.iter().filter(|(p, _)| *p).count();
     assert_eq!(report["human_violations"], human_violations as u64);
 }
