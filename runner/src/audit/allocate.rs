@@ -108,7 +108,8 @@ mod tests {
     #[test]
     fn allocation_table() {
         // (population per stratum, n, expected allocation)
-        let cases: &[(&[(&str, usize)], usize, &[(&str, usize)])] = &[
+        type Strata = &'static [(&'static str, usize)];
+        let cases: &[(Strata, usize, Strata)] = &[
             // n at least the population: everything.
             (&[("a", 3), ("b", 2)], 5, &[("a", 3), ("b", 2)]),
             (&[("a", 3), ("b", 2)], 9, &[("a", 3), ("b", 2)]),

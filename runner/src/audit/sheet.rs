@@ -13,11 +13,15 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// The scenarios a run was made from, when the loaded suite is the one it ran.
+/// Scenarios by id.
+type ScenarioMap = BTreeMap<String, Scenario>;
+
+/// Per run (in sample order) its scenarios when the loaded suite is the one it ran,
+/// and a warning for each run where it is not.
 fn scenarios_by_run(
     sample: &SampleFile,
     source: &SuiteSource,
-) -> Result<(Vec<Option<BTreeMap<String, Scenario>>>, Vec<String>), AuditError> {
+) -> Result<(Vec<Option<ScenarioMap>>, Vec<String>), AuditError> {
     let loaded = match &source.suite_dir {
         Some(dir) => suite::load_dir(dir, source.allow_modified),
         None => suite::load_embedded(source.allow_modified),

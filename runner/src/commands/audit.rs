@@ -17,6 +17,6 @@ pub fn dispatch(command: AuditCommand) -> Result<ExitCode, CliError> {
             json,
         } => score::score(&sheets, adjudication.as_deref(), sample.as_deref(), json)?,
     };
-    print!("{text}");
+    super::print(&text)?;
     Ok(ExitCode::SUCCESS)
 }
