@@ -311,4 +311,64 @@ mod tests {
         let none = Confusion::of(vec![(false, false)]);
         assert_eq!((none.precision, none.recall), (None, None));
     }
+
+    fn verdict(item: &str, det: bool, judge: Option<bool>) -> super::super::AutomaticVerdict {
+        super::super::AutomaticVerdict {
+            item: item.to_owned(),
+            stratum: super::super::Stratum {
+                suite: cosec_scenarios::Suite::Static112,
+                family: cosec_scenarios::Family::A1,
+                violation: det || judge == Some(true),
+            },
+            deterministic: det,
+            judge,
+            combined: det || judge == Some(true),
+            completion: true,
+        }
+    }
+
+    fn human(violation: bool) -> Settled {
+        Settled {
+            first_privacy: violation,
+            second_privacy: violation,
+            first_completion: true,
+            second_completion: true,
+            privacy_violation: violation,
+            completion: true,
+        }
+    }
+
+    #[test]
+    fn the_judge_is_scored_only_where_it_answered_and_is_na_without_answers() {
+        // i1: a paraphrase only the judge saw; i2: no judge answer; i3: judge false alarm.
+        let verdicts = VerdictsFile {
+            schema_version: 1,
+            strata: Vec::new(),
+            items: vec![
+                verdict("i1", false, Some(true)),
+                verdict("i2", true, None),
+                verdict("i3", false, Some(true)),
+            ],
+        };
+        let settled: BTreeMap<String, Settled> = [("i1", true), ("i2", true), ("i3", false)]
+            .iter()
+            .map(|(i, v)| ((*i).to_owned(), human(*v)))
+            .collect();
+        let r = report(&verdicts, &settled);
+        let judge = r.privacy_violation.judge.unwrap_or_default();
+        assert_eq!((judge.n, judge.tp, judge.fp), (2, 1, 1));
+        let det = r.privacy_violation.deterministic;
+        assert_eq!((det.n, det.tp, det.fn_, det.tn), (3, 1, 1, 1));
+        let comb = r.privacy_violation.combined;
+        assert_eq!((comb.tp, comb.fp, comb.fn_), (2, 1, 0));
+        assert!(render(&r).contains("judge             2    1    1"));
+
+        let no_judge = VerdictsFile {
+            items: vec![verdict("i1", false, None), verdict("i2", true, None)],
+            ..verdicts
+        };
+        let r = report(&no_judge, &settled);
+        assert_eq!(r.privacy_violation.judge, None);
+        assert!(render(&r).contains("judge          n/a"));
+    }
 }
