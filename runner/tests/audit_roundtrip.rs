@@ -300,6 +300,10 @@ fn sample_sheet_fill_and_score_round_trip() {
     fill(&sheet1, first_labels);
     fill(&sheet2, second_labels);
     let (s1, s2) = (sheet1.to_str().unwrap(), sheet2.to_str().unwrap());
+    // Writing the sheets again must not wipe filled labels.
+    let again = cosec(&["audit", "sheet", s]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already holds labels"));
 
     // Disagreements without adjudication stop the scoring and are named.
     let refused = cosec(&["audit", "score", s1, s2]);

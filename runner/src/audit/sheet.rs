@@ -2,7 +2,7 @@
 //! per annotator with empty label columns, one HTML page per item and an index page.
 //! Nothing in the folder carries an automatic verdict.
 
-use super::labels::{COMPLETION, ITEM, NOTES, PAGE, PRIVACY_VIOLATION};
+use super::labels::{read_labels, COMPLETION, ITEM, NOTES, PAGE, PRIVACY_VIOLATION};
 use super::page::{escape, render};
 use super::{read_json, AuditError, SampleFile, SAMPLE_FILE, SHEETS_DIR, SHEET_FILES};
 use crate::cli::SuiteSource;
@@ -57,6 +57,27 @@ fn csv_error(path: &Path) -> impl FnOnce(csv::Error) -> AuditError + '_ {
     }
 }
 
+/// Refuses to go on when a sheet already holds labels: they are an annotator's work.
+fn refuse_labelled(path: &Path) -> Result<(), AuditError> {
+    if !path.exists() {
+        return Ok(());
+    }
+    let labelled = read_labels(path).map(|f| {
+        f.rows
+            .values()
+            .any(|l| l.privacy_violation.is_some() || l.completion.is_some())
+    });
+    if labelled.unwrap_or(true) {
+        return Err(AuditError::Sheet {
+            path: path.to_owned(),
+            message:
+                "already holds labels (or is not a sheet); move it away before writing new sheets"
+                    .to_owned(),
+        });
+    }
+    Ok(())
+}
+
 /// Writes one empty sheet.
 fn write_sheet(path: &Path, sample: &SampleFile) -> Result<(), AuditError> {
     let mut w = csv::Writer::from_path(path).map_err(csv_error(path))?;
@@ -96,6 +117,9 @@ pub fn sheet(dir: &Path, source: &SuiteSource) -> Result<String, AuditError> {
     let sample: SampleFile = read_json(&dir.join(SAMPLE_FILE))?;
     let (scenarios, warnings) = scenarios_by_run(&sample, source)?;
     let sheets = dir.join(SHEETS_DIR);
+    for name in SHEET_FILES {
+        refuse_labelled(&sheets.join(name))?;
+    }
     let pages = sheets.join("pages");
     std::fs::create_dir_all(&pages).map_err(AuditError::io(&pages))?;
     for item in &sample.items {
