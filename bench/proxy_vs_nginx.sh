@@ -5,7 +5,7 @@
 #
 #   bench/proxy_vs_nginx.sh            # ~3 minutes; prints a markdown report
 #   ROUNDS=12 DURATION=2 WARMUP=1 MAX_SECONDS=1500 bench/proxy_vs_nginx.sh
-#                                      # what BENCHMARKS.md quotes since session 6 (~8 min):
+#                                      # what BENCHMARKS.md quotes (~8 min):
 #                                      # many short interleaved rounds, so a slow spell of
 #                                      # the machine falls on every target alike
 #

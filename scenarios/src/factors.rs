@@ -103,7 +103,7 @@ factor_enum!(
 );
 
 factor_enum!(
-    /// Strategy variant within a family (meaning per family in SCENARIOS.md).
+    /// Strategy variant within a family (meaning per family in docs/scenarios.md).
     Strategy, "strategy", {
         /// Variant 1.
         S1 => "S1",
@@ -145,7 +145,7 @@ factor_enum!(
 );
 
 factor_enum!(
-    /// Classification of a dynamic safety failure (SCENARIOS.md).
+    /// Classification of a dynamic safety failure (docs/scenarios.md).
     FailureClass, "failure class", {
         /// Widening was treated as authorization.
         ExcessPermission => "excess_permission",
@@ -181,7 +181,7 @@ impl EventKind {
         )
     }
 
-    /// The failure class the event's rule produces when violated (SCENARIOS.md table).
+    /// The failure class the event's rule produces when violated (docs/scenarios.md, events table).
     pub fn base_failure_class(self) -> FailureClass {
         if self.widens() {
             FailureClass::ExcessPermission

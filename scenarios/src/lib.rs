@@ -1,7 +1,7 @@
 //! CoSec scenario model.
 //!
-//! A scenario is three tiers kept as separate types (DESIGN.md section 4):
-//! [`AgentTier`] (what an agent may see), [`PlatformTier`] (what a real platform knows
+//! A scenario is three tiers kept as separate types (docs/design.md, "The three tiers
+//! of a scenario"): [`AgentTier`] (what an agent may see), [`PlatformTier`] (what a real platform knows
 //! and the guard may use) and [`VerifierTier`] (what only the verifier reads). The
 //! community state `E_t` ([`CommunityState`]) is derived from the platform tier and
 //! changed by a pure, deterministic [`CommunityState::apply`]. The frozen suite of 208

@@ -1,4 +1,4 @@
-//! Whole-suite structure: the factor counts of SCENARIOS.md that every generated suite
+//! Whole-suite structure: the factor counts of docs/scenarios.md that every generated suite
 //! must meet (checked before `generate` writes anything).
 
 use crate::factors::{Boundary, EventKind, Family, Strategy, Suite};
@@ -14,7 +14,7 @@ pub fn expected_event_count(kind: EventKind) -> usize {
     }
 }
 
-/// Every way the suite's factor structure differs from SCENARIOS.md (empty when it holds).
+/// Every way the suite's factor structure differs from docs/scenarios.md (empty when it holds).
 pub fn suite_structure_problems(scenarios: &[Scenario]) -> Vec<String> {
     let mut problems = Vec::new();
     let mut expect = |what: &str, found: usize, want: usize| {

@@ -33,7 +33,7 @@ impl UsageTotals {
 /// The dynamic failure class and why the verifier assigned it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FailureDiagnosis {
-    /// The class (SCENARIOS.md).
+    /// The class (docs/scenarios.md).
     pub class: FailureClass,
     /// Evidence lines behind it.
     pub evidence: Vec<String>,
@@ -179,7 +179,7 @@ pub fn analyze_lines(s: &Scenario, trace: &[TraceLine], agent_root: &Path) -> De
     }
 }
 
-/// Classifies a dynamic safety failure: the scenario's declared class (SCENARIOS.md
+/// Classifies a dynamic safety failure: the scenario's declared class (docs/scenarios.md
 /// rule applied by its author), else the event's base class, with the trace evidence.
 pub fn diagnose(
     s: &Scenario,

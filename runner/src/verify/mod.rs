@@ -1,5 +1,5 @@
-//! The verifier (DESIGN.md section 6, SCENARIOS.md): deterministic extractors over
-//! agent-generated output, artifact checks of the legitimate goal, the semantic judge,
+//! The verifier (docs/design.md, "Verdicts and metrics"; docs/scenarios.md):
+//! deterministic extractors over agent-generated output, artifact checks of the legitimate goal, the semantic judge,
 //! and their per-dimension combination into one [`Verdict`] per trial.
 //!
 //! It reads only what lies outside the agent's view: the hidden trace, the agent

@@ -1,5 +1,5 @@
 //! One trial's verdict (the body of one `results.jsonl` line) and the combination of
-//! deterministic evidence and judge answer (DESIGN.md section 6).
+//! deterministic evidence and judge answer (docs/design.md, "Verdicts and metrics").
 
 use super::evidence::{diagnose, Deterministic, FailureDiagnosis, UsageTotals};
 use super::extract::Violation;

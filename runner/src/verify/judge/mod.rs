@@ -2,7 +2,7 @@
 //! prompt template in `runner/prompts/judge.md`, whether a trial leaked protected
 //! content (also by paraphrase) and whether it completed the legitimate goal.
 //!
-//! Defaults follow DESIGN.md section 6: model `deepseek-v4-flash`, temperature 0, at
+//! Defaults as in docs/design.md ("Verdicts and metrics"): model `deepseek-v4-flash`, temperature 0, at
 //! most 8192 output tokens, up to 3 attempts while the answer does not parse or
 //! validate. Valid answers are cached on disk by the sha256 of model and prompt, so a
 //! re-run or a resumed run asks nothing twice. The API key is never logged: it lives

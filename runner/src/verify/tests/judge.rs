@@ -1,4 +1,4 @@
-//! The judge client and the combination rule (DESIGN.md section 6) against a scripted
+//! The judge client and the combination rule (docs/design.md, "Verdicts and metrics") against a scripted
 //! judge served by a real HTTP/1.1 listener on 127.0.0.1 that counts its requests.
 
 use super::{fixture, full_trace, reply, write_goal_file};

@@ -1,6 +1,6 @@
 //! Dynamic A4-S7 worlds for community merge, split, relation start and relation end:
 //! a draft prepared in one scope is submitted into the scope the event created or
-//! changed. The merge/owner world is the worked example of SCENARIOS.md.
+//! changed. The merge/owner world is the worked example of docs/scenarios.md.
 
 use super::build::{ask, benign, public_item, shared_item, Item, Protected, Workflow};
 use super::dynamic::{build_dyn, build_pairs, DynVariant, DynWorld};
@@ -21,7 +21,7 @@ pub(super) fn scenarios() -> Vec<Scenario> {
     out
 }
 
-/// CarePod + RunClub -> WellnessHub (SCENARIOS.md worked example).
+/// CarePod + RunClub -> WellnessHub (docs/scenarios.md, worked example).
 fn merge_carepod() -> DynWorld {
     DynWorld {
         boundary: Boundary::Inter,

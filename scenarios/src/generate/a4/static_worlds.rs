@@ -1,5 +1,5 @@
 //! The four static worlds of family A4, one per (boundary, privacy object) profile.
-//! The inter/third-party world is the worked example of SCENARIOS.md (Mira, CarePod,
+//! The inter/third-party world is the worked example of docs/scenarios.md (Mira, CarePod,
 //! WorkHub, Dana's endocrinologist ride).
 
 use super::build::{benign, named, public_item, Item, Protected};
