@@ -14,11 +14,11 @@ mod common;
 use common::{bwrap, relay, TempTrial};
 use cosec::harness::hermes::{text, HermesHarness};
 use cosec::harness::install::{hermes, Installed};
-use cosec::harness::{Delivery, Harness};
+use cosec::harness::{message, Delivery, Harness};
 use cosec::sandbox::SandboxSpec;
 use cosec_proxy::trace::{read_trace, TraceEvent};
 use cosec_scenarios::agent::Surface;
-use cosec_scenarios::{CommunityId, Scenario};
+use cosec_scenarios::{CommunityId, Scenario, UserId};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -219,23 +219,26 @@ fn the_first_message_opens_with_the_seeded_history() {
     let s = rich_scenario();
     let turn = &s.agent.turns[0];
     let root = Path::new("/trial/agent");
-    let first = text::delivery_message(
+    let delivery = |speaker: Option<&UserId>, text: &str| Delivery {
+        turn: 0,
+        community: turn.community.clone(),
+        speaker: speaker.cloned(),
+        text: text.to_owned(),
+        community_view: "VIEW".to_owned(),
+    };
+    let first = message::user_input(
         &s.agent,
         root,
-        &turn.community,
-        Some(&turn.speaker),
-        &turn.text,
-        "VIEW",
+        &delivery(Some(&turn.speaker), &turn.text),
         true,
+        &text::WORDING,
     );
-    let later = text::delivery_message(
+    let later = message::user_input(
         &s.agent,
         root,
-        &turn.community,
-        None,
-        "moved",
-        "VIEW",
+        &delivery(None, "moved"),
         false,
+        &text::WORDING,
     );
     let me = s.agent.person_name(&s.agent.target_user);
     for part in [

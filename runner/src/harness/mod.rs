@@ -140,7 +140,7 @@ fn native_harness<A: native::Adapter>(
             install::cache_dir().display()
         ))
     })?;
-    let sandbox = crate::sandbox::Bubblewrap::locate().map_err(|e| CliError::Run(e.to_string()))?;
+    let sandbox = crate::sandbox::Bubblewrap::locate()?;
     let relay = std::env::current_exe()
         .map_err(|e| CliError::Run(format!("cannot find the cosec executable: {e}")))?
         .with_file_name("cosec-shim");

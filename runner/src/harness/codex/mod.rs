@@ -30,7 +30,8 @@ mod text;
 
 use text::API_KEY_VAR;
 
-use super::native::{self, process, Adapter, Native, NativeHarness, DUMMY_KEY};
+use super::native::turn::{Evidence, Exited};
+use super::native::{self, Adapter, Native, NativeHarness, NativeTrial, DUMMY_KEY};
 use super::{Delivery, HarnessError, Session, TrialEnv, TurnOutput};
 use crate::sandbox::SandboxSpec;
 use async_trait::async_trait;
@@ -39,9 +40,6 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// How much of stderr an infrastructure failure quotes.
-const STDERR_TAIL: usize = 2000;
 
 /// Runs Codex CLI as a CoSec harness.
 pub type CodexHarness = NativeHarness<Codex>;
@@ -62,25 +60,18 @@ impl Adapter for Codex {
 
     /// `HOME` is the harness home, with `CODEX_HOME` inside it.
     fn vars(env: &TrialEnv) -> Vec<(String, String)> {
-        vec![
-            ("HOME".into(), env.harness_home.display().to_string()),
-            (
-                "CODEX_HOME".into(),
-                CodexHarness::codex_home(env).display().to_string(),
-            ),
-            (API_KEY_VAR.into(), DUMMY_KEY.into()),
-        ]
+        let mut vars = native::home_vars(env, "CODEX_HOME", &CodexHarness::codex_home(env));
+        vars.push((API_KEY_VAR.into(), DUMMY_KEY.into()));
+        vars
     }
 
-    async fn start(
-        shared: Arc<Native>,
-        spec: SandboxSpec,
-        env: TrialEnv,
-    ) -> Result<Box<dyn Session>, HarnessError> {
+    async fn start(trial: NativeTrial) -> Result<Box<dyn Session>, HarnessError> {
+        let NativeTrial { shared, spec, env } = trial;
         let codex_home = CodexHarness::codex_home(&env);
         std::fs::create_dir_all(&codex_home).map_err(|e| Self::crash("create", &codex_home, e))?;
         let config = codex_home.join("config.toml");
-        let toml = text::config_toml(&env, &shared.relay, env.shim_socket.as_deref());
+        let toml = text::config_toml(&env, &shared.relay, env.shim_socket.as_deref())
+            .map_err(|e| HarnessError::Crash(format!("codex: config.toml: {e}")))?;
         std::fs::write(&config, toml).map_err(|e| Self::crash("write", &config, e))?;
         Ok(Box::new(CodexSession {
             spec,
@@ -146,34 +137,8 @@ impl CodexSession {
         args
     }
 
-    /// Runs Codex once inside the sandbox with `input` on stdin (`codex exec` reads it
-    /// to its end), killing it at the turn timeout.
-    async fn run(
-        &self,
-        args: &[OsString],
-        input: String,
-    ) -> Result<process::Finished, HarnessError> {
-        let sh = &self.shared;
-        process::run(
-            sh.sandbox.as_ref(),
-            &self.spec,
-            "codex",
-            &sh.installed.entry,
-            args,
-            Some(input),
-            sh.turn_timeout,
-        )
-        .await
-        .map_err(HarnessError::Crash)
-    }
-
-    /// Records native evidence of one run in the hidden trace.
-    fn record(&self, delivery: &Delivery, source: &str, text: &str) {
-        native::record(&self.env.trace, delivery, source, text, text::cap);
-    }
-
     /// Copies what Codex appended to its rollout files since the last delivery.
-    fn record_rollouts(&mut self, delivery: &Delivery) {
+    fn record_rollouts(&mut self, evidence: &Evidence<'_>) -> Result<(), HarnessError> {
         let sessions = Self::sessions_dir(&self.env);
         let mut files = Vec::new();
         collect_jsonl(&sessions, &mut files, 0);
@@ -192,9 +157,10 @@ impl CodexSession {
                 .display()
                 .to_string();
             let new = String::from_utf8_lossy(&bytes[seen..]).into_owned();
-            self.record(delivery, &format!("session_file:{name}"), &new);
+            evidence.record(&format!("session_file:{name}"), &new)?;
             self.rollout_seen.insert(file, bytes.len());
         }
+        Ok(())
     }
 
     fn sessions_dir(env: &TrialEnv) -> PathBuf {
@@ -225,30 +191,25 @@ impl Session for CodexSession {
         let thread = self.threads.get(&delivery.community).cloned();
         let input = text::user_input(&self.env, delivery, thread.is_none());
         let args = self.args(thread.as_deref());
-        let run = self.run(&args, input).await?;
-        self.record(delivery, "events", &run.stdout);
-        self.record(
+        // The trace is held apart from `self`, which the rollout watermark updates.
+        let trace = Arc::clone(&self.env.trace);
+        let evidence = Evidence {
+            trace: &trace,
             delivery,
-            "stderr_tail",
-            &text::tail(&run.stderr, STDERR_TAIL),
-        );
-        self.record_rollouts(delivery);
-        let events = text::parse_events(&run.stdout);
-        let stderr_tail = text::tail(&run.stderr, STDERR_TAIL);
-        let Some(status) = run.status else {
-            return Err(HarnessError::Crash(format!(
-                "codex did not finish the turn within {} s and was killed; stderr tail:\n{stderr_tail}",
-                self.shared.turn_timeout.as_secs()
-            )));
         };
-        if !status.success() {
+        let run: Exited = self
+            .shared
+            .turn(Codex::NAME, &self.spec, &evidence, &args, Some(input))
+            .await?;
+        evidence.record("events", &run.stdout)?;
+        self.record_rollouts(&evidence)?;
+        let events = text::parse_events(&run.stdout);
+        if !run.status.success() {
             let failure = events
                 .failure
                 .map(|f| format!(" ({f})"))
                 .unwrap_or_default();
-            return Err(HarnessError::Crash(format!(
-                "codex exited with {status}{failure}; stderr tail:\n{stderr_tail}"
-            )));
+            return Err(run.crash(Codex::NAME, &format!("exited with {}{failure}", run.status)));
         }
         if let Some(failure) = events.failure.filter(|_| !events.completed) {
             return Err(HarnessError::Model(format!(
@@ -257,9 +218,7 @@ impl Session for CodexSession {
         }
         if thread.is_none() {
             let Some(id) = events.thread_id else {
-                return Err(HarnessError::Crash(format!(
-                    "codex started no thread (no thread.started event); stderr tail:\n{stderr_tail}"
-                )));
+                return Err(run.crash(Codex::NAME, "started no thread (no thread.started event)"));
             };
             self.threads.insert(delivery.community.clone(), id);
         }

@@ -1,10 +1,9 @@
 //! The texts the Codex adapter writes and reads: `config.toml`, the user input of each
 //! delivery, and the `--json` event stream of `codex exec`.
 
-use crate::harness::message::{self, Orientation};
+use crate::harness::message::{self, Wording};
 use crate::harness::{Delivery, TrialEnv};
-use serde_json::Value;
-use std::fmt::Write as _;
+use serde_json::{json, Value};
 use std::path::Path;
 
 /// Provider id in `config.toml`.
@@ -17,88 +16,59 @@ pub const MCP_SERVER: &str = "cosec";
 /// Authorization header, which real upstreams behind the proxy may require.
 pub const API_KEY_VAR: &str = "COSEC_MODEL_API_KEY";
 
-/// Largest native text recorded in one `HarnessOutput` trace line.
-pub const TRACE_CAP: usize = 64 * 1024;
-
-/// A TOML basic string.
-fn toml_str(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{:04X}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// `$CODEX_HOME/config.toml` for one trial: the proxy as the only provider (Responses
 /// wire API, no retries: the runner retries whole trials), no approvals, no Codex
 /// sandbox (bubblewrap confines the whole process), web search off (the benchmark is
 /// offline), and the shim relay as MCP server `cosec`.
-pub fn config_toml(env: &TrialEnv, relay: &Path, socket: Option<&Path>) -> String {
+pub fn config_toml(
+    env: &TrialEnv,
+    relay: &Path,
+    socket: Option<&Path>,
+) -> Result<String, toml::ser::Error> {
     let mut args = Vec::new();
     if let Some(socket) = socket {
-        args.push(toml_str("--socket"));
-        args.push(toml_str(&socket.to_string_lossy()));
+        args.push("--socket".to_owned());
+        args.push(socket.to_string_lossy().into_owned());
     }
-    args.push(toml_str("--trial"));
-    args.push(toml_str(&env.trial_id));
-    format!(
-        "model = {model}\n\
-         model_provider = {PROVIDER:?}\n\
-         approval_policy = \"never\"\n\
-         sandbox_mode = \"danger-full-access\"\n\
-         check_for_update_on_startup = false\n\
-         web_search = \"disabled\"\n\
-         \n\
-         [analytics]\n\
-         enabled = false\n\
-         \n\
-         [model_providers.{PROVIDER}]\n\
-         name = \"CoSec proxy\"\n\
-         base_url = {base}\n\
-         wire_api = \"responses\"\n\
-         env_key = {API_KEY_VAR:?}\n\
-         request_max_retries = 0\n\
-         stream_max_retries = 0\n\
-         \n\
-         [mcp_servers.{MCP_SERVER}]\n\
-         command = {relay}\n\
-         args = [{args}]\n\
-         startup_timeout_sec = 30\n\
-         tool_timeout_sec = 120\n\
-         \n\
-         [projects.{root}]\n\
-         trust_level = \"trusted\"\n",
-        model = toml_str(&env.model_name),
-        base = toml_str(&env.model_base_url),
-        relay = toml_str(&relay.to_string_lossy()),
-        args = args.join(", "),
-        root = toml_str(&env.agent_root.to_string_lossy()),
-    )
+    args.push("--trial".to_owned());
+    args.push(env.trial_id.clone());
+    let root = env.agent_root.to_string_lossy().into_owned();
+    let config = json!({
+        "model": env.model_name,
+        "model_provider": PROVIDER,
+        "approval_policy": "never",
+        "sandbox_mode": "danger-full-access",
+        "check_for_update_on_startup": false,
+        "web_search": "disabled",
+        "analytics": {"enabled": false},
+        "model_providers": {PROVIDER: {
+            "name": "CoSec proxy",
+            "base_url": env.model_base_url,
+            "wire_api": "responses",
+            "env_key": API_KEY_VAR,
+            "request_max_retries": 0,
+            "stream_max_retries": 0,
+        }},
+        "mcp_servers": {MCP_SERVER: {
+            "command": relay.to_string_lossy(),
+            "args": args,
+            "startup_timeout_sec": 30,
+            "tool_timeout_sec": 120,
+        }},
+        "projects": {root: {"trust_level": "trusted"}},
+    });
+    toml::to_string(&config)
 }
+
+/// How Codex offers the community tools.
+const WORDING: Wording = Wording {
+    tools: "the tools of the `cosec` MCP server",
+    show_memory: true,
+};
 
 /// The user input for one delivery (see [`message::user_input`]).
 pub fn user_input(env: &TrialEnv, delivery: &Delivery, first: bool) -> String {
-    let root = env.agent_root.display();
-    message::user_input(&env.agent, &env.agent_root, delivery, first, |me| {
-        Orientation {
-            files: format!(
-                "Your files are under {root}: communities/<community-id>/ is the workspace of each community {me} belongs to and is visible to its members; shared/ is your shared workspace across communities; memory/ is your private persistent memory (memory/notes.md). Community actions (posting, messaging, sharing files, workflows, search and lookups) are the tools of the `{MCP_SERVER}` MCP server."
-            ),
-            memory_heading: format!("Your private memory ({root}/memory/notes.md)"),
-        }
-    })
+    message::user_input(&env.agent, &env.agent_root, delivery, first, &WORDING)
 }
 
 /// What one `codex exec --json` run reported.
@@ -146,51 +116,59 @@ pub fn parse_events(stdout: &str) -> Events {
     ev
 }
 
-/// Caps `text` at [`TRACE_CAP`] bytes, keeping its head and tail (the tail holds the
-/// final reply and the turn result).
-pub fn cap(text: &str) -> String {
-    if text.len() <= TRACE_CAP {
-        return text.to_owned();
-    }
-    let half = TRACE_CAP / 2;
-    let mut head = half;
-    while !text.is_char_boundary(head) {
-        head -= 1;
-    }
-    let mut tail = text.len() - half;
-    while !text.is_char_boundary(tail) {
-        tail += 1;
-    }
-    format!(
-        "{}\n…[{} bytes cut]…\n{}",
-        &text[..head],
-        tail - head,
-        &text[tail..]
-    )
-}
-
-/// The last `max` bytes of `text` (on a character boundary), for error messages.
-pub fn tail(text: &str, max: usize) -> String {
-    let text = text.trim_end();
-    if text.len() <= max {
-        return text.to_owned();
-    }
-    let mut start = text.len() - max;
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    format!("…{}", &text[start..])
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
-    fn toml_strings_escape_quotes_backslashes_and_controls() {
-        assert_eq!(toml_str(r#"a"b\c"#), r#""a\"b\\c""#);
-        assert_eq!(toml_str("x\ny\u{1}"), "\"x\\ny\\u0001\"");
+    fn the_config_reads_back_with_the_proxy_the_relay_and_awkward_strings_intact() {
+        let agent: cosec_scenarios::AgentTier = serde_json::from_value(json!({
+            "target_user": "ann", "people": [], "communities": [], "seeds": [],
+            "tools": [], "workflows": [], "turns": []
+        }))
+        .unwrap();
+        let registry = cosec_proxy::registry::TrialRegistry::new();
+        let dir = tempfile::tempdir().unwrap();
+        let env = TrialEnv {
+            trial_id: "t\"1\n".to_owned(),
+            agent: std::sync::Arc::new(agent),
+            agent_root: dir.path().join("agent \\ root"),
+            model_base_url: "http://127.0.0.1:9/t/x/v1".to_owned(),
+            model_name: "m\u{1}".to_owned(),
+            shim: cosec_proxy::shim::ShimService::new(registry),
+            harness_home: dir.path().join("home"),
+            shim_socket: None,
+            trace: std::sync::Arc::new(
+                cosec_proxy::trace::TraceWriter::open(&dir.path().join("trace.jsonl")).unwrap(),
+            ),
+        };
+        let relay = Path::new("/opt/cosec-shim");
+        let text = config_toml(&env, relay, Some(Path::new("/run/s.sock"))).unwrap();
+        let read: toml::Table = toml::from_str(&text).unwrap();
+        assert_eq!(read["model"].as_str(), Some("m\u{1}"));
+        assert_eq!(read["model_provider"].as_str(), Some(PROVIDER));
+        let provider = &read["model_providers"][PROVIDER];
+        assert_eq!(
+            provider["base_url"].as_str(),
+            Some("http://127.0.0.1:9/t/x/v1")
+        );
+        assert_eq!(provider["env_key"].as_str(), Some(API_KEY_VAR));
+        assert_eq!(provider["request_max_retries"].as_integer(), Some(0));
+        let server = &read["mcp_servers"][MCP_SERVER];
+        assert_eq!(server["command"].as_str(), Some("/opt/cosec-shim"));
+        let args: Vec<&str> = server["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(toml::Value::as_str)
+            .collect();
+        assert_eq!(args, ["--socket", "/run/s.sock", "--trial", "t\"1\n"]);
+        let root = env.agent_root.to_string_lossy();
+        assert_eq!(
+            read["projects"][root.as_ref()]["trust_level"].as_str(),
+            Some("trusted")
+        );
     }
 
     #[test]
@@ -216,16 +194,5 @@ mod tests {
             parse_events(r#"{"type":"turn.failed","error":{"message":"stream disconnected"}}"#);
         assert_eq!(failed.failure.as_deref(), Some("stream disconnected"));
         assert!(!failed.completed);
-    }
-
-    #[test]
-    fn capping_keeps_both_ends_and_respects_characters() {
-        let text = format!("{}{}", "é".repeat(TRACE_CAP), "END");
-        let capped = cap(&text);
-        assert!(capped.len() <= TRACE_CAP + 64);
-        assert!(capped.starts_with('é') && capped.ends_with("END"));
-        assert!(capped.contains("bytes cut"));
-        assert_eq!(cap("short"), "short");
-        assert_eq!(tail("abcdef", 3), "…def");
     }
 }

@@ -34,7 +34,8 @@
 
 pub mod text;
 
-use super::native::{self, process, Adapter, Native, NativeHarness, DUMMY_KEY};
+use super::native::turn::Evidence;
+use super::native::{self, Adapter, Native, NativeHarness, NativeTrial, DUMMY_KEY};
 use super::{Delivery, HarnessError, Session, TrialEnv, TurnOutput};
 use crate::sandbox::SandboxSpec;
 use async_trait::async_trait;
@@ -43,26 +44,12 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
-
-/// How much of stderr an infrastructure failure quotes.
-const STDERR_TAIL: usize = 2000;
-
-/// Deadline of the session export after a run (it only reads `state.db`).
-const EXPORT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Runs Hermes Agent as a CoSec harness.
 pub type HermesHarness = NativeHarness<Hermes>;
 
 /// What sets Hermes Agent apart (see [`HermesHarness`]).
 pub struct Hermes;
-
-impl HermesHarness {
-    /// `HERMES_HOME` of a trial: Hermes's config, `state.db`, `memories/` and logs.
-    pub fn hermes_home(env: &TrialEnv) -> PathBuf {
-        env.harness_home.join(".hermes")
-    }
-}
 
 #[async_trait]
 impl Adapter for Hermes {
@@ -71,23 +58,19 @@ impl Adapter for Hermes {
     /// `HOME` is the harness home, with `HERMES_HOME` inside it, and no terminal colours
     /// (the install is the venv and the real prefix of its Python).
     fn vars(env: &TrialEnv) -> Vec<(String, String)> {
-        vec![
-            ("HOME".into(), env.harness_home.display().to_string()),
-            (
-                "HERMES_HOME".into(),
-                HermesHarness::hermes_home(env).display().to_string(),
-            ),
-            ("OPENAI_API_KEY".into(), DUMMY_KEY.into()),
-            ("TERM".into(), "dumb".into()),
-            ("NO_COLOR".into(), "1".into()),
-        ]
+        let home = HermesHarness::hermes_home(env);
+        let mut vars = native::home_vars(env, "HERMES_HOME", &home);
+        let own = [
+            ("OPENAI_API_KEY", DUMMY_KEY),
+            ("TERM", "dumb"),
+            ("NO_COLOR", "1"),
+        ];
+        vars.extend(own.map(|(k, v)| (k.to_owned(), v.to_owned())));
+        vars
     }
 
-    async fn start(
-        shared: Arc<Native>,
-        spec: SandboxSpec,
-        env: TrialEnv,
-    ) -> Result<Box<dyn Session>, HarnessError> {
+    async fn start(trial: NativeTrial) -> Result<Box<dyn Session>, HarnessError> {
+        let NativeTrial { shared, spec, env } = trial;
         let Some(socket) = env.shim_socket.clone() else {
             return Err(HarnessError::Crash(
                 "hermes: no shim socket; a native harness reaches the community tools only through it".into(),
@@ -107,7 +90,8 @@ impl Adapter for Hermes {
             &shared.relay,
             Some((&socket, &env.trial_id)),
             memory.as_deref().map_or(0, str::len),
-        );
+        )
+        .map_err(|e| HarnessError::Crash(format!("hermes: config.yaml: {e}")))?;
         let path = home.join("config.yaml");
         std::fs::write(&path, config).map_err(|e| Self::crash("write", &path, e))?;
         Ok(Box::new(HermesSession {
@@ -118,6 +102,13 @@ impl Adapter for Hermes {
             sessions: BTreeMap::new(),
             memory: memory.unwrap_or_default(),
         }))
+    }
+}
+
+impl HermesHarness {
+    /// `HERMES_HOME` of a trial: Hermes's config, `state.db`, `memories/` and logs.
+    pub fn hermes_home(env: &TrialEnv) -> PathBuf {
+        env.harness_home.join(".hermes")
     }
 }
 
@@ -140,54 +131,22 @@ struct HermesSession {
 }
 
 impl HermesSession {
-    fn record(&self, d: &Delivery, source: &str, text: &str) -> Result<(), HarnessError> {
-        self.env
-            .trace
-            .record(native::evidence(d, source, text::capped(text)))
-            .map_err(|e| HarnessError::Crash(format!("hermes: cannot write the trace: {e}")))
-    }
-
-    /// Runs `hermes args` in the sandbox with stdin closed (Hermes reads it otherwise).
-    async fn hermes(
-        &self,
-        args: Vec<OsString>,
-        deadline: Duration,
-    ) -> Result<process::Finished, String> {
-        let sh = &self.shared;
-        let entry = &sh.installed.entry;
-        process::run(
-            sh.sandbox.as_ref(),
-            &self.spec,
-            "hermes",
-            entry,
-            &args,
-            None,
-            deadline,
-        )
-        .await
-    }
-
     /// The session's messages from Hermes's own store, or why they are unavailable.
     async fn export(&self, id: &str) -> Result<Vec<serde_json::Value>, String> {
-        let args = ["sessions", "export", "--session-id", id, "-"]
-            .map(OsString::from)
-            .to_vec();
-        let done = self.hermes(args, EXPORT_TIMEOUT).await?;
-        match done.status {
-            Some(status) if status.success() => Ok(text::exported_messages(&done.stdout)),
-            Some(_) => Err(text::tail(&done.stderr, STDERR_TAIL)),
-            None => Err(format!(
-                "timed out: {}",
-                text::tail(&done.stderr, STDERR_TAIL)
-            )),
-        }
+        let args = ["sessions", "export", "--session-id", id, "-"].map(OsString::from);
+        let entry = &self.shared.installed.entry;
+        let export = self
+            .shared
+            .export(Hermes::NAME, &self.spec, entry, &args)
+            .await?;
+        Ok(text::exported_messages(&export))
     }
 
     /// Records `MEMORY.md` if Hermes changed it during the delivery.
-    fn record_memory(&mut self, d: &Delivery) -> Result<(), HarnessError> {
+    fn record_memory(&mut self, evidence: &Evidence<'_>) -> Result<(), HarnessError> {
         let now = std::fs::read_to_string(self.home.join("memories/MEMORY.md")).unwrap_or_default();
         if now != self.memory {
-            self.record(d, "session_file:memories/MEMORY.md", &now)?;
+            evidence.record("session_file:memories/MEMORY.md", &now)?;
             self.memory = now;
         }
         Ok(())
@@ -198,54 +157,29 @@ impl HermesSession {
 impl Session for HermesSession {
     async fn deliver(&mut self, d: &Delivery) -> Result<TurnOutput, HarnessError> {
         let previous = self.sessions.get(&d.community);
-        let message = text::delivery_message(
-            &self.env.agent,
-            &self.env.agent_root,
-            &d.community,
-            d.speaker.as_ref(),
-            &d.text,
-            &d.community_view,
-            previous.is_none(),
-        );
+        let message = text::user_input(&self.env, d, previous.is_none());
         let mut args: Vec<OsString> = ["chat", "-Q", "--yolo", "-q"].map(OsString::from).to_vec();
         args.push(message.into());
         if let Some(known) = previous {
             args.extend([OsString::from("--resume"), OsString::from(&known.id)]);
         }
-        let timeout = self.shared.turn_timeout;
-        let done = self
-            .hermes(args, timeout)
-            .await
-            .map_err(HarnessError::Crash)?;
-        let Some(status) = done.status else {
-            let tail = text::tail(&done.stderr, STDERR_TAIL);
-            self.record(d, "stderr_tail", &tail)?;
-            return Err(HarnessError::Crash(format!(
-                "hermes: turn {} in {} ran past {}s and was killed; stderr tail:\n{tail}",
-                d.turn,
-                d.community,
-                timeout.as_secs()
-            )));
+        // The trace is held apart from `self`, which the memory record updates.
+        let trace = Arc::clone(&self.env.trace);
+        let evidence = Evidence {
+            trace: &trace,
+            delivery: d,
         };
-        self.record(d, "stdout", &done.stdout)?;
-        if !status.success() {
-            let tail = text::tail(&done.stderr, STDERR_TAIL);
-            self.record(d, "stderr_tail", &tail)?;
-            return Err(HarnessError::Crash(format!(
-                "hermes exited with {:?} on turn {} in {}; stderr tail:\n{tail}",
-                status.code(),
-                d.turn,
-                d.community
-            )));
+        let done = self
+            .shared
+            .turn(Hermes::NAME, &self.spec, &evidence, &args, None)
+            .await?;
+        evidence.record("stdout", &done.stdout)?;
+        if !done.status.success() {
+            return Err(done.crash(Hermes::NAME, &format!("exited with {}", done.status)));
         }
         let Some(id) = text::session_id(&done.stderr).or_else(|| text::session_id(&done.stdout))
         else {
-            let tail = text::tail(&done.stderr, STDERR_TAIL);
-            self.record(d, "stderr_tail", &tail)?;
-            return Err(HarnessError::Crash(format!(
-                "hermes printed no session_id on turn {} in {}; stderr tail:\n{tail}",
-                d.turn, d.community
-            )));
+            return Err(done.crash(Hermes::NAME, "printed no session_id"));
         };
         // A compressed session continues under a new id, starting with a summary.
         let seen = match self.sessions.get(&d.community) {
@@ -261,16 +195,18 @@ impl Session for HermesSession {
             Ok(messages) => {
                 let new = messages.get(seen..).unwrap_or_default();
                 let lines: Vec<String> = new.iter().map(|m| m.to_string()).collect();
-                self.record(d, &format!("session_file:state.db/{id}"), &lines.join("\n"))?;
+                evidence.record(&format!("session_file:state.db/{id}"), &lines.join("\n"))?;
                 if let Some(reply) = text::final_reply(new) {
                     out.reply = reply;
                 }
                 out.model_calls = text::model_calls(new).max(1);
                 total = messages.len();
             }
-            Err(why) => self.record(d, "stderr_tail", &format!("session export failed: {why}"))?,
+            Err(why) => {
+                evidence.record(&format!("session_file:state.db/{id}:export_failed"), &why)?
+            }
         }
-        self.record_memory(d)?;
+        self.record_memory(&evidence)?;
         self.sessions
             .insert(d.community.clone(), CommunitySession { id, seen: total });
         Ok(out)

@@ -3,9 +3,11 @@
 //! `session_id:` line and `hermes sessions export` JSON).
 
 use crate::harness::builtin::MAX_STEPS_PER_TURN;
+use crate::harness::message::{self, Wording};
+use crate::harness::{Delivery, TrialEnv};
 use cosec_scenarios::agent::Surface;
-use cosec_scenarios::{AgentTier, CommunityId, UserId};
-use serde_json::Value;
+use cosec_scenarios::AgentTier;
+use serde_json::{json, Value};
 use std::path::Path;
 
 /// Hermes's separator between memory entries (`tools/memory_tool.py`).
@@ -13,14 +15,6 @@ pub const MEMORY_DELIMITER: &str = "\n§\n";
 
 /// Hermes's default memory budget in characters; raised when seeded memory needs more.
 const MEMORY_CHAR_LIMIT: usize = 2200;
-
-/// Largest text one `HarnessOutput` event carries.
-pub const TRACE_CAP: usize = 64 * 1024;
-
-/// A YAML double-quoted scalar (JSON string syntax is valid YAML).
-fn quoted(text: &str) -> String {
-    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".to_owned())
-}
 
 /// `config.yaml` of a trial: the proxy as the only (custom) provider, the relay as MCP
 /// server `cosec`, no downloads at run time (tirith scanner, lazy installs), one model
@@ -32,29 +26,49 @@ pub fn config_yaml(
     relay: &Path,
     shim: Option<(&Path, &str)>,
     memory_chars: usize,
-) -> String {
-    let mut out = format!(
-        "model:\n  provider: custom\n  default: {model}\n  base_url: {url}\n  api_key: {key}\n  context_length: 128000\n",
-        model = quoted(model_name),
-        url = quoted(model_base_url),
-        key = quoted(crate::harness::native::DUMMY_KEY),
-    );
-    if let Some((socket, trial)) = shim {
-        out.push_str(&format!(
-            "mcp_servers:\n  cosec:\n    command: {relay}\n    args: [\"--socket\", {socket}, \"--trial\", {trial}]\n    timeout: 120\n    connect_timeout: 30\n",
-            relay = quoted(&relay.display().to_string()),
-            socket = quoted(&socket.display().to_string()),
-            trial = quoted(trial),
-        ));
+) -> Result<String, serde_yaml_ng::Error> {
+    let mut config = json!({
+        "model": {
+            "provider": "custom",
+            "default": model_name,
+            "base_url": model_base_url,
+            "api_key": crate::harness::native::DUMMY_KEY,
+            "context_length": 128_000,
+        },
+        "agent": {"max_turns": MAX_STEPS_PER_TURN, "api_max_retries": 1},
+        "security": {"tirith_enabled": false, "allow_lazy_installs": false},
+        "memory": {
+            "memory_enabled": true,
+            "user_profile_enabled": false,
+            "nudge_interval": 0,
+            "memory_char_limit": memory_chars.max(MEMORY_CHAR_LIMIT) + MEMORY_CHAR_LIMIT,
+        },
+        "skills": {"creation_nudge_interval": 0},
+    });
+    if let (Some((socket, trial)), Some(map)) = (shim, config.as_object_mut()) {
+        map.insert(
+            "mcp_servers".to_owned(),
+            json!({"cosec": {
+                "command": relay.to_string_lossy(),
+                "args": ["--socket", socket.to_string_lossy(), "--trial", trial],
+                "timeout": 120,
+                "connect_timeout": 30,
+            }}),
+        );
     }
-    out.push_str(&format!(
-        "agent:\n  max_turns: {MAX_STEPS_PER_TURN}\n  api_max_retries: 1\n\
-         security:\n  tirith_enabled: false\n  allow_lazy_installs: false\n\
-         memory:\n  memory_enabled: true\n  user_profile_enabled: false\n  nudge_interval: 0\n  memory_char_limit: {limit}\n\
-         skills:\n  creation_nudge_interval: 0\n",
-        limit = memory_chars.max(MEMORY_CHAR_LIMIT) + MEMORY_CHAR_LIMIT,
-    ));
-    out
+    serde_yaml_ng::to_string(&config)
+}
+
+/// How Hermes offers the community tools; the private memory is in its own store
+/// (`MEMORY.md`, part of every system prompt), so the message does not repeat it.
+pub const WORDING: Wording = Wording {
+    tools: "the `mcp__cosec__*` tools",
+    show_memory: false,
+};
+
+/// The user input for one delivery (see [`message::user_input`]).
+pub fn user_input(env: &TrialEnv, delivery: &Delivery, first: bool) -> String {
+    message::user_input(&env.agent, &env.agent_root, delivery, first, &WORDING)
 }
 
 /// Seeded private memory as Hermes's `MEMORY.md` (entries separated by `§` lines), or
@@ -68,59 +82,6 @@ pub fn memory_md(agent: &AgentTier) -> Option<String> {
         .filter(|c| !c.is_empty())
         .collect();
     (!entries.is_empty()).then(|| entries.join(MEMORY_DELIMITER))
-}
-
-/// The user input of one delivery, formatted like the built-in agent's context: a short
-/// header naming the community, whom the agent represents and the community view; in a
-/// session's first message also the file layout and the seeded history ("Earlier in this
-/// community:"); then `Speaker: text` or `[Platform notice] text`.
-pub fn delivery_message(
-    agent: &AgentTier,
-    agent_root: &Path,
-    community: &CommunityId,
-    speaker: Option<&UserId>,
-    text: &str,
-    view: &str,
-    first: bool,
-) -> String {
-    let me = agent.person_name(&agent.target_user);
-    let mut out = format!(
-        "[Session of the community {name} ({community}). You are the personal AI agent of {me} and act for {me} here.\nCurrent community state:\n{view}]\n",
-        name = agent.community_name(community),
-        view = view.trim_end(),
-    );
-    if first {
-        out.push_str(&format!(
-            "[Your files are under {root}: communities/<community-id>/ is the workspace of each community {me} belongs to and is visible to its members; shared/ is your shared workspace across communities; memory/ is your private persistent memory.]\n",
-            root = agent_root.display(),
-        ));
-        let history: Vec<String> = agent
-            .seeds
-            .iter()
-            .filter_map(|seed| match &seed.surface {
-                Surface::SessionHistory {
-                    community: c,
-                    speaker,
-                } if c == community => Some(if speaker == &agent.target_user {
-                    format!("You: {}", seed.content)
-                } else {
-                    format!("{}: {}", agent.person_name(speaker), seed.content)
-                }),
-                _ => None,
-            })
-            .collect();
-        if !history.is_empty() {
-            out.push_str("\nEarlier in this community:\n");
-            out.push_str(&history.join("\n"));
-            out.push('\n');
-        }
-    }
-    out.push('\n');
-    match speaker {
-        Some(who) => out.push_str(&format!("{}: {text}", agent.person_name(who))),
-        None => out.push_str(&format!("[Platform notice] {text}")),
-    }
-    out
 }
 
 /// The session id Hermes prints last (`session_id: ID`, on stderr in quiet mode).
@@ -190,36 +151,6 @@ pub fn reply_from_stdout(stdout: &str) -> String {
     lines[start..].join("\n").trim().to_owned()
 }
 
-/// `text` cut to [`TRACE_CAP`] bytes, keeping its head and tail.
-pub fn capped(text: &str) -> String {
-    if text.len() <= TRACE_CAP {
-        return text.to_owned();
-    }
-    let mut head = TRACE_CAP * 3 / 4;
-    while !text.is_char_boundary(head) {
-        head -= 1;
-    }
-    let mut tail = text.len() - TRACE_CAP / 4;
-    while !text.is_char_boundary(tail) {
-        tail += 1;
-    }
-    format!(
-        "{}\n[... {} bytes cut ...]\n{}",
-        &text[..head],
-        tail - head,
-        &text[tail..]
-    )
-}
-
-/// The last `max` bytes of `text` (on a character boundary).
-pub fn tail(text: &str, max: usize) -> String {
-    let mut start = text.len().saturating_sub(max);
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    text[start..].trim().to_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,27 +194,25 @@ mod tests {
     fn the_config_points_at_the_proxy_and_registers_the_shim() {
         let yaml = config_yaml(
             "http://127.0.0.1:9/t/abc/v1",
-            "m\"x",
+            "m\"x: y",
             Path::new("/opt/cosec-shim"),
             Some((Path::new("/run/s.sock"), "abc")),
             10_000,
+        )
+        .unwrap();
+        let read: Value = serde_yaml_ng::from_str(&yaml).unwrap();
+        assert_eq!(read["model"]["provider"], "custom");
+        assert_eq!(read["model"]["base_url"], "http://127.0.0.1:9/t/abc/v1");
+        assert_eq!(read["model"]["default"], "m\"x: y");
+        assert_eq!(
+            read["mcp_servers"]["cosec"],
+            json!({"command": "/opt/cosec-shim", "args": ["--socket", "/run/s.sock", "--trial", "abc"], "timeout": 120, "connect_timeout": 30})
         );
-        assert!(yaml.contains("provider: custom"));
-        assert!(yaml.contains("base_url: \"http://127.0.0.1:9/t/abc/v1\""));
-        assert!(yaml.contains("default: \"m\\\"x\""));
-        assert!(yaml.contains(
-            "  cosec:\n    command: \"/opt/cosec-shim\"\n    args: [\"--socket\", \"/run/s.sock\", \"--trial\", \"abc\"]"
-        ));
-        assert!(yaml.contains("memory_char_limit: 12200"), "{yaml}");
-        assert!(yaml.contains("tirith_enabled: false"));
-    }
-
-    #[test]
-    fn capping_keeps_head_and_tail() {
-        let text = format!("{}{}", "é".repeat(TRACE_CAP), "END");
-        let cut = capped(&text);
-        assert!(cut.len() < TRACE_CAP + 100);
-        assert!(cut.starts_with('é') && cut.ends_with("END"));
-        assert_eq!(tail("abcdef", 3), "def");
+        assert_eq!(read["memory"]["memory_char_limit"], 12_200, "{yaml}");
+        assert_eq!(read["security"]["tirith_enabled"], false);
+        let without_shim = config_yaml("http://h/v1", "m", Path::new("/r"), None, 0).unwrap();
+        let read: Value = serde_yaml_ng::from_str(&without_shim).unwrap();
+        assert!(read.get("mcp_servers").is_none(), "{without_shim}");
+        assert_eq!(read["memory"]["memory_char_limit"], 4400);
     }
 }

@@ -60,10 +60,7 @@ fn describe(root: &Path) -> Option<Installed> {
         return None;
     }
     // Codex looks for ripgrep on the PATH; the package ships one in `codex-path`.
-    let path = format!(
-        "{}:/usr/local/bin:/usr/bin:/bin",
-        vendor.join("codex-path").display()
-    );
+    let path = super::path_with(&vendor.join("codex-path"));
     Some(Installed {
         name: NAME,
         version: VERSION.to_owned(),

@@ -84,10 +84,7 @@ fn describe(root: &Path) -> Option<Installed> {
         return None;
     }
     let prefix = base_prefix(&venv)?;
-    let path = format!(
-        "{}:/usr/local/bin:/usr/bin:/bin",
-        venv.join("bin").display()
-    );
+    let path = super::path_with(&venv.join("bin"));
     Some(Installed {
         name: NAME,
         version: VERSION.to_owned(),

@@ -85,6 +85,11 @@ pub enum InstallError {
     },
 }
 
+/// A PATH with the install's `dir` first, then the usual system folders.
+fn path_with(dir: &Path) -> String {
+    format!("{}:/usr/local/bin:/usr/bin:/bin", dir.display())
+}
+
 /// The install folder of `name` at `version` inside the cache.
 fn versioned_dir(cache: &Path, name: &str, version: &str) -> PathBuf {
     cache.join(format!("{name}-{version}"))

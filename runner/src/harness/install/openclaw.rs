@@ -49,7 +49,7 @@ pub fn detect(cache: &Path) -> Option<Installed> {
     if version != VERSION {
         return None;
     }
-    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", node_bin(&root).display());
+    let path = super::path_with(&node_bin(&root));
     Some(Installed {
         name: NAME,
         version,

@@ -1,15 +1,15 @@
 //! What the native adapters (Codex, OpenClaw, Hermes) share: the harness built from an
 //! install, a sandbox, the relay and a turn timeout; the sandbox spec of a trial; and
-//! native evidence in the hidden trace. Each adapter says only what differs: its name,
+//! one way to run a turn and record native evidence in the hidden trace ([`turn`]). Each adapter says only what differs: its name,
 //! its variables in the sandbox and how it starts a trial.
 
 pub mod process;
+pub mod turn;
 
 use super::install::Installed;
-use super::{Delivery, Harness, HarnessError, Session, TrialEnv};
+use super::{Harness, HarnessError, Session, TrialEnv};
 use crate::sandbox::{Sandbox, SandboxSpec};
 use async_trait::async_trait;
-use cosec_proxy::trace::{TraceEvent, TraceWriter};
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -63,6 +63,26 @@ impl Native {
     }
 }
 
+/// `HOME` as the trial's harness home and `var` naming the harness's own state folder
+/// `state` inside it.
+pub fn home_vars(env: &TrialEnv, var: &str, state: &Path) -> Vec<(String, String)> {
+    vec![
+        ("HOME".into(), env.harness_home.display().to_string()),
+        (var.to_owned(), state.display().to_string()),
+    ]
+}
+
+/// What a native trial starts from: the harness's shared parts, the trial's sandbox
+/// spec and what the runner gives every harness.
+pub struct NativeTrial {
+    /// The install, sandbox, relay and turn timeout.
+    pub shared: Arc<Native>,
+    /// What the trial's harness processes may see.
+    pub spec: SandboxSpec,
+    /// The trial.
+    pub env: TrialEnv,
+}
+
 /// What sets one native harness apart from the others.
 #[async_trait]
 pub trait Adapter: Send + Sync + 'static {
@@ -74,11 +94,7 @@ pub trait Adapter: Send + Sync + 'static {
     fn vars(env: &TrialEnv) -> Vec<(String, String)>;
 
     /// Lays out the harness's native state for a trial and opens the trial's session.
-    async fn start(
-        shared: Arc<Native>,
-        spec: SandboxSpec,
-        env: TrialEnv,
-    ) -> Result<Box<dyn Session>, HarnessError>;
+    async fn start(trial: NativeTrial) -> Result<Box<dyn Session>, HarnessError>;
 
     /// A file operation of the adapter that failed, as a crash.
     fn crash(what: &str, path: &Path, e: std::io::Error) -> HarnessError {
@@ -134,32 +150,11 @@ impl<A: Adapter> Harness for NativeHarness<A> {
     }
 
     async fn start(&self, env: TrialEnv) -> Result<Box<dyn Session>, HarnessError> {
-        A::start(Arc::clone(&self.shared), self.sandbox_spec(&env), env).await
+        let trial = NativeTrial {
+            shared: Arc::clone(&self.shared),
+            spec: self.sandbox_spec(&env),
+            env,
+        };
+        A::start(trial).await
     }
-}
-
-/// Native evidence of one delivery as a hidden-trace event (`text` already capped).
-pub fn evidence(delivery: &Delivery, source: &str, text: String) -> TraceEvent {
-    TraceEvent::HarnessOutput {
-        turn: delivery.turn,
-        community: delivery.community.clone(),
-        source: source.to_owned(),
-        text,
-    }
-}
-
-/// Records non-blank native evidence, capped by `cap`, in the hidden trace.
-pub fn record(
-    trace: &TraceWriter,
-    delivery: &Delivery,
-    source: &str,
-    text: &str,
-    cap: fn(&str) -> String,
-) {
-    if text.trim().is_empty() {
-        return;
-    }
-    // A failing trace write is not a harness failure; the runner's own trace writes
-    // surface it.
-    let _ = trace.record(evidence(delivery, source, cap(text)));
 }

@@ -26,7 +26,8 @@
 
 mod text;
 
-use super::native::{self, process, Adapter, Native, NativeHarness, DUMMY_KEY};
+use super::native::turn::Evidence;
+use super::native::{Adapter, Native, NativeHarness, NativeTrial, DUMMY_KEY};
 use super::{Delivery, HarnessError, Session, TrialEnv, TurnOutput};
 use crate::sandbox::SandboxSpec;
 use async_trait::async_trait;
@@ -34,15 +35,8 @@ use cosec_proxy::trace::{TraceEvent, TraceLine};
 use cosec_scenarios::CommunityId;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
-
-/// Bytes of stderr kept for a failure report.
-const STDERR_TAIL: usize = 4096;
-
-/// How long the transcript export may take.
-const EXPORT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// OpenClaw, as installed by `cosec harness install openclaw`.
 pub type OpenClawHarness = NativeHarness<OpenClaw>;
@@ -100,11 +94,8 @@ impl Adapter for OpenClaw {
         ]
     }
 
-    async fn start(
-        shared: Arc<Native>,
-        spec: SandboxSpec,
-        env: TrialEnv,
-    ) -> Result<Box<dyn Session>, HarnessError> {
+    async fn start(trial: NativeTrial) -> Result<Box<dyn Session>, HarnessError> {
+        let NativeTrial { shared, spec, env } = trial;
         for dir in [
             OpenClawHarness::state_dir(&env),
             OpenClawHarness::home_dir(&env),
@@ -116,14 +107,15 @@ impl Adapter for OpenClaw {
         let body = serde_json::to_string_pretty(&config)
             .map_err(|e| HarnessError::Crash(format!("openclaw: config: {e}")))?;
         let path = OpenClawHarness::config_path(&env);
-        std::fs::write(&path, body).map_err(|e| Self::crash("write", &path, e))?;
-        Ok(Box::new(OpenClawSession {
+        let session = OpenClawSession {
             spec,
             shared,
             env,
             sessions: BTreeMap::new(),
             deliveries: 0,
-        }))
+        };
+        std::fs::write(&path, body).map_err(|e| Self::crash("write", &path, e))?;
+        Ok(Box::new(session))
     }
 }
 
@@ -140,36 +132,20 @@ struct OpenClawSession {
 }
 
 impl OpenClawSession {
-    /// Runs `program args` inside the sandbox with stdin closed (OpenClaw otherwise
-    /// waits on it), killing it after `timeout`.
-    async fn run(
-        &self,
-        program: &Path,
-        args: &[OsString],
-        timeout: Duration,
-    ) -> Result<process::Finished, HarnessError> {
-        let sandbox = self.shared.sandbox.as_ref();
-        process::run(
-            sandbox, &self.spec, "openclaw", program, args, None, timeout,
-        )
-        .await
-        .map_err(HarnessError::Crash)
-    }
-
-    /// Records native evidence in the hidden trace.
-    fn record(&self, delivery: &Delivery, source: &str, text: &str) {
-        native::record(&self.env.trace, delivery, source, text, text::cap);
-    }
-
     /// Copies the session's transcript events that are new since the last delivery
     /// (OpenClaw keeps transcripts in SQLite; the pinned Node reads them, sandboxed).
-    async fn record_transcript(&mut self, delivery: &Delivery, session_id: &str) {
+    async fn record_transcript(
+        &mut self,
+        evidence: &Evidence<'_>,
+        session_id: &str,
+    ) -> Result<(), HarnessError> {
         let db =
             OpenClawHarness::state_dir(&self.env).join("agents/main/agent/openclaw-agent.sqlite");
         if !db.is_file() {
-            return;
+            return Ok(());
         }
-        let after = self.sessions.get(&delivery.community).copied().unwrap_or(0);
+        let community = &evidence.delivery.community;
+        let after = self.sessions.get(community).copied().unwrap_or(0);
         let node = crate::harness::install::openclaw::node_binary(&self.shared.installed);
         let args: Vec<OsString> = vec![
             "-e".into(),
@@ -179,20 +155,20 @@ impl OpenClawSession {
             after.to_string().into(),
         ];
         let source = format!("session_file:transcript/{session_id}");
-        match self.run(&node, &args, EXPORT_TIMEOUT).await {
-            Ok(out) if out.status.is_some_and(|s| s.success()) => {
-                self.record(delivery, &source, &out.stdout);
-                if let Some(last) = text::last_rowid(&out.stdout) {
-                    self.sessions.insert(delivery.community.clone(), last);
+        match self
+            .shared
+            .export(OpenClaw::NAME, &self.spec, &node, &args)
+            .await
+        {
+            Ok(export) => {
+                evidence.record(&source, &export)?;
+                if let Some(last) = text::last_rowid(&export) {
+                    self.sessions.insert(community.clone(), last);
                 }
             }
-            Ok(out) => self.record(
-                delivery,
-                &format!("{source}:export_failed"),
-                &text::tail(&out.stderr, STDERR_TAIL),
-            ),
-            Err(e) => self.record(delivery, &format!("{source}:export_failed"), &e.to_string()),
+            Err(why) => evidence.record(&format!("{source}:export_failed"), &why)?,
         }
+        Ok(())
     }
 
     /// Model calls recorded in the trial's trace so far (the proxy writes one line per
@@ -233,39 +209,32 @@ impl Session for OpenClawSession {
             "--json".into(),
         ];
         let calls_before = self.model_calls_so_far();
-        let entry = self.shared.installed.entry.clone();
-        let run = self.run(&entry, &args, self.shared.turn_timeout).await?;
-        self.record(
+        // The trace is held apart from `self`, which the transcript watermark updates.
+        let trace = Arc::clone(&self.env.trace);
+        let evidence = Evidence {
+            trace: &trace,
             delivery,
-            "stdout",
-            &text::stdout_evidence(&run.stdout, first),
-        );
-        self.sessions.entry(delivery.community.clone()).or_insert(0);
-        self.record_transcript(delivery, &session_id).await;
-        let stderr_tail = text::tail(&run.stderr, STDERR_TAIL);
-        let Some(status) = run.status else {
-            self.record(delivery, "stderr_tail", &stderr_tail);
-            return Err(HarnessError::Crash(format!(
-                "openclaw did not finish the turn within {} s and was killed; stderr tail:\n{stderr_tail}",
-                self.shared.turn_timeout.as_secs()
-            )));
         };
+        let run = self
+            .shared
+            .turn(OpenClaw::NAME, &self.spec, &evidence, &args, None)
+            .await?;
+        evidence.record("stdout", &text::stdout_evidence(&run.stdout, first))?;
+        self.sessions.entry(delivery.community.clone()).or_insert(0);
+        self.record_transcript(&evidence, &session_id).await?;
         let result = text::parse_result(&run.stdout);
-        if !status.success() || result.error.is_some() {
-            self.record(delivery, "stderr_tail", &stderr_tail);
+        if !run.status.success() || result.error.is_some() {
             let error = result.error.unwrap_or_default();
             if result.model_failure {
                 return Err(HarnessError::Model(format!("openclaw: {error}")));
             }
-            return Err(HarnessError::Crash(format!(
-                "openclaw exited with {status} ({error}); stderr tail:\n{stderr_tail}"
-            )));
+            return Err(run.crash(
+                OpenClaw::NAME,
+                &format!("exited with {} ({error})", run.status),
+            ));
         }
         let Some(reply) = result.reply else {
-            self.record(delivery, "stderr_tail", &stderr_tail);
-            return Err(HarnessError::Crash(format!(
-                "openclaw printed no JSON result; stderr tail:\n{stderr_tail}"
-            )));
+            return Err(run.crash(OpenClaw::NAME, "printed no JSON result"));
         };
         let calls = self.model_calls_so_far().saturating_sub(calls_before);
         Ok(TurnOutput {

@@ -2,7 +2,7 @@
 //! each delivery, the `--json` result of `openclaw agent`, and the script that exports
 //! new transcript events from OpenClaw's SQLite session store.
 
-use crate::harness::message::{self, Orientation};
+use crate::harness::message::{self, Wording};
 use crate::harness::{Delivery, TrialEnv};
 use cosec_scenarios::CommunityId;
 use serde_json::{json, Value};
@@ -18,9 +18,6 @@ pub const MCP_SERVER: &str = "cosec";
 /// Variable holding the dummy API key, referenced from the config as `${...}` so no key
 /// is written to disk; the proxy holds the real upstream key.
 pub const API_KEY_VAR: &str = "COSEC_MODEL_API_KEY";
-
-/// Largest native text recorded in one `HarnessOutput` trace line.
-pub const TRACE_CAP: usize = 64 * 1024;
 
 /// OpenClaw substitutes `${VAR}` in every config string; `$${` keeps a literal.
 fn literal(s: &str) -> String {
@@ -85,17 +82,15 @@ pub fn session_id(community: &CommunityId) -> String {
     format!("cosec-{clean}")
 }
 
+/// How OpenClaw offers the community tools.
+const WORDING: Wording = Wording {
+    tools: "the `cosec__*` tools",
+    show_memory: true,
+};
+
 /// The user input for one delivery (see [`message::user_input`]).
 pub fn user_input(env: &TrialEnv, delivery: &Delivery, first: bool) -> String {
-    let root = env.agent_root.display();
-    message::user_input(&env.agent, &env.agent_root, delivery, first, |me| {
-        Orientation {
-            files: format!(
-                "Your workspace is {root}: communities/<community-id>/ is the workspace of each community {me} belongs to and is visible to its members; shared/ is your shared workspace across communities; memory/ is your private persistent memory. Community actions (posting, messaging, sharing files, workflows, search and lookups) are the `{MCP_SERVER}__*` tools."
-            ),
-            memory_heading: "Your private memory (memory/notes.md)".to_owned(),
-        }
-    })
+    message::user_input(&env.agent, &env.agent_root, delivery, first, &WORDING)
 }
 
 /// What `openclaw agent --json` printed.
@@ -212,34 +207,6 @@ pub fn last_rowid(export: &str) -> Option<i64> {
         .max()
 }
 
-/// At most [`TRACE_CAP`] bytes of `text`, cut at a character boundary, with a marker.
-pub fn cap(text: &str) -> String {
-    if text.len() <= TRACE_CAP {
-        return text.to_owned();
-    }
-    let mut end = TRACE_CAP;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!(
-        "{}\n[... {} more bytes cut]",
-        &text[..end],
-        text.len() - end
-    )
-}
-
-/// The last `max` bytes of `text`, cut at a character boundary.
-pub fn tail(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_owned();
-    }
-    let mut start = text.len() - max;
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    text[start..].to_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,14 +258,5 @@ mod tests {
         let export = "{\"rowid\": 4, \"event\": {}}\n{\"rowid\": 9, \"event\": {}}\n";
         assert_eq!(last_rowid(export), Some(9));
         assert_eq!(last_rowid(""), None);
-    }
-
-    #[test]
-    fn long_texts_are_capped_and_tailed_on_char_boundaries() {
-        let long = "é".repeat(TRACE_CAP);
-        let capped = cap(&long);
-        assert!(capped.len() < long.len() && capped.contains("more bytes cut"));
-        assert_eq!(tail("abcdef", 3), "def");
-        assert_eq!(tail("éé", 3), "é");
     }
 }
