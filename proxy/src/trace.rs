@@ -3,8 +3,9 @@
 //! comes from here (plus the agent half's final files).
 
 use crate::api::{ModelRequest, ModelResponse, Usage, WireApi};
+use crate::guard::{GuardOutcome, GuardPoint};
 use cosec_scenarios::platform::ObjectLabel;
-use cosec_scenarios::{CommunityId, Namespace, ObjectId, UserId};
+use cosec_scenarios::{Action, CommunityId, Namespace, ObjectId, UserId};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::io::Write;
@@ -145,18 +146,18 @@ pub enum TraceEvent {
     GuardDecision {
         /// Turn.
         turn: u8,
-        /// Where the decision was taken: `response`, `tool_call`, `shim` or `restore`.
-        point: String,
+        /// Where the decision was taken.
+        point: GuardPoint,
         /// The object detected.
         object: ObjectId,
         /// The requester whose message opened the turn.
         requester: Option<UserId>,
-        /// `disclose`, `write`, `share` or `send`.
-        action: String,
+        /// The action asked about.
+        action: Action,
         /// Destination, rendered (`community:c`, `workspace:c`, `person:u`, ...).
         destination: String,
-        /// `allow`, `redact`, `block` or `restore` (what the guard did).
-        decision: String,
+        /// What the guard did (in shadow mode: would have done).
+        decision: GuardOutcome,
         /// Policy ids (and denied recipients) that determined it.
         policies: Vec<String>,
         /// Errors that made it fail closed.

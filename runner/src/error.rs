@@ -28,6 +28,18 @@ pub enum CliError {
     /// A run could not start or finish; the message names the file or flag.
     #[error("{0}")]
     Run(String),
+    /// The sandbox the native harnesses run in is unavailable.
+    #[error("the native harnesses cannot run: {0}")]
+    Sandbox(#[from] crate::sandbox::SandboxError),
+    /// Installing a native harness failed.
+    #[error("{harness}: {source}")]
+    Install {
+        /// The harness.
+        harness: &'static str,
+        /// Why.
+        #[source]
+        source: crate::harness::install::InstallError,
+    },
     /// Standard output could not be written (a closed pipe is not an error: see
     /// [`CliError::is_closed_pipe`]).
     #[error("cannot write to standard output: {0}")]

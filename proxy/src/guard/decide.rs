@@ -11,7 +11,7 @@
 //! the error.
 
 use super::detect::ObjIdx;
-use super::stats::Outcome;
+use super::stats::GuardOutcome;
 use super::trial::TrialGuard;
 use super::{GuardMode, GuardPoint};
 use crate::registry::TurnContext;
@@ -167,7 +167,7 @@ pub(crate) struct Flow {
     pub destination: Destination,
     pub point: GuardPoint,
     /// What a deny does here (redact, block or restore).
-    pub on_deny: Outcome,
+    pub on_deny: GuardOutcome,
     decided: HashMap<ObjIdx, bool>,
 }
 
@@ -178,7 +178,7 @@ impl Flow {
         action: Action,
         destination: Destination,
         point: GuardPoint,
-        on_deny: Outcome,
+        on_deny: GuardOutcome,
     ) -> Self {
         Flow {
             ctx,
@@ -199,7 +199,11 @@ impl Flow {
         let verdict = guard.decide(&self.ctx, object, self.action, &self.destination);
         let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         let denied = !verdict.allowed;
-        let outcome = if denied { self.on_deny } else { Outcome::Allow };
+        let outcome = if denied {
+            self.on_deny
+        } else {
+            GuardOutcome::Allow
+        };
         self.trace(guard, object, &verdict, outcome, latency_us);
         self.decided.insert(object, denied);
         denied
@@ -211,7 +215,7 @@ impl Flow {
         guard: &TrialGuard,
         object: ObjIdx,
         verdict: &Verdict,
-        outcome: Outcome,
+        outcome: GuardOutcome,
         latency_us: u64,
     ) {
         let Some(protected) = guard.object(object) else {
@@ -223,12 +227,12 @@ impl Flow {
         }
         guard.record(TraceEvent::GuardDecision {
             turn: self.ctx.turn,
-            point: self.point.as_str().to_owned(),
+            point: self.point,
             object: protected.id.clone(),
             requester: Some(guard.requester_of(&self.ctx)),
-            action: self.action.as_str().to_owned(),
+            action: self.action,
             destination: self.destination.to_string(),
-            decision: outcome.as_str().to_owned(),
+            decision: outcome,
             policies: verdict.policies.clone(),
             errors: verdict.errors.clone(),
             enforced: guard.mode == GuardMode::Enforce,

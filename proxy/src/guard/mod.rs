@@ -37,7 +37,7 @@ pub use patterns::{LONG_NUMBER_DIGITS, MIN_CODE_CHARS, SHINGLE_WORDS};
 pub use policy::{GuardError, GuardPolicy};
 pub use redact::{Checked, MARKER};
 pub use restore::{apply_restores, snapshot, Restore, Snapshot, MAX_SNAPSHOT_FILE};
-pub use stats::GuardStats;
+pub use stats::{GuardCounts, GuardOutcome, GuardStats};
 pub use stream::StreamGuard;
 pub use toolcall::{ToolCallVerdict, BLOCKED_MALFORMED, BLOCKED_TRANSFER};
 pub use trial::TrialGuard;
@@ -47,7 +47,6 @@ use crate::registry::{Trial, TurnContext};
 use cosec_scenarios::{Action, Destination, ObjectId};
 use dashmap::DashMap;
 use serde_json::json;
-use stats::Counters;
 use std::sync::{Arc, Mutex};
 
 /// Name of the shim tool a blocked call is rewritten into; the shim answers it with a
@@ -65,7 +64,8 @@ pub enum GuardMode {
 }
 
 /// Where a decision is taken (the trace's `point`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum GuardPoint {
     /// A model reply at the proxy.
     Response,
@@ -192,7 +192,7 @@ pub struct Guard {
     policy: Arc<GuardPolicy>,
     mode: GuardMode,
     trials: Arc<DashMap<String, Arc<TrialGuard>>>,
-    finished: Arc<Mutex<Counters>>,
+    finished: Arc<Mutex<GuardCounts>>,
 }
 
 impl Guard {
@@ -202,7 +202,7 @@ impl Guard {
             policy: Arc::new(policy),
             mode,
             trials: Arc::new(DashMap::new()),
-            finished: Arc::new(Mutex::new(Counters::default())),
+            finished: Arc::new(Mutex::new(GuardCounts::default())),
         }
     }
 
@@ -314,18 +314,6 @@ impl Guard {
     ) -> Checked {
         self.for_trial(trial)
             .check_text(&trial.turn(), text, action, destination, point)
-    }
-
-    /// A [`StreamGuard`] for the trial's reply in its current turn (a disclosure to the
-    /// session's community).
-    pub fn stream_reply(&self, trial: &Trial) -> StreamGuard {
-        let ctx = trial.turn();
-        self.for_trial(trial).stream(
-            &ctx,
-            Action::Disclose,
-            &reply_destination(&ctx),
-            GuardPoint::Response,
-        )
     }
 
     /// [`TrialGuard::check_tool_call`] in the trial's current turn.

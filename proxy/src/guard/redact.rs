@@ -9,7 +9,7 @@
 
 use super::decide::Flow;
 use super::detect::{Detector, ObjIdx};
-use super::stats::Outcome;
+use super::stats::GuardOutcome;
 use super::trial::TrialGuard;
 use super::{GuardMode, GuardPoint};
 use crate::registry::TurnContext;
@@ -186,7 +186,7 @@ impl TrialGuard {
             action,
             destination.clone(),
             point,
-            Outcome::Redact,
+            GuardOutcome::Redact,
         );
         let mut r = Redactor::new(flow, detector);
         let mut out = r.push(self, text);

@@ -4,7 +4,7 @@
 //! (an interpreter writing a file, a `cd` before a relative path).
 
 use super::decide::Flow;
-use super::stats::Outcome;
+use super::stats::GuardOutcome;
 use super::trial::TrialGuard;
 use super::{GuardMode, GuardPoint};
 use crate::layout::COMMUNITIES_DIR;
@@ -91,7 +91,7 @@ impl TrialGuard {
                 Action::Write,
                 Destination::Namespace { namespace },
                 GuardPoint::Restore,
-                Outcome::Restore,
+                GuardOutcome::Restore,
             );
             let mut denied = false;
             for o in gained {

@@ -2,12 +2,35 @@
 
 use serde::{Deserialize, Serialize};
 
-/// What the guard decided, for `summary.json`'s `guard` block.
+/// Guard activity of a trial or a run: the one set of counters that the guard keeps
+/// live, the verifier reads back from a trace, and the summaries add up.
 ///
-/// Every traced decision counts once in `decisions` and once in `allowed` or
-/// `denied`; a denied one counts once more as `redacted`, `blocked` or `restored`
-/// (what the guard did or, in shadow mode, would have done).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// Every traced decision counts once in `decisions` and once in `allowed` or `denied`;
+/// an enforced denial counts once more as `redacted`, `blocked` or `restored`, one that
+/// was only recorded (shadow mode) as `shadow_only`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GuardCounts {
+    /// Decisions traced.
+    pub decisions: u64,
+    /// Decisions that allowed the flow.
+    pub allowed: u64,
+    /// Decisions that denied it (fail-closed errors included).
+    pub denied: u64,
+    /// Enforced denials answered by redacting spans.
+    pub redacted: u64,
+    /// Enforced denials answered by blocking a whole operation.
+    pub blocked: u64,
+    /// Enforced denials answered by restoring a file after the turn.
+    pub restored: u64,
+    /// Denials only recorded (shadow mode).
+    pub shadow_only: u64,
+    /// Decision latencies (detection excluded), microseconds.
+    pub latencies_us: Vec<u64>,
+}
+
+/// [`GuardCounts`] summed up for `summary.json` and `cosec proxy serve`: the counts
+/// and the latency percentiles.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GuardStats {
     /// Decisions traced.
     pub decisions: u64,
@@ -15,87 +38,81 @@ pub struct GuardStats {
     pub allowed: u64,
     /// Decisions that denied it (fail-closed errors included).
     pub denied: u64,
-    /// Denials answered by redacting spans.
+    /// Enforced denials answered by redacting spans.
     pub redacted: u64,
-    /// Denials answered by blocking a whole call.
+    /// Enforced denials answered by blocking a whole operation.
     pub blocked: u64,
-    /// Denials answered by restoring a file after the turn.
+    /// Enforced denials answered by restoring a file after the turn.
     pub restored: u64,
+    /// Denials only recorded (shadow mode).
+    pub shadow_only: u64,
     /// Median decision latency (detection excluded), microseconds.
     pub latency_p50_us: u64,
     /// 99th percentile decision latency, microseconds.
     pub latency_p99_us: u64,
 }
 
-/// Raw counters of one trial.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Counters {
-    pub decisions: u64,
-    pub allowed: u64,
-    pub denied: u64,
-    pub redacted: u64,
-    pub blocked: u64,
-    pub restored: u64,
-    pub latencies: Vec<u64>,
-}
-
-/// What a traced decision did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Outcome {
+/// What the guard did about one flow (the trace's `decision`; in shadow mode, what it
+/// would have done).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GuardOutcome {
+    /// The flow was allowed.
     Allow,
+    /// The denied spans were redacted.
     Redact,
+    /// The whole operation was blocked.
     Block,
+    /// A file written against policy was restored after the turn.
     Restore,
 }
 
-impl Outcome {
+impl GuardOutcome {
     /// The trace spelling.
     pub fn as_str(self) -> &'static str {
         match self {
-            Outcome::Allow => "allow",
-            Outcome::Redact => "redact",
-            Outcome::Block => "block",
-            Outcome::Restore => "restore",
+            GuardOutcome::Allow => "allow",
+            GuardOutcome::Redact => "redact",
+            GuardOutcome::Block => "block",
+            GuardOutcome::Restore => "restore",
         }
     }
 }
 
-impl Counters {
-    /// Counts one traced decision.
-    pub fn record(&mut self, outcome: Outcome, latency_us: u64) {
+impl GuardCounts {
+    /// Counts one traced decision; `enforced` is false in shadow mode.
+    pub fn record(&mut self, outcome: GuardOutcome, enforced: bool, latency_us: u64) {
         self.decisions += 1;
-        match outcome {
-            Outcome::Allow => self.allowed += 1,
-            Outcome::Redact => {
-                self.denied += 1;
-                self.redacted += 1;
-            }
-            Outcome::Block => {
-                self.denied += 1;
-                self.blocked += 1;
-            }
-            Outcome::Restore => {
-                self.denied += 1;
-                self.restored += 1;
-            }
+        self.latencies_us.push(latency_us);
+        if outcome == GuardOutcome::Allow {
+            self.allowed += 1;
+            return;
         }
-        self.latencies.push(latency_us);
+        self.denied += 1;
+        let kind = match (outcome, enforced) {
+            (_, false) => &mut self.shadow_only,
+            (GuardOutcome::Redact, true) => &mut self.redacted,
+            (GuardOutcome::Block, true) => &mut self.blocked,
+            (GuardOutcome::Restore | GuardOutcome::Allow, true) => &mut self.restored,
+        };
+        *kind += 1;
     }
 
     /// Adds another trial's counters.
-    pub fn merge(&mut self, other: &Counters) {
+    pub fn merge(&mut self, other: &GuardCounts) {
         self.decisions += other.decisions;
         self.allowed += other.allowed;
         self.denied += other.denied;
         self.redacted += other.redacted;
         self.blocked += other.blocked;
         self.restored += other.restored;
-        self.latencies.extend_from_slice(&other.latencies);
+        self.shadow_only += other.shadow_only;
+        self.latencies_us.extend_from_slice(&other.latencies_us);
     }
 
     /// The summary form.
     pub fn stats(&self) -> GuardStats {
-        let mut sorted = self.latencies.clone();
+        let mut sorted = self.latencies_us.clone();
         sorted.sort_unstable();
         GuardStats {
             decisions: self.decisions,
@@ -104,6 +121,7 @@ impl Counters {
             redacted: self.redacted,
             blocked: self.blocked,
             restored: self.restored,
+            shadow_only: self.shadow_only,
             latency_p50_us: percentile(&sorted, 50),
             latency_p99_us: percentile(&sorted, 99),
         }
@@ -116,7 +134,7 @@ pub(crate) fn percentile(sorted: &[u64], pct: usize) -> u64 {
         return 0;
     }
     let rank = (pct * sorted.len()).div_ceil(100).max(1);
-    sorted[rank.min(sorted.len()) - 1]
+    sorted.get(rank.min(sorted.len()) - 1).copied().unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -134,13 +152,20 @@ mod tests {
 
     #[test]
     fn denials_count_by_kind() {
-        let mut c = Counters::default();
-        c.record(Outcome::Allow, 3);
-        c.record(Outcome::Redact, 5);
-        c.record(Outcome::Block, 9);
+        let mut c = GuardCounts::default();
+        c.record(GuardOutcome::Allow, true, 3);
+        c.record(GuardOutcome::Redact, true, 5);
+        c.record(GuardOutcome::Block, true, 9);
+        c.record(GuardOutcome::Redact, false, 7);
         let s = c.stats();
-        assert_eq!((s.decisions, s.allowed, s.denied), (3, 1, 2));
+        assert_eq!((s.decisions, s.allowed, s.denied), (4, 1, 3));
         assert_eq!((s.redacted, s.blocked, s.restored), (1, 1, 0));
+        assert_eq!(s.shadow_only, 1, "a shadow denial changes nothing");
         assert_eq!(s.latency_p50_us, 5);
+        let mut total = GuardCounts::default();
+        total.merge(&c);
+        total.merge(&c);
+        assert_eq!((total.decisions, total.shadow_only), (8, 2));
+        assert_eq!(total.latencies_us.len(), 8);
     }
 }

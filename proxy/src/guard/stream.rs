@@ -11,7 +11,7 @@
 
 use super::decide::Flow;
 use super::redact::Redactor;
-use super::stats::Outcome;
+use super::stats::GuardOutcome;
 use super::trial::TrialGuard;
 use super::{GuardMode, GuardPoint};
 use crate::registry::TurnContext;
@@ -40,7 +40,7 @@ impl StreamGuard {
             action,
             destination.clone(),
             point,
-            Outcome::Redact,
+            GuardOutcome::Redact,
         );
         let redactor = Redactor::new(flow, guard.candidates());
         StreamGuard {

@@ -9,7 +9,7 @@
 //! agent root. A path outside the agent's files has no destination and is not checked.
 
 use super::shell::{effects, ShellEffect};
-use super::stats::Outcome;
+use super::stats::GuardOutcome;
 use super::trial::TrialGuard;
 use super::{GuardMode, GuardPoint};
 use crate::api::ToolCall;
@@ -175,15 +175,15 @@ impl TrialGuard {
     /// Traces a call that could not be checked at all (no object to name).
     fn trace_unchecked(&self, ctx: &TurnContext, tool: &str, error: &str) {
         let started = std::time::Instant::now();
-        self.count(Outcome::Block, 0);
+        self.count(GuardOutcome::Block, 0);
         self.record(crate::trace::TraceEvent::GuardDecision {
             turn: ctx.turn,
-            point: GuardPoint::ToolCall.as_str().to_owned(),
+            point: GuardPoint::ToolCall,
             object: ObjectId::from("(unchecked)"),
             requester: Some(self.requester_of(ctx)),
-            action: "write".to_owned(),
+            action: Action::Write,
             destination: format!("tool:{tool}"),
-            decision: Outcome::Block.as_str().to_owned(),
+            decision: GuardOutcome::Block,
             policies: Vec::new(),
             errors: vec![error.to_owned()],
             enforced: self.mode == GuardMode::Enforce,

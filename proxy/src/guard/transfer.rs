@@ -2,7 +2,7 @@
 //! namespaces.
 
 use super::decide::Flow;
-use super::stats::Outcome;
+use super::stats::GuardOutcome;
 use super::toolcall::{ToolCallVerdict, BLOCKED_TRANSFER};
 use super::trial::TrialGuard;
 use super::GuardPoint;
@@ -117,7 +117,7 @@ impl TrialGuard {
             action,
             destination.clone(),
             point,
-            Outcome::Block,
+            GuardOutcome::Block,
         );
         let prefix = format!("{rel}/");
         let mut denied = false;

@@ -11,7 +11,7 @@
 use super::decide::DecisionCache;
 use super::detect::{Detector, ObjIdx, PatternLibrary};
 use super::policy::GuardPolicy;
-use super::stats::{Counters, GuardStats};
+use super::stats::{GuardCounts, GuardStats};
 use super::GuardMode;
 use crate::api::ModelRequest;
 use crate::layout;
@@ -56,7 +56,7 @@ pub struct TrialGuard {
     pub(crate) all: Arc<Detector>,
     taint: Mutex<Taint>,
     pub(crate) cache: DecisionCache,
-    counters: Mutex<Counters>,
+    counters: Mutex<GuardCounts>,
     trace_error: Mutex<Option<String>>,
 }
 
@@ -137,7 +137,7 @@ impl TrialGuard {
                 seen_messages: HashSet::new(),
             }),
             cache: DecisionCache::default(),
-            counters: Mutex::new(Counters::default()),
+            counters: Mutex::new(GuardCounts::default()),
             trace_error: Mutex::new(None),
         }
     }
@@ -224,12 +224,6 @@ impl TrialGuard {
         self.taint_all(found)
     }
 
-    /// Taints the protected objects whose distinctive parts appear in `text` (content the
-    /// shim handed out that is not a seeded object as such, e.g. a file the agent wrote).
-    pub fn observe_text(&self, text: &str) -> usize {
-        self.taint_all(self.all.objects_in(text))
-    }
-
     /// Taints an object the shim handed to the agent; `false` if it is not protected.
     pub fn mark_served(&self, object: &ObjectId) -> bool {
         match self.idx(object) {
@@ -285,12 +279,13 @@ impl TrialGuard {
         lock(&self.counters).stats()
     }
 
-    pub(crate) fn counters(&self) -> Counters {
+    pub(crate) fn counters(&self) -> GuardCounts {
         lock(&self.counters).clone()
     }
 
-    pub(crate) fn count(&self, outcome: super::stats::Outcome, latency_us: u64) {
-        lock(&self.counters).record(outcome, latency_us);
+    pub(crate) fn count(&self, outcome: super::stats::GuardOutcome, latency_us: u64) {
+        let enforced = self.mode == GuardMode::Enforce;
+        lock(&self.counters).record(outcome, enforced, latency_us);
     }
 
     /// The first failure to write a decision to the trace, if any (the trial's evidence

@@ -232,11 +232,6 @@ impl ProxyServer {
         format!("http://{}/t/{trial_id}/v1", self.local_addr)
     }
 
-    /// A handle that stops the listener from elsewhere.
-    pub fn shutdown_handle(&self) -> ShutdownHandle {
-        self.shutdown.clone()
-    }
-
     /// Stops accepting connections and waits until the listener is closed (listener
     /// threads first let calls in flight finish, for up to [`SHUTDOWN_GRACE`]).
     pub async fn shutdown(mut self) {

@@ -282,12 +282,12 @@ pub fn decisions(trace: &Path) -> Vec<DecisionRow> {
                 enforced,
                 ..
             } => Some((
-                point,
+                point.as_str().to_owned(),
                 object.0,
                 requester.map(|u| u.0).unwrap_or_default(),
-                action,
+                action.as_str().to_owned(),
                 destination,
-                decision,
+                decision.as_str().to_owned(),
                 errors,
                 enforced,
             )),

@@ -55,8 +55,10 @@ pub fn install(which: InstallChoice, dir: Option<PathBuf>) -> Result<ExitCode, C
         let started = std::time::Instant::now();
         eprintln!("{name} {version}: installing into {} ...", cache.display());
         let progress = |line: &str| eprintln!("  {name}: {line}");
-        let installed =
-            installer(&cache, &progress).map_err(|e| CliError::Run(format!("{name}: {e}")))?;
+        let installed = installer(&cache, &progress).map_err(|source| CliError::Install {
+            harness: *name,
+            source,
+        })?;
         eprintln!(
             "{name} {} ready at {} ({:.0} s)",
             installed.version,

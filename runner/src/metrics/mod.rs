@@ -13,6 +13,7 @@ pub mod wilson;
 pub use table::render_table;
 
 use crate::verify::{Carrier, TrialStatus, UsageTotals, Verdict};
+use cosec_proxy::guard::{GuardCounts, GuardStats};
 use cosec_scenarios::{Boundary, EventKind, Family, PrivacyObject, Strategy, Suite};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -188,64 +189,20 @@ pub struct Summary {
     pub failure_classes: BTreeMap<String, u64>,
     /// What the runtime guard did across the run (absent when no guard ran).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub guard: Option<GuardSummary>,
+    pub guard: Option<GuardStats>,
     /// Caveats a reader must see with the numbers.
     pub notes: Vec<String>,
 }
 
-/// The summary's guard block.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GuardSummary {
-    /// Decisions taken.
-    pub decisions: u64,
-    /// Flows allowed.
-    pub allowed: u64,
-    /// Flows denied.
-    pub denied: u64,
-    /// Denied spans redacted.
-    pub redacted: u64,
-    /// Whole operations blocked.
-    pub blocked: u64,
-    /// Files restored after a turn.
-    pub restored: u64,
-    /// Denials only recorded (shadow mode).
-    pub shadow_only: u64,
-    /// Median decision latency, microseconds.
-    pub latency_p50_us: u64,
-    /// 99th percentile decision latency, microseconds.
-    pub latency_p99_us: u64,
-}
-
 /// Adds up the guard activity of every trial.
-fn guard_summary(all: &[&Verdict]) -> Option<GuardSummary> {
-    let mut g = GuardSummary::default();
-    let mut latencies: Vec<u64> = Vec::new();
+fn guard_summary(all: &[&Verdict]) -> Option<GuardStats> {
+    let mut total = GuardCounts::default();
     let mut any = false;
     for c in all.iter().filter_map(|v| v.guard.as_ref()) {
         any = true;
-        g.decisions += c.decisions;
-        g.allowed += c.allowed;
-        g.denied += c.denied;
-        g.redacted += c.redacted;
-        g.blocked += c.blocked;
-        g.restored += c.restored;
-        g.shadow_only += c.shadow_only;
-        latencies.extend(&c.latencies_us);
+        total.merge(c);
     }
-    if !any {
-        return None;
-    }
-    latencies.sort_unstable();
-    let pick = |p: f64| -> u64 {
-        if latencies.is_empty() {
-            return 0;
-        }
-        let idx = ((latencies.len() - 1) as f64 * p).round() as usize;
-        latencies.get(idx).copied().unwrap_or(0)
-    };
-    g.latency_p50_us = pick(0.5);
-    g.latency_p99_us = pick(0.99);
-    Some(g)
+    any.then(|| total.stats())
 }
 
 /// Keeps the last verdict of each trial id (a repeated line must not count twice).
