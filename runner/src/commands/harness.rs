@@ -56,7 +56,7 @@ pub fn install(which: InstallChoice, dir: Option<PathBuf>) -> Result<ExitCode, C
         eprintln!("{name} {version}: installing into {} ...", cache.display());
         let progress = |line: &str| eprintln!("  {name}: {line}");
         let installed = installer(&cache, &progress).map_err(|source| CliError::Install {
-            harness: *name,
+            harness: name,
             source,
         })?;
         eprintln!(
