@@ -4,7 +4,7 @@
 //! The model follows the built-in agent and the tool shim. The agent keeps one chat
 //! session per community: a turn goes to the session of its community, the event notice
 //! to the session it names, and a session opens with its community's seeded history.
-//! Every request shows the private memory file `memory/notes.md` as it is then. What the
+//! Every delivery shows the private memory file `memory/notes.md` as it is then. What the
 //! agent wrote and what its tools returned stays in that session and nowhere else.
 //! `read_file` returns the whole file, a seeded lookup tool every observation whose
 //! trigger occurs in its argument, and `search` the best-matching paragraphs of every
@@ -207,11 +207,12 @@ fn replay(s: &Scenario, kind: PlanKind) -> Vec<Unseen> {
             .iter()
             .enumerate()
             .filter(|(_, st)| st.turn == turn.index && kind.takes(st.taker));
+        // The prompt shows the memory file as it was when the turn was delivered.
+        let memory = files
+            .get(&(Namespace::Memory, MEMORY_NOTES.to_owned()))
+            .cloned()
+            .unwrap_or_default();
         for (position, (index, step)) in steps.enumerate() {
-            let memory = files
-                .get(&(Namespace::Memory, MEMORY_NOTES.to_owned()))
-                .cloned()
-                .unwrap_or_default();
             if let Some(text) = emitted(&step.action) {
                 for canary in &canaries {
                     if contains_ci(text, canary)
