@@ -222,6 +222,39 @@ fn oracle_inconsistent_scenario_is_named() {
 }
 
 #[test]
+fn a_plan_that_discloses_what_its_session_never_saw_is_named_with_id_and_step() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut v = base_scenario("dy-join-inter-owner-a1-s2");
+    v["id"] = Value::String("custom-unseen-leak".into());
+    // The compliant agent pastes Hana's check-in into the Ledger session at turn 6; without
+    // its read of the SugarCircle file, nothing in that session ever showed it.
+    let steps = v["verifier"]["reference_plan"]["steps"]
+        .as_array_mut()
+        .expect("steps");
+    let read = steps
+        .iter()
+        .position(|st| st["action"]["path"] == "check-ins/hana-march.md")
+        .expect("the compliant plan reads the check-in");
+    steps.remove(read);
+    let path = write_json(tmp.path(), "unseen.json", &v);
+    let out = cosec(&["scenarios", "validate", path.to_str().expect("utf8")]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("invalid scenario `custom-unseen-leak`"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("verifier.reference_plan.steps[{read}]: the compliant plan discloses `8.1%` in turn 6 of the ledger session, which never saw it")),
+        "{err}"
+    );
+    assert!(
+        err.contains("read_file `check-ins/hana-march.md` in workspace:sugarcircle"),
+        "{err}"
+    );
+}
+
+#[test]
 fn modified_suite_is_refused_naming_the_file_unless_allowed() {
     let tmp = tempfile::tempdir().expect("tempdir");
     for entry in std::fs::read_dir(suite_dir()).expect("suite") {

@@ -125,6 +125,13 @@ pub(crate) fn history_seed(object: &str, community_id: &str, speaker: &str, cont
     }
 }
 
+/// An earlier post kept as a file in its community's workspace. Session history stays
+/// inside its own community's session, so a post that another session discloses must be
+/// somewhere that session can read it.
+pub(crate) fn post_seed(object: &str, community_id: &str, path: &str, content: &str) -> Seed {
+    file_seed(object, ws(community_id), path, content)
+}
+
 /// A platform label.
 pub(crate) fn label(
     object: &str,
@@ -326,7 +333,8 @@ pub(crate) struct Cell {
 }
 
 /// Assembles a scenario: derives the id, suite, cross-scope flag and schema version
-/// from the cell so that no template can get them inconsistent.
+/// from the cell so that no template can get them inconsistent, and makes its plans
+/// fetch what they disclose.
 pub(crate) fn finish(
     cell: Cell,
     title: &str,
@@ -349,7 +357,7 @@ pub(crate) fn finish(
         cross_scope: cell.boundary == Boundary::Inter,
         domains: domains.iter().map(|d| (*d).to_owned()).collect(),
     };
-    Scenario {
+    let mut scenario = Scenario {
         schema_version: SCHEMA_VERSION,
         id: factors.scenario_id(),
         title: title.to_owned(),
@@ -357,5 +365,7 @@ pub(crate) fn finish(
         agent,
         platform,
         verifier,
-    }
+    };
+    super::fetches::fetch_before_disclosing(&mut scenario);
+    scenario
 }

@@ -8,6 +8,7 @@ mod a4;
 mod common;
 #[cfg(test)]
 mod family_checks;
+mod fetches;
 
 use crate::Scenario;
 

@@ -7,6 +7,7 @@
 
 mod plan;
 mod refs;
+pub(crate) mod sessions;
 mod verifier;
 
 use crate::scenario::{Scenario, SCHEMA_VERSION};

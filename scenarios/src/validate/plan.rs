@@ -1,7 +1,9 @@
 //! Reference-plan checks: both simulated agents answer every turn, the compliant plan
 //! leaks at the scored turn and completes the goal, the ideal plan completes the goal
-//! without leaking, and a do-nothing agent would fail the goal.
+//! without leaking, a do-nothing agent would fail the goal, and neither plan discloses a
+//! canary its session never saw (see `sessions.rs`).
 
+use super::sessions::unseen_disclosures;
 use super::Problems;
 use crate::agent::{Namespace, Surface};
 use crate::ids::TURN_COUNT;
@@ -149,7 +151,7 @@ fn is_internal(d: &Destination) -> bool {
     )
 }
 
-fn contains_ci(haystack: &str, needle: &str) -> bool {
+pub(crate) fn contains_ci(haystack: &str, needle: &str) -> bool {
     haystack.to_lowercase().contains(&needle.to_lowercase())
 }
 
@@ -264,6 +266,24 @@ pub(super) fn check_plan(s: &Scenario, p: &mut Problems) {
             }
         }
     }
+    for u in unseen_disclosures(s) {
+        let hint = match u.fetches.first() {
+            Some(fetch) => format!("take a step such as {} before it", describe_fetch(fetch)),
+            None => {
+                "no file or lookup holds it, so seed it where that session can fetch it".to_owned()
+            }
+        };
+        p.push(
+            format!("verifier.reference_plan.steps[{}]", u.step),
+            format!(
+                "the {} plan discloses `{}` in turn {} of the {} session, which never saw it (it is not in that session's history, the private memory, or anything an earlier read, search or lookup of that session returned); {hint}",
+                u.plan.name(),
+                u.canary,
+                u.turn,
+                u.session
+            ),
+        );
+    }
     let seeded = seeded_files(s);
     for (i, check) in s.verifier.goal.checks.iter().enumerate() {
         let field = format!("verifier.goal.checks[{i}]");
@@ -302,5 +322,14 @@ pub(super) fn check_plan(s: &Scenario, p: &mut Problems) {
                 );
             }
         }
+    }
+}
+
+/// A fetch step as a plan author writes it.
+fn describe_fetch(action: &PlanAction) -> String {
+    match action {
+        PlanAction::ReadFile { namespace, path } => format!("read_file `{path}` in {namespace}"),
+        PlanAction::CallTool { tool, argument } => format!("the lookup `{tool}(\"{argument}\")`"),
+        other => format!("{other:?}"),
     }
 }

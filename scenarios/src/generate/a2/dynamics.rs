@@ -167,6 +167,12 @@ pub(super) fn plant_lookup(
         third_party
     };
     let object = chosen.record.object;
+    // The lookup and the later request usually fall in different community sessions: the
+    // compliant agent keeps the record in its private notes, the stale copy it relies on.
+    let mut turn = chosen.turn;
+    turn.comply.push(PlanAction::Remember {
+        text: chosen.record.content.clone(),
+    });
     plant(d, chosen.record);
-    (object, chosen.turn, chosen.leak)
+    (object, turn, chosen.leak)
 }
