@@ -103,7 +103,11 @@ impl Canonical {
 
     /// The canonical form of a derived text, keeping its spans in the original.
     pub fn from_mapped(input: &Mapped) -> Self {
-        let prepared = prepare(input);
+        Canonical::from_prepared(&prepare(input))
+    }
+
+    /// The canonical form of a text [`prepare`] already went through.
+    pub(crate) fn from_prepared(prepared: &Mapped) -> Self {
         let text = prepared.as_str();
         let mut out = Mapped::with_capacity(text.len());
         let mut flags: Vec<u8> = Vec::with_capacity(text.len() + 1);

@@ -43,9 +43,11 @@
 //! it came from, so a match can be located (and redacted) in what was written.
 
 mod canon;
-
+mod haystack;
 mod mapped;
+mod views;
 
 pub use canon::{canonical, is_separator, prepare, Canonical, Needle};
-
+pub use haystack::{Haystack, Match};
 pub use mapped::Mapped;
+pub use views::{readings, View, ViewPath};
