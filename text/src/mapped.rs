@@ -54,6 +54,12 @@ impl Mapped {
         self.spans.extend(std::iter::repeat_n(span, s.len()));
     }
 
+    /// Appends another derived text of the same original.
+    pub fn append(&mut self, other: &Mapped) {
+        self.text.push_str(&other.text);
+        self.spans.extend(other.spans.iter().cloned());
+    }
+
     /// The original span of derived byte `i` (empty at the end of the text).
     pub fn span_of(&self, i: usize) -> Range<usize> {
         match self.spans.get(i) {

@@ -68,12 +68,14 @@ impl View {
         }
     }
 
-    /// The texts this view derives from a prepared text.
+    /// The texts this view derives from a prepared text. Decoded tokens are read
+    /// together, joined directly and joined by a space, so a value whose halves were
+    /// encoded separately is read whole.
     pub fn apply(self, text: &Mapped) -> Vec<Mapped> {
         match self {
-            View::Base64 => tokens::base64(text),
-            View::Hex => tokens::hex(text),
-            View::Percent => tokens::percent(text),
+            View::Base64 => joined(tokens::base64(text)),
+            View::Hex => joined(tokens::hex(text)),
+            View::Percent => joined(tokens::percent(text)),
             View::Rot13 => transform::rot13(text).into_iter().collect(),
             View::Reversed => transform::reversed(text).into_iter().collect(),
             View::SpelledNumbers => spelled::digits(text).into_iter().collect(),
@@ -87,6 +89,24 @@ impl View {
     fn is_involution(self) -> bool {
         matches!(self, View::Rot13 | View::Reversed)
     }
+}
+
+/// One token as it is; several read as one text joined directly and joined by spaces.
+fn joined(tokens: Vec<Mapped>) -> Vec<Mapped> {
+    if tokens.len() < 2 {
+        return tokens;
+    }
+    let mut direct = Mapped::default();
+    let mut spaced = Mapped::default();
+    for (k, t) in tokens.iter().enumerate() {
+        if k > 0 {
+            let at = spaced.span_of(spaced.as_str().len());
+            spaced.push(' ', at);
+        }
+        direct.append(t);
+        spaced.append(t);
+    }
+    vec![direct, spaced]
 }
 
 /// The views a reading went through, in the order they were applied; empty for the

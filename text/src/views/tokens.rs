@@ -51,17 +51,31 @@ fn decoded(text: &Mapped, range: Range<usize>, s: String) -> Mapped {
 }
 
 fn is_base64_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_' | b'=')
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_')
+}
+
+/// Base64 runs with up to two `=` of padding each, so padded halves written back to
+/// back are two tokens.
+fn base64_runs(s: &str) -> Vec<Range<usize>> {
+    runs(s, is_base64_byte)
+        .into_iter()
+        .map(|r| {
+            let pad = s
+                .get(r.end..)
+                .map_or(0, |rest| rest.bytes().take(2).take_while(|&b| b == b'=').count());
+            r.start..r.end + pad
+        })
+        .collect()
 }
 
 /// Base64 tokens (standard or URL-safe alphabet, with or without padding).
 pub(super) fn base64(text: &Mapped) -> Vec<Mapped> {
     let s = text.as_str();
     let mut out = Vec::new();
-    for range in runs(s, is_base64_byte) {
+    for range in base64_runs(s) {
         let token = &s[range.clone()];
         let body = token.trim_end_matches('=');
-        if body.len() < MIN_BASE64_LEN || body.contains('=') || body.len() % 4 == 1 {
+        if body.len() < MIN_BASE64_LEN || body.len() % 4 == 1 {
             continue;
         }
         let url = body.contains(['-', '_']);
