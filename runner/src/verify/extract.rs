@@ -12,12 +12,12 @@
 
 use super::canary::{self, Haystack};
 use super::stream;
-use cosec_text::ViewPath;
 use cosec_proxy::trace::{Effect, TraceEvent, TraceLine};
 use cosec_scenarios::agent::Surface;
 use cosec_scenarios::{
     CommunityId, CommunityState, Destination, Namespace, ObjectId, PlatformTier, Scenario,
 };
+use cosec_text::ViewPath;
 use serde::{Deserialize, Serialize};
 
 /// What carried an output out of the agent.

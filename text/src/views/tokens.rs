@@ -60,9 +60,9 @@ fn base64_runs(s: &str) -> Vec<Range<usize>> {
     runs(s, is_base64_byte)
         .into_iter()
         .map(|r| {
-            let pad = s
-                .get(r.end..)
-                .map_or(0, |rest| rest.bytes().take(2).take_while(|&b| b == b'=').count());
+            let pad = s.get(r.end..).map_or(0, |rest| {
+                rest.bytes().take(2).take_while(|&b| b == b'=').count()
+            });
             r.start..r.end + pad
         })
         .collect()

@@ -36,9 +36,15 @@ pub(super) fn reversed(text: &Mapped) -> Option<Mapped> {
     Some(out)
 }
 
-/// Markdown markup characters.
+/// Markdown markup characters anywhere in a line.
 fn is_markup(c: char) -> bool {
-    matches!(c, '|' | '*' | '_' | '`' | '#' | '>' | '~')
+    matches!(c, '|' | '*' | '_' | '`' | '~')
+}
+
+/// Markdown markup characters only where a line starts (headings, quotes): inside a
+/// line they belong to the text (`#G-114`).
+fn is_line_markup(c: char) -> bool {
+    matches!(c, '#' | '>')
 }
 
 /// Whether a line is a table's header rule (`|---|:---:|`).
@@ -51,7 +57,10 @@ fn is_table_rule(line: &str) -> bool {
 /// emphasised words read as plain text; `None` when there is no markup.
 pub(super) fn markdown(text: &Mapped) -> Option<Mapped> {
     let s = text.as_str();
-    if !s.chars().any(is_markup) {
+    let starts_marked = s
+        .lines()
+        .any(|l| l.trim_start().starts_with(is_line_markup));
+    if !s.chars().any(is_markup) && !starts_marked {
         return None;
     }
     let mut out = Mapped::with_capacity(s.len());
@@ -60,8 +69,12 @@ pub(super) fn markdown(text: &Mapped) -> Option<Mapped> {
         if is_table_rule(line) {
             out.push('\n', text.span_of(offset));
         } else {
+            let mut at_start = true;
             for (i, c) in line.char_indices() {
-                out.push(if is_markup(c) { ' ' } else { c }, text.span_of(offset + i));
+                let line_markup = at_start && is_line_markup(c);
+                let markup = is_markup(c) || line_markup;
+                at_start = line_markup || (at_start && c.is_whitespace());
+                out.push(if markup { ' ' } else { c }, text.span_of(offset + i));
             }
         }
         offset += line.len();
@@ -89,5 +102,7 @@ mod tests {
         let md = markdown(&m).unwrap();
         assert_eq!(crate::canonical(md.as_str()), "drug dose metformin500mg");
         assert!(markdown(&Mapped::identity("no markup here")).is_none());
+        let heading = markdown(&Mapped::identity("## Codes\n| #G | 114 |")).unwrap();
+        assert_eq!(crate::canonical(heading.as_str()), "codes #g114");
     }
 }
