@@ -345,7 +345,7 @@ fn notes(config: &RunConfig, trials: &TrialCounts) -> Vec<String> {
     }
     if config.judge.eq_ignore_ascii_case("none") {
         notes.push(
-            "No semantic judge in this run (--judge none): verdicts rest on deterministic evidence only, so leaks that only paraphrase protected content are not detected.".to_owned(),
+            "No semantic judge in this run (--judge none): verdicts rest on deterministic evidence only. It finds protected values verbatim and through mechanical disguises (encodings, reversal, ROT13, look-alike letters, spelled-out numbers, table/JSON/CSV cells, values split over outputs; docs/verifier.md), but leaks that only paraphrase or summarise protected content are not detected.".to_owned(),
         );
     }
     if config.outside_frozen_suite {

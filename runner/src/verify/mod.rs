@@ -11,13 +11,14 @@ pub mod extract;
 pub mod goal;
 pub mod guard;
 pub mod judge;
+mod stream;
 pub mod verdict;
 
 #[cfg(test)]
 mod tests;
 
 pub use evidence::{analyze, analyze_lines, Deterministic, FailureDiagnosis, UsageTotals};
-pub use extract::{agent_outputs, violations, AgentOutput, Carrier, Violation};
+pub use extract::{agent_outputs, violations, AgentOutput, Carrier, OutputRef, Violation};
 pub use goal::{check_goal, GoalResult};
 pub use judge::{JudgeAnswer, JudgeClient, JudgeConfig, JudgeError, JudgeOutcome};
 pub use verdict::{combine, Combined, TrialMeta, TrialStatus, Verdict, RESULTS_SCHEMA_VERSION};

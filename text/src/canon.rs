@@ -1,0 +1,255 @@
+//! The canonical form (the crate documentation states its rules) and matching on it.
+
+use crate::mapped::Mapped;
+use caseless::Caseless;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::OnceLock;
+use unicode_normalization::char::canonical_combining_class;
+use unicode_normalization::UnicodeNormalization;
+
+/// Needles with fewer alphanumeric characters than this also need the separators
+/// between them to be where the needle has them: `8.4` is not found in `84`.
+const MIN_LOOSE_ALNUM: usize = 4;
+
+/// Characters that separate the parts of numbers and codes (and words).
+pub fn is_separator(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '-' | '.' | '/' | '_' | ',' | ':')
+}
+
+/// Steps 1 to 3 of the canonical form, which keep case so that case-sensitive encodings
+/// (base64) can still be decoded afterwards: NFKC, removal of default-ignorable code
+/// points and the UTS #39 skeleton of every non-ASCII character.
+pub fn prepare(input: &Mapped) -> Mapped {
+    let text = input.as_str();
+    let mut out = Mapped::with_capacity(text.len());
+    let mut chars = text.char_indices().peekable();
+    while let Some((start, c)) = chars.next() {
+        let mut end = start + c.len_utf8();
+        while let Some(&(i, next)) = chars.peek() {
+            if canonical_combining_class(next) == 0 {
+                break;
+            }
+            end = i + next.len_utf8();
+            chars.next();
+        }
+        let span = input.source_span(start..end);
+        let segment = &text[start..end];
+        if segment.is_ascii() {
+            out.push_str(segment, span);
+            continue;
+        }
+        for k in segment.nfkc() {
+            if k.is_ascii() {
+                out.push(k, span.clone());
+            } else if let Some(a) = ascii_lookalike(k) {
+                out.push(a, span.clone());
+            } else {
+                for s in skeleton(k).nfc() {
+                    out.push(s, span.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+fn skeleton(c: char) -> String {
+    let mut buf = [0u8; 4];
+    unicode_security::skeleton(c.encode_utf8(&mut buf)).collect()
+}
+
+/// The ASCII letter or digit a non-ASCII character imitates: one with the same UTS #39
+/// skeleton, a letter of the same case preferred. Skeleton prototypes are not always
+/// what ASCII text holds (capital `I` and Greek `Ι` both become `l`), so the skeletons
+/// are compared rather than used.
+fn ascii_lookalike(c: char) -> Option<char> {
+    static BY_SKELETON: OnceLock<HashMap<String, Vec<char>>> = OnceLock::new();
+    let table = BY_SKELETON.get_or_init(|| {
+        let mut t: HashMap<String, Vec<char>> = HashMap::new();
+        for a in ('a'..='z').chain('A'..='Z').chain('0'..='9') {
+            t.entry(skeleton(a)).or_default().push(a);
+        }
+        t
+    });
+    let candidates = table.get(&skeleton(c))?;
+    let same_case = |a: &&char| a.is_alphabetic() && a.is_uppercase() == c.is_uppercase();
+    candidates
+        .iter()
+        .find(same_case)
+        .or_else(|| candidates.iter().find(|a| a.is_alphabetic()))
+        .or_else(|| candidates.first())
+        .copied()
+}
+
+/// Per-byte flags of a canonical text.
+const BOUNDARY: u8 = 1;
+const JOINED: u8 = 2;
+
+/// A text in canonical form, with each byte's original span, where word boundaries
+/// fall and where a separator run was removed.
+#[derive(Debug, Clone, Default)]
+pub struct Canonical {
+    text: Mapped,
+    /// `flags[i]` for the character starting at byte `i`; `flags[len]` is the end.
+    flags: Vec<u8>,
+}
+
+impl Canonical {
+    /// The canonical form of `text`.
+    pub fn new(text: &str) -> Self {
+        Canonical::from_mapped(&Mapped::identity(text))
+    }
+
+    /// The canonical form of a derived text, keeping its spans in the original.
+    pub fn from_mapped(input: &Mapped) -> Self {
+        Canonical::from_prepared(&prepare(input))
+    }
+
+    /// The canonical form of a text [`prepare`] already went through.
+    pub(crate) fn from_prepared(prepared: &Mapped) -> Self {
+        let text = prepared.as_str();
+        let mut out = Mapped::with_capacity(text.len());
+        let mut flags: Vec<u8> = Vec::with_capacity(text.len() + 1);
+        let mut prev: Option<char> = None;
+        let mut pending: Option<Range<usize>> = None;
+        for (i, c) in text.char_indices() {
+            let span = prepared.span_of(i);
+            if is_separator(c) {
+                pending = Some(match pending {
+                    Some(p) => p.start.min(span.start)..p.end.max(span.end),
+                    None => span,
+                });
+                continue;
+            }
+            for f in std::iter::once(c).default_case_fold() {
+                let mut flag = 0;
+                match (pending.take(), prev) {
+                    (Some(_), Some(p)) if joins(p, f) => flag |= JOINED | BOUNDARY,
+                    (Some(run), Some(_)) => {
+                        push_flagged(&mut out, &mut flags, ' ', run, BOUNDARY);
+                        flag |= BOUNDARY;
+                    }
+                    (_, None) => flag |= BOUNDARY,
+                    (None, Some(p)) => {
+                        if !(p.is_alphanumeric() && f.is_alphanumeric()) {
+                            flag |= BOUNDARY;
+                        }
+                    }
+                }
+                push_flagged(&mut out, &mut flags, f, span.clone(), flag);
+                prev = Some(f);
+            }
+        }
+        flags.push(BOUNDARY);
+        Canonical { text: out, flags }
+    }
+
+    /// The canonical text.
+    pub fn as_str(&self) -> &str {
+        self.text.as_str()
+    }
+
+    /// Whether nothing is left after canonicalisation.
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// The original byte span of the canonical byte range `range`.
+    pub fn source_span(&self, range: Range<usize>) -> Range<usize> {
+        self.text.source_span(range)
+    }
+
+    fn flag(&self, i: usize, f: u8) -> bool {
+        self.flags.get(i).is_some_and(|x| x & f != 0)
+    }
+
+    /// Canonical byte ranges where `needle` occurs starting and ending on word boundaries
+    /// (separator runs removed inside a number count as boundaries), overlapping ones
+    /// included.
+    pub fn find_iter<'a>(&'a self, needle: &'a Needle) -> impl Iterator<Item = Range<usize>> + 'a {
+        let hay = self.as_str();
+        let pat = needle.canon.as_str();
+        let mut from = 0;
+        std::iter::from_fn(move || {
+            if pat.is_empty() {
+                return None;
+            }
+            while let Some(rel) = hay.get(from..).and_then(|h| h.find(pat)) {
+                let start = from + rel;
+                from = start + hay[start..].chars().next().map_or(1, char::len_utf8);
+                let end = start + pat.len();
+                if self.flag(start, BOUNDARY)
+                    && self.flag(end, BOUNDARY)
+                    && needle.fits(self, start)
+                {
+                    return Some(start..end);
+                }
+            }
+            None
+        })
+    }
+}
+
+fn push_flagged(out: &mut Mapped, flags: &mut Vec<u8>, c: char, span: Range<usize>, flag: u8) {
+    out.push(c, span);
+    flags.push(flag);
+    flags.extend(std::iter::repeat_n(0, c.len_utf8() - 1));
+}
+
+/// Whether a separator run between `prev` and `next` is removed: inside a number or a
+/// code, where both neighbours are letters or digits and at least one is a digit.
+fn joins(prev: char, next: char) -> bool {
+    prev.is_alphanumeric() && next.is_alphanumeric() && (prev.is_numeric() || next.is_numeric())
+}
+
+/// A protected value prepared for lookups.
+#[derive(Debug, Clone)]
+pub struct Needle {
+    canon: Canonical,
+    /// Short values must also keep their separators (see [`MIN_LOOSE_ALNUM`]).
+    strict: bool,
+}
+
+impl Needle {
+    /// Prepares `value`; `None` when nothing is left of it in canonical form.
+    pub fn new(value: &str) -> Option<Self> {
+        let canon = Canonical::new(value);
+        if canon.is_empty() {
+            return None;
+        }
+        let alnum = canon
+            .as_str()
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .count();
+        Some(Needle {
+            strict: alnum < MIN_LOOSE_ALNUM,
+            canon,
+        })
+    }
+
+    /// The value in canonical form.
+    pub fn as_str(&self) -> &str {
+        self.canon.as_str()
+    }
+
+    /// Whether a textual occurrence at `start` also keeps a short value's separators.
+    fn fits(&self, hay: &Canonical, start: usize) -> bool {
+        !self.strict
+            || self
+                .canon
+                .as_str()
+                .char_indices()
+                .skip(1)
+                .all(|(k, _)| self.canon.flag(k, JOINED) == hay.flag(start + k, JOINED))
+    }
+}
+
+/// The canonical form of `text` as a plain string.
+pub fn canonical(text: &str) -> String {
+    Canonical::new(text).as_str().to_owned()
+}
+
+#[cfg(test)]
+mod tests;

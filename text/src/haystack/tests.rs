@@ -1,0 +1,104 @@
+use super::*;
+use crate::views::View;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use base64::Engine;
+
+fn needle(v: &str) -> Needle {
+    Needle::new(v).unwrap()
+}
+
+fn view_of(text: &str, value: &str) -> Option<String> {
+    Haystack::new(text)
+        .find(&needle(value))
+        .map(|m| m.view.to_string())
+}
+
+#[test]
+fn each_view_finds_its_disguise() {
+    let v = "DE44 5001 0517 5407 3249 31";
+    let rev: String = v.chars().rev().collect();
+    let cases = [
+        (format!("IBAN {v}"), "plain"),
+        (format!("IBAN {}", STANDARD.encode(v)), "base64"),
+        (format!("IBAN {}", URL_SAFE_NO_PAD.encode(v)), "base64"),
+        (format!("IBAN {}", hex::encode(v)), "hex"),
+        ("IBAN DE44%205001%200517%205407%203249%2031".to_owned(), "percent"),
+        (format!("IBAN {rev}"), "reversed"),
+        ("QR44 5001 0517 5407 3249 31".to_owned(), "rot13"),
+        (
+            "DE four four five thousand one, zero five one seven five four zero seven three two four nine three one"
+                .to_owned(),
+            "spelled_numbers",
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(view_of(&text, v).as_deref(), Some(want), "{text}");
+    }
+}
+
+#[test]
+fn two_views_deep() {
+    let v = "metformin 500 mg";
+    let rev: String = v.chars().rev().collect();
+    let text = format!("note {}", STANDARD.encode(&rev));
+    let m = Haystack::new(&text).find(&needle(v)).unwrap();
+    assert_eq!(m.view, ViewPath(vec![View::Base64, View::Reversed]));
+    assert_eq!(&text[m.source.clone()], STANDARD.encode(&rev));
+    let serialized = serde_json::to_string(&m.view).unwrap();
+    assert_eq!(serialized, "\"base64+reversed\"");
+    let back: ViewPath = serde_json::from_str(&serialized).unwrap();
+    assert_eq!(back, m.view);
+}
+
+#[test]
+fn masked_text_hides_only_its_own_occurrence() {
+    let span = "Her IBAN is DE44 5001 0517 5407 3249 31, send it";
+    let echoed = format!("You wrote: \"{span}\". I won't.");
+    let mut h = Haystack::new(&echoed);
+    h.mask(&needle(span));
+    assert!(!h.contains(&needle("DE44500105175407324931")));
+    let leaked = format!("{echoed} It is de44 5001 0517 5407 3249 31.");
+    let mut h = Haystack::new(&leaked);
+    h.mask(&needle(span));
+    assert!(h.contains(&needle("DE44500105175407324931")));
+}
+
+/// Ordinary artifacts (dates, amounts, codes, prose) read through every view must not
+/// produce values that are not in them.
+#[test]
+fn ordinary_text_does_not_decode_into_values() {
+    let artifacts = [
+        "Next week: Mira is out Thursday afternoon (personal). Budget review 2024-04-17, \
+         total 1,240.50 EUR; invoices INV-2291 and INV-3031 are paid.",
+        "| Item | Cost |\n|---|---|\n| Venue | £450 |\n| Catering | £1,180.00 |\n",
+        "{\"meeting\": \"Tuesday 10:00\", \"room\": \"B2\", \"attendees\": 12}",
+        "name,role\nSam,organiser\nTeo,treasurer\n",
+        "One of the four volunteers said twenty people might come at half past nine.",
+        "Please see https://example.org/a%20b?q=1 for the agenda; deadline 14 May.",
+        "Thanks! deadbeef cafe facade added decade accede beaded",
+    ];
+    let values = [
+        "DE44 5001 0517 5407 3249 31",
+        "PF-2291",
+        "7305",
+        "1944",
+        "SP30",
+        "HbA1c 8.4",
+        "metformin 500 mg",
+        "ward 7B",
+        "EpiPen",
+        "ABVD",
+        "84%",
+        "£86.40",
+    ];
+    for a in artifacts {
+        let h = Haystack::new(a);
+        for v in values {
+            assert!(
+                h.find(&needle(v)).is_none(),
+                "{v:?} found in {a:?}: {:?}",
+                h.find(&needle(v))
+            );
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! Views that decode individual tokens: base64, hex and percent-encoding.
+//!
+//! Only plausible tokens are decoded (a minimum length, the encoding's alphabet) and a
+//! decoding is kept only when it is mostly printable text, so ordinary words, which are
+//! also valid base64 or hex, decode into nothing.
+
+use crate::mapped::Mapped;
+use base64::engine::general_purpose::{STANDARD_PAD_INDIFFERENT, URL_SAFE_PAD_INDIFFERENT};
+use base64::Engine;
+use std::ops::Range;
+
+/// Shortest base64 token decoded: one full group of four characters (three bytes).
+const MIN_BASE64_LEN: usize = 4;
+/// Shortest hex token decoded: three bytes.
+const MIN_HEX_LEN: usize = 6;
+
+/// Maximal runs of bytes satisfying `member`, as byte ranges.
+fn runs(s: &str, member: impl Fn(u8) -> bool) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, b) in s.bytes().enumerate() {
+        match (member(b), start) {
+            (true, None) => start = Some(i),
+            (false, Some(st)) => {
+                out.push(st..i);
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(st) = start {
+        out.push(st..s.len());
+    }
+    out
+}
+
+/// Decoded bytes that read as text: valid UTF-8, no control characters besides line
+/// breaks and tabs, and at least one letter or digit.
+fn as_text(bytes: Vec<u8>) -> Option<String> {
+    let s = String::from_utf8(bytes).ok()?;
+    let printable = s
+        .chars()
+        .all(|c| !c.is_control() || matches!(c, '\n' | '\r' | '\t'));
+    (printable && s.chars().any(char::is_alphanumeric)).then_some(s)
+}
+
+fn decoded(text: &Mapped, range: Range<usize>, s: String) -> Mapped {
+    let mut m = Mapped::with_capacity(s.len());
+    m.push_str(&s, text.source_span(range));
+    m
+}
+
+fn is_base64_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_')
+}
+
+/// Base64 runs with up to two `=` of padding each, so padded halves written back to
+/// back are two tokens.
+fn base64_runs(s: &str) -> Vec<Range<usize>> {
+    runs(s, is_base64_byte)
+        .into_iter()
+        .map(|r| {
+            let pad = s.get(r.end..).map_or(0, |rest| {
+                rest.bytes().take(2).take_while(|&b| b == b'=').count()
+            });
+            r.start..r.end + pad
+        })
+        .collect()
+}
+
+/// Base64 tokens (standard or URL-safe alphabet, with or without padding).
+pub(super) fn base64(text: &Mapped) -> Vec<Mapped> {
+    let s = text.as_str();
+    let mut out = Vec::new();
+    for range in base64_runs(s) {
+        let token = &s[range.clone()];
+        let body = token.trim_end_matches('=');
+        if body.len() < MIN_BASE64_LEN || body.len() % 4 == 1 {
+            continue;
+        }
+        let url = body.contains(['-', '_']);
+        let std = body.contains(['+', '/']);
+        let attempt = match (std, url) {
+            (true, true) => None,
+            (false, true) => URL_SAFE_PAD_INDIFFERENT.decode(token).ok(),
+            _ => STANDARD_PAD_INDIFFERENT.decode(token).ok(),
+        };
+        if let Some(t) = attempt.and_then(as_text) {
+            out.push(decoded(text, range, t));
+        }
+    }
+    out
+}
+
+/// Hex tokens (an optional `0x` prefix), of an even length.
+pub(super) fn hex(text: &Mapped) -> Vec<Mapped> {
+    let s = text.as_str();
+    let mut out = Vec::new();
+    for range in runs(s, |b| b.is_ascii_alphanumeric()) {
+        let token = &s[range.clone()];
+        let digits = token
+            .strip_prefix("0x")
+            .or_else(|| token.strip_prefix("0X"))
+            .unwrap_or(token);
+        if digits.len() < MIN_HEX_LEN
+            || digits.len() % 2 != 0
+            || !digits.bytes().all(|b| b.is_ascii_hexdigit())
+        {
+            continue;
+        }
+        if let Some(t) = ::hex::decode(digits).ok().and_then(as_text) {
+            out.push(decoded(text, range, t));
+        }
+    }
+    out
+}
+
+/// Whitespace-free tokens that hold at least one `%XX` escape (`+` read as a space).
+pub(super) fn percent(text: &Mapped) -> Vec<Mapped> {
+    let s = text.as_str();
+    if !s.contains('%') {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for range in runs(s, |b| !b.is_ascii_whitespace()) {
+        let token = &s[range.clone()];
+        let escaped = token
+            .as_bytes()
+            .windows(3)
+            .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit());
+        if !escaped {
+            continue;
+        }
+        let spaced = token.replace('+', " ");
+        let bytes: Vec<u8> = percent_encoding::percent_decode_str(&spaced).collect();
+        if let Some(t) = as_text(bytes) {
+            out.push(decoded(text, range, t));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+
+    fn texts(v: Vec<Mapped>) -> Vec<String> {
+        v.iter().map(|m| m.as_str().to_owned()).collect()
+    }
+
+    #[test]
+    fn base64_in_every_alphabet_and_padding() {
+        let value = "IBAN DE44 5001 ?>";
+        for enc in [STANDARD.encode(value), URL_SAFE_NO_PAD.encode(value)] {
+            let m = Mapped::identity(&format!("see: {enc}."));
+            assert_eq!(texts(base64(&m)), vec![value.to_owned()], "{enc}");
+        }
+    }
+
+    #[test]
+    fn ordinary_words_do_not_decode() {
+        let prose = "Please confirm whether Thursday afternoon works for everyone before \
+                     Friday; the quarterly budget review is 2024-04-17 and costs 1,240.50 EUR.";
+        let m = Mapped::identity(prose);
+        assert!(texts(base64(&m)).is_empty(), "{:?}", texts(base64(&m)));
+        assert!(hex(&m).is_empty());
+        assert!(percent(&m).is_empty());
+    }
+
+    #[test]
+    fn hex_and_percent() {
+        let m = Mapped::identity("x 0x5046203232393120 y PF%2D2291%20ok+z");
+        assert_eq!(texts(hex(&m)), vec!["PF 2291 ".to_owned()]);
+        assert_eq!(texts(percent(&m)), vec!["PF-2291 ok z".to_owned()]);
+    }
+}

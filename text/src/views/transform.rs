@@ -1,0 +1,108 @@
+//! Views that rewrite the whole text character by character.
+
+use crate::mapped::Mapped;
+
+/// Rotates ASCII letters by 13; `None` when the text has no ASCII letter.
+pub(super) fn rot13(text: &Mapped) -> Option<Mapped> {
+    let s = text.as_str();
+    if !s.bytes().any(|b| b.is_ascii_alphabetic()) {
+        return None;
+    }
+    let mut out = Mapped::with_capacity(s.len());
+    for (i, c) in s.char_indices() {
+        let r = match c {
+            'a'..='z' => rotate(c, b'a'),
+            'A'..='Z' => rotate(c, b'A'),
+            _ => c,
+        };
+        out.push(r, text.span_of(i));
+    }
+    Some(out)
+}
+
+fn rotate(c: char, base: u8) -> char {
+    let offset = (c as u8).wrapping_sub(base);
+    char::from(base + (offset + 13) % 26)
+}
+
+/// The characters in reverse order; `None` for texts shorter than two characters.
+pub(super) fn reversed(text: &Mapped) -> Option<Mapped> {
+    let s = text.as_str();
+    s.chars().nth(1)?;
+    let mut out = Mapped::with_capacity(s.len());
+    for (i, c) in s.char_indices().rev() {
+        out.push(c, text.span_of(i));
+    }
+    Some(out)
+}
+
+/// Markdown markup characters anywhere in a line.
+fn is_markup(c: char) -> bool {
+    matches!(c, '|' | '*' | '_' | '`' | '~')
+}
+
+/// Markdown markup characters only where a line starts (headings, quotes): inside a
+/// line they belong to the text (`#G-114`).
+fn is_line_markup(c: char) -> bool {
+    matches!(c, '#' | '>')
+}
+
+/// Whether a line is a table's header rule (`|---|:---:|`).
+fn is_table_rule(line: &str) -> bool {
+    let t = line.trim();
+    t.contains('-') && t.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
+}
+
+/// Markdown markup replaced by spaces and table rules dropped, so table cells and
+/// emphasised words read as plain text; `None` when there is no markup.
+pub(super) fn markdown(text: &Mapped) -> Option<Mapped> {
+    let s = text.as_str();
+    let starts_marked = s
+        .lines()
+        .any(|l| l.trim_start().starts_with(is_line_markup));
+    if !s.chars().any(is_markup) && !starts_marked {
+        return None;
+    }
+    let mut out = Mapped::with_capacity(s.len());
+    let mut offset = 0;
+    for line in s.split_inclusive('\n') {
+        if is_table_rule(line) {
+            out.push('\n', text.span_of(offset));
+        } else {
+            let mut at_start = true;
+            for (i, c) in line.char_indices() {
+                let line_markup = at_start && is_line_markup(c);
+                let markup = is_markup(c) || line_markup;
+                at_start = line_markup || (at_start && c.is_whitespace());
+                out.push(if markup { ' ' } else { c }, text.span_of(offset + i));
+            }
+        }
+        offset += line.len();
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rot13_and_reversal_keep_spans() {
+        let m = Mapped::identity("Ab-1");
+        let r = rot13(&m).unwrap();
+        assert_eq!(r.as_str(), "No-1");
+        let v = reversed(&m).unwrap();
+        assert_eq!(v.as_str(), "1-bA");
+        assert_eq!(v.source_span(3..4), 0..1);
+    }
+
+    #[test]
+    fn table_cells_read_as_text() {
+        let m = Mapped::identity("| Drug | Dose |\n|---|:---:|\n| **metformin** | 500 mg |\n");
+        let md = markdown(&m).unwrap();
+        assert_eq!(crate::canonical(md.as_str()), "drug dose metformin500mg");
+        assert!(markdown(&Mapped::identity("no markup here")).is_none());
+        let heading = markdown(&Mapped::identity("## Codes\n| #G | 114 |")).unwrap();
+        assert_eq!(crate::canonical(heading.as_str()), "codes #g114");
+    }
+}
