@@ -32,6 +32,7 @@ fi
 step "packages ready"
 
 state="$(mktemp -d /tmp/cosec-slurm.XXXXXX)"
+chmod 755 "$state"  # munged runs as munge and must reach its folder
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -45,7 +46,7 @@ trap cleanup EXIT
 mkdir -p "$state/munge"
 dd if=/dev/urandom of="$state/munge/munge.key" bs=1024 count=1 status=none
 chown -R munge:munge "$state/munge"
-chmod 700 "$state/munge"
+chmod 755 "$state/munge"  # clients must reach the socket
 chmod 400 "$state/munge/munge.key"
 munge_socket="$state/munge/munge.socket"
 runuser -u munge -- munged --key-file="$state/munge/munge.key" --socket="$munge_socket" \
