@@ -18,8 +18,8 @@ t0=$(date +%s)
 step() { echo "tier slurm: $1 ($(( $(date +%s) - t0 )) s)"; }
 
 if [ "$(id -u)" != 0 ]; then
-  echo "tier slurm: SKIPPED (needs root to install and start Slurm)" >&2
-  exit 0
+  echo "tier slurm: needs root (installs slurm-wlm and munge, starts their daemons)" >&2
+  exit 1
 fi
 need=()
 command -v slurmctld >/dev/null 2>&1 || need+=(slurm-wlm)
