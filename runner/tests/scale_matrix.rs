@@ -31,13 +31,29 @@ fn scenario(line: &str) -> String {
 }
 
 const CELLS: [&str; 6] = [
-    "builtin-sim_comply-none-static112",
-    "builtin-sim_comply-prompt-static112",
-    "builtin-sim_comply-proxy-default-static112",
-    "builtin-sim_refuse-none-static112",
-    "builtin-sim_refuse-prompt-static112",
-    "builtin-sim_refuse-proxy-default-static112",
+    "builtin-sim_comply-none-all",
+    "builtin-sim_comply-prompt-all",
+    "builtin-sim_comply-proxy-default-all",
+    "builtin-sim_refuse-none-all",
+    "builtin-sim_refuse-prompt-all",
+    "builtin-sim_refuse-proxy-default-all",
 ];
+
+/// Trials per cell: every eighth scenario of the suite, both halves.
+const TRIALS: usize = 26;
+
+/// `run_args` selecting every eighth scenario of the suite.
+fn scenario_flags() -> String {
+    let o = cosec(&["scenarios", "list", "--json"]);
+    let all: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let ids: Vec<String> = all
+        .iter()
+        .step_by(8)
+        .map(|s| format!("\"--scenario\", {:?}", s["id"].as_str().unwrap()))
+        .collect();
+    assert_eq!(ids.len(), TRIALS);
+    ids.join(", ")
+}
 
 #[test]
 fn a_killed_matrix_resumes_cell_by_cell_losing_and_repeating_nothing() {
@@ -47,8 +63,9 @@ fn a_killed_matrix_resumes_cell_by_cell_losing_and_repeating_nothing() {
     std::fs::write(
         &file,
         format!(
-            "out = {:?}\nmodels = [\"sim:comply\", \"sim:refuse\"]\ndefenses = [\"none\", \"prompt\", \"proxy\"]\nsuites = [\"static112\"]\nrun_args = [\"--judge\", \"none\", \"--jobs\", \"1\"]\n",
-            out.display().to_string()
+            "out = {:?}\nmodels = [\"sim:comply\", \"sim:refuse\"]\ndefenses = [\"none\", \"prompt\", \"proxy\"]\nrun_args = [\"--judge\", \"none\", \"--jobs\", \"1\", {}]\n",
+            out.display().to_string(),
+            scenario_flags()
         ),
     )
     .unwrap();
@@ -61,16 +78,16 @@ fn a_killed_matrix_resumes_cell_by_cell_losing_and_repeating_nothing() {
         .unwrap();
     let second = out.join(CELLS[1]);
     let started = Instant::now();
-    while lines(&second).len() < 10 && started.elapsed() < Duration::from_secs(600) {
+    while lines(&second).is_empty() && started.elapsed() < Duration::from_secs(600) {
         std::thread::sleep(Duration::from_millis(10));
     }
     child.kill().unwrap();
     child.wait().unwrap();
     let first_done = lines(&out.join(CELLS[0]));
     let second_before = lines(&second);
-    assert_eq!(first_done.len(), 112);
+    assert_eq!(first_done.len(), TRIALS);
     assert!(
-        (10..112).contains(&second_before.len()),
+        (1..TRIALS).contains(&second_before.len()),
         "killed after {} trials of the second cell",
         second_before.len()
     );
@@ -80,18 +97,27 @@ fn a_killed_matrix_resumes_cell_by_cell_losing_and_repeating_nothing() {
     assert!(o.status.success());
     let status = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(
-        status.contains(&format!("partial: {} of 112 trials", second_before.len())),
+        status.contains(&format!(
+            "partial: {} of {TRIALS} trials",
+            second_before.len()
+        )),
         "{status}"
     );
-    assert!(status.contains("1 of 6 cells done, 1 partial, 4 not started"), "{status}");
+    assert!(
+        status.contains("1 of 6 cells done, 1 partial, 4 not started"),
+        "{status}"
+    );
 
     let o = cosec(&["matrix", "run", file.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let log = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert!(log.contains(&format!("[1/6] {}: done already", CELLS[0])), "{log}");
+    assert!(
+        log.contains(&format!("[1/6] {}: done already", CELLS[0])),
+        "{log}"
+    );
     assert!(
         log.contains(&format!(
-            "[2/6] {}: resuming ({} of 112 trials done)",
+            "[2/6] {}: resuming ({} of {TRIALS} trials done)",
             CELLS[1],
             second_before.len()
         )),
@@ -99,7 +125,11 @@ fn a_killed_matrix_resumes_cell_by_cell_losing_and_repeating_nothing() {
     );
     assert_eq!(log.matches(": done in ").count(), 5, "{log}");
 
-    assert_eq!(lines(&out.join(CELLS[0])), first_done, "a finished cell is not run again");
+    assert_eq!(
+        lines(&out.join(CELLS[0])),
+        first_done,
+        "a finished cell is not run again"
+    );
     let second_after = lines(&second);
     assert_eq!(
         &second_after[..second_before.len()],
@@ -110,12 +140,13 @@ fn a_killed_matrix_resumes_cell_by_cell_losing_and_repeating_nothing() {
         let dir = out.join(cell);
         let ids: Vec<String> = lines(&dir).iter().map(|l| scenario(l)).collect();
         let unique: BTreeSet<&String> = ids.iter().collect();
-        assert_eq!((ids.len(), unique.len()), (112, 112), "{cell}");
+        assert_eq!((ids.len(), unique.len()), (TRIALS, TRIALS), "{cell}");
         assert!(dir.join("summary.json").is_file(), "{cell}");
     }
-    let comply: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join(CELLS[0]).join("summary.json")).unwrap())
-            .unwrap();
+    let comply: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join(CELLS[0]).join("summary.json")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(comply["config"]["defense"], "none");
     assert!(comply["overall"]["pvr"].as_f64().unwrap() > 0.5);
 

@@ -101,7 +101,7 @@ fn merged_shards_equal_the_whole_run_and_incomplete_sets_are_refused() {
     let whole_summary = json(&whole.join("summary.json"));
     let merged_summary = json(&merged.join("summary.json"));
     assert_eq!(merged_summary["trials"]["total"], 112);
-    assert!(merged_summary["overall"]["pvr"].as_f64().unwrap() > 0.0);
+    assert!(merged_summary["guard"]["denied"].as_u64().unwrap() > 0);
     assert_eq!(comparable(merged_summary), comparable(whole_summary));
     let merged_ids: BTreeSet<String> = scenarios_of(&merged).into_iter().collect();
     assert_eq!(merged_ids, seen);
@@ -140,8 +140,19 @@ fn merged_shards_equal_the_whole_run_and_incomplete_sets_are_refused() {
     // A shard of another configuration: refused, naming what differs.
     let other = tmp.path().join("other");
     ok(&cosec(&[
-        "run", "--model", "sim:refuse", "--defense", "proxy", "--judge", "none", "--suite",
-        "static112", "--shard", "2/3", "--out", other.to_str().unwrap(),
+        "run",
+        "--model",
+        "sim:refuse",
+        "--defense",
+        "proxy",
+        "--judge",
+        "none",
+        "--suite",
+        "static112",
+        "--shard",
+        "2/3",
+        "--out",
+        other.to_str().unwrap(),
     ]));
     let o = merge(&[&shards[0], &shards[1], &other], &tmp.path().join("m4"));
     assert!(!o.status.success());

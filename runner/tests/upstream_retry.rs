@@ -109,7 +109,10 @@ fn a_transient_failure_is_retried_in_the_proxy_and_counted() {
     assert_eq!(s["trials"]["valid"], 1, "{s}");
     assert_eq!(s["usage"]["upstream_retries"], 2, "{}", s["usage"]);
     let seen = seen.lock().unwrap();
-    assert!(seen.len() >= 10, "two failures, then at least one call per turn");
+    assert!(
+        seen.len() >= 10,
+        "two failures, then at least one call per turn"
+    );
     assert!(seen.iter().all(|b| b["max_tokens"] == 77), "{:?}", seen[0]);
 }
 
@@ -138,7 +141,11 @@ fn a_refusal_fails_the_trial_once_naming_the_upstream_message() {
     assert!(cause.contains("HTTP 400"), "{cause}");
     assert!(cause.contains("not retried"), "{cause}");
     let seen = seen.lock().unwrap();
-    assert_eq!(seen.len(), 1, "neither the proxy nor the runner sent it again");
+    assert_eq!(
+        seen.len(),
+        1,
+        "neither the proxy nor the runner sent it again"
+    );
     assert_eq!(
         seen[0]["max_tokens"],
         cosec::harness::builtin::DEFAULT_MAX_OUTPUT_TOKENS
