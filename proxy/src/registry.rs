@@ -8,7 +8,7 @@ use cosec_scenarios::{AgentTier, CommunityId, PlatformTier, Time, UserId};
 use dashmap::DashMap;
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 /// A secret (API key) that never prints.
 #[derive(Clone, PartialEq, Eq)]
@@ -107,6 +107,7 @@ pub struct Trial {
     /// The prompt-guardrail paragraph (`--defense prompt`), applied by the proxy.
     pub guardrail: Option<Arc<str>>,
     turn: RwLock<TurnContext>,
+    upstream_refusal: OnceLock<String>,
 }
 
 /// The fixed facts of a trial, handed to [`Trial::new`].
@@ -157,7 +158,20 @@ impl Trial {
                 requester: None,
                 time: Time(0),
             }),
+            upstream_refusal: OnceLock::new(),
         }
+    }
+
+    /// Records that the upstream refused one of this trial's requests for good (a 4xx
+    /// other than 408 and 429); the first refusal is kept.
+    pub fn note_upstream_refusal(&self, message: &str) {
+        let _ = self.upstream_refusal.set(message.to_owned());
+    }
+
+    /// The upstream's first refusal of a request of this trial, if any: a trial that
+    /// fails after one is not worth running again.
+    pub fn upstream_refusal(&self) -> Option<&str> {
+        self.upstream_refusal.get().map(String::as_str)
     }
 
     /// The current turn context.

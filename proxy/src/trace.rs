@@ -62,6 +62,11 @@ pub enum Effect {
     },
 }
 
+/// Whether a count is zero (then left out of the trace line).
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 /// One line of a trial trace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -97,6 +102,9 @@ pub enum TraceEvent {
         latency_us: u64,
         /// What went wrong, if anything (never contains an API key).
         error: Option<String>,
+        /// Transient upstream failures the proxy retried during this call.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        upstream_retries: u32,
     },
     /// One tool call served by the shim.
     ToolCall {

@@ -10,8 +10,9 @@ use bare_trial::bare_trial;
 use bytes::Bytes;
 use cosec_proxy::api::{ModelRequest, ModelResponse, WireApi};
 use cosec_proxy::registry::{ModelRoute, Secret, Trial, TrialRegistry, TurnContext, Upstream};
-use cosec_proxy::server::{ModelBackend, ProxyServer, DEFAULT_ADDR};
+use cosec_proxy::server::{ModelBackend, ProxyOptions, ProxyServer, DEFAULT_ADDR};
 use cosec_proxy::trace::{read_trace, TraceEvent, TraceWriter};
+use cosec_proxy::upstream::RetryPolicy;
 use futures_util::StreamExt;
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, StreamBody};
@@ -261,7 +262,12 @@ impl Fixture {
             "plain-down",
             format!("http://{closed}/v1"),
         ));
-        let server = ProxyServer::bind(DEFAULT_ADDR, registry, Arc::new(NoSim))
+        // Failures are retried twice, quickly.
+        let options = ProxyOptions {
+            retry: RetryPolicy::new(2, Duration::from_millis(5)),
+            ..ProxyOptions::default()
+        };
+        let server = ProxyServer::bind_with(DEFAULT_ADDR, registry, Arc::new(NoSim), options)
             .await
             .unwrap();
         Fixture {
@@ -433,12 +439,14 @@ async fn upstream_failures_are_502_with_a_keyless_error_in_the_trace() {
         let [TraceEvent::ModelCall {
             error: Some(error),
             response: None,
+            upstream_retries: 2,
             ..
         }] = &calls[..]
         else {
             panic!("{calls:?}")
         };
         assert!(error.starts_with("upstream: "), "{error}");
+        assert!(error.ends_with("(after 2 retries)"), "{error}");
         assert!(!f.trace_text(trial).contains(KEY), "{trial}");
     }
     let bad = f.model_calls("bad");

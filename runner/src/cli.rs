@@ -30,15 +30,55 @@ pub enum Command {
     Audit(AuditCommand),
     /// Print the metrics table of a run folder again from its results file.
     Report {
-        /// The run folder (holds results.jsonl and run.json).
+        /// The run folder (holds results.jsonl and run.json), or a matrix folder (holds
+        /// matrix.json; one line per cell).
         dir: PathBuf,
     },
+    /// Merge the folders of `cosec run --shard K/N` into one run folder, equal to the run
+    /// done in one piece; refused unless the shards share one configuration and hold
+    /// every trial exactly once.
+    Merge {
+        /// The shard folders.
+        #[arg(required = true, value_name = "SHARD_DIR")]
+        dirs: Vec<PathBuf>,
+        /// The merged run folder (must not exist).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+    /// Run a matrix of configurations (harnesses x models x defenses x policies x
+    /// suites), one run folder per cell (see examples/matrix.toml).
+    #[command(subcommand)]
+    Matrix(MatrixCommand),
     /// Install or list the native harnesses (Codex CLI, OpenClaw, Hermes Agent).
     #[command(subcommand)]
     Harness(HarnessCommand),
     /// The runtime guard standing alone in front of any agent.
     #[command(subcommand)]
     Proxy(ProxyCommand),
+}
+
+/// `cosec matrix ...`
+#[derive(Debug, Subcommand)]
+pub enum MatrixCommand {
+    /// Run every unfinished cell, one after another; a cell killed midway resumes
+    /// where it stopped on the next `matrix run`.
+    Run {
+        /// The matrix file.
+        #[arg(value_name = "MATRIX.toml")]
+        file: PathBuf,
+        /// The matrix folder (default: `out` of the matrix file).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Show each cell's state: done, partial (trials finished of all) or not started.
+    Status {
+        /// The matrix file, or a matrix folder (holds matrix.json).
+        #[arg(value_name = "MATRIX.toml|DIR")]
+        path: PathBuf,
+        /// The matrix folder, with a matrix file (default: its `out`).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
 }
 
 /// Which condition a run measures.
@@ -255,6 +295,22 @@ pub struct RunArgs {
     /// Seconds one delivery may take before the harness is stopped (native harnesses).
     #[arg(long, default_value_t = 600)]
     pub turn_timeout: u64,
+    /// Run only slice K of N (K counts from 0): trial i of the selection is in slice
+    /// i mod N. Combine the slices' folders with `cosec merge`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::scale::shard::Shard>,
+    /// Most tokens the built-in agent asks the model for per call (`max_tokens`), so a
+    /// model that rambles cannot fill its context.
+    #[arg(long, default_value_t = crate::harness::builtin::DEFAULT_MAX_OUTPUT_TOKENS)]
+    pub max_output_tokens: u32,
+    /// Retries inside the proxy of one model call after a transient upstream failure
+    /// (connection error, 5xx, 408, 429); other 4xx answers are never retried.
+    #[arg(long, default_value_t = cosec_proxy::upstream::RetryPolicy::DEFAULT_RETRIES)]
+    pub upstream_retries: u32,
+    /// Milliseconds before the proxy's first retry of a model call; doubled on each
+    /// further retry (a 429's Retry-After is honoured instead, up to 60 s).
+    #[arg(long, default_value_t = cosec_proxy::upstream::RetryPolicy::DEFAULT_BACKOFF_MS)]
+    pub upstream_backoff_ms: u64,
     #[command(flatten)]
     pub source: SuiteSource,
 }

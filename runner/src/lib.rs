@@ -11,4 +11,5 @@ pub mod harness;
 pub mod metrics;
 pub mod run;
 pub mod sandbox;
+pub mod scale;
 pub mod verify;

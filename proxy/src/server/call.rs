@@ -28,6 +28,8 @@ pub(super) struct CallRecord {
     pub(super) api: WireApi,
     pub(super) request: Option<ModelRequest>,
     pub(super) started: Instant,
+    /// Transient upstream failures retried during the call.
+    pub(super) upstream_retries: u32,
 }
 
 impl CallRecord {
@@ -55,6 +57,7 @@ impl CallRecord {
             response,
             latency_us: u64::try_from(self.started.elapsed().as_micros()).unwrap_or(u64::MAX),
             error,
+            upstream_retries: self.upstream_retries,
         };
         if let Err(e) = trial.trace.record(event) {
             tracing::error!("trial {}: model call not traced: {e}", trial.id);
@@ -78,7 +81,7 @@ pub(super) async fn model_call(
         // Nothing to read, change or record: forward the bytes both ways untouched.
         if state.guard.is_none() && trial.guardrail.is_none() && !recording && up.model.is_empty() {
             let auth = client_auth.filter(|_| up.api_key.is_none());
-            return forward::pass_through(state, up, api, body, auth.as_ref()).await;
+            return forward::pass_through(state, &trial, up, api, body, auth.as_ref()).await;
         }
     }
     let bad = |e: wire::WireError| {
@@ -110,6 +113,7 @@ pub(super) async fn model_call(
         api,
         request,
         started,
+        upstream_retries: 0,
     };
     match &trial.model {
         ModelRoute::Sim(_) => {

@@ -10,7 +10,7 @@ use super::stream::StreamRewriter;
 use super::State;
 use crate::api::WireApi;
 use crate::registry::{Trial, Upstream};
-use crate::upstream::{scrub, UpstreamBody, UpstreamReply};
+use crate::upstream::{scrub, UpstreamBody, UpstreamFailure, UpstreamReply};
 use crate::wire::{self, Assembled, StreamAssembler};
 use bytes::Bytes;
 use http_body_util::{BodyExt, StreamBody};
@@ -50,10 +50,26 @@ fn bad_gateway(msg: String) -> HttpError {
     HttpError::new(StatusCode::BAD_GATEWAY, "upstream_error", msg)
 }
 
+/// The client's answer to a failed upstream call. A refusal (a 4xx other than 408 and
+/// 429) keeps the upstream's status, so that clients which retry server errors do not
+/// send the same request again, and is noted on the trial, so that the runner does not
+/// run the trial again either; anything else is a 502.
+fn upstream_failed(trial: &Trial, failure: &UpstreamFailure) -> HttpError {
+    let message = failure.to_string();
+    match failure.status.filter(|_| failure.is_refusal()) {
+        Some(status) => {
+            trial.note_upstream_refusal(&message);
+            HttpError::new(status, "upstream_refused", message)
+        }
+        None => bad_gateway(message),
+    }
+}
+
 /// Forwards the client's bytes and relays the upstream's reply as it comes: the path of
 /// a proxy with no guard, no guardrail, no trace and no model override.
 pub(super) async fn pass_through(
     state: &State,
+    trial: &Trial,
     up: &Upstream,
     api: WireApi,
     body: Bytes,
@@ -63,7 +79,7 @@ pub(super) async fn pass_through(
         .upstream
         .send(up, api, body, client_auth)
         .await
-        .map_err(bad_gateway)?;
+        .map_err(|f| upstream_failed(trial, &f))?;
     let content_type = content_type(&reply);
     Ok(with_content_type(content_type, reply.body.boxed_unsync()))
 }
@@ -83,11 +99,14 @@ pub(super) async fn forward(
         .await
     {
         Ok(r) => r,
-        Err(msg) => {
-            call.record.record(&call.trial, None, Some(msg.clone()));
-            return Err(bad_gateway(msg));
+        Err(failure) => {
+            call.record.upstream_retries = failure.retries;
+            call.record
+                .record(&call.trial, None, Some(failure.to_string()));
+            return Err(upstream_failed(&call.trial, &failure));
         }
     };
+    call.record.upstream_retries = reply.retries;
     let content_type = content_type(&reply);
     if reply.is_event_stream() {
         let relay = Relay::new(call, reply.body);

@@ -18,7 +18,7 @@ mod stream;
 use crate::api::{ModelRequest, ModelResponse};
 use crate::guard::Guard;
 use crate::registry::{Trial, TrialRegistry, TurnContext};
-use crate::upstream::{UpstreamClient, UpstreamError};
+use crate::upstream::{RetryPolicy, UpstreamClient, UpstreamError};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
@@ -83,6 +83,8 @@ pub struct ProxyOptions {
     /// connections over them; a call never hops between threads. 0 serves on the
     /// caller's runtime instead (what `cosec run` does, next to its trials).
     pub threads: usize,
+    /// How transient upstream failures of a model call are retried.
+    pub retry: RetryPolicy,
 }
 
 /// Finds the trial of a request from its headers (the standalone guard, whose clients
@@ -166,7 +168,7 @@ impl ProxyServer {
             Ok(Arc::new(State {
                 registry: registry.clone(),
                 backend: Arc::clone(&backend),
-                upstream: UpstreamClient::new()?,
+                upstream: UpstreamClient::with_retry(options.retry)?,
                 next_id: Arc::clone(&next_id),
                 guard: options.guard.clone(),
                 source: source.clone(),

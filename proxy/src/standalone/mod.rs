@@ -321,6 +321,7 @@ async fn serve(
         ProxyOptions {
             guard: guarded.then(|| guard.clone()),
             threads: config.threads,
+            ..ProxyOptions::default()
         },
         Some(Arc::new(sessions)),
     )

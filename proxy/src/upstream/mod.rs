@@ -4,12 +4,15 @@
 //!
 //! Calls go over kept-alive HTTP/1.1 connections ([`pool`]; rustls for `https`), with
 //! request bodies sent as the bytes the caller hands over, so a proxy that has nothing
-//! to change in a request forwards it without parsing it.
+//! to change in a request forwards it without parsing it. Transient failures are
+//! retried before a reply's head has reached the client ([`retry`]).
 
 mod pool;
+mod retry;
 mod silence;
 
 pub use pool::PooledBody;
+pub use retry::{retry_after, transient_status, RetryPolicy, MAX_RETRY_WAIT};
 pub use silence::{SilenceLimit, Silent};
 
 use crate::api::WireApi;
@@ -48,6 +51,7 @@ pub type UpstreamBody = SilenceLimit<PooledBody>;
 #[derive(Debug, Clone)]
 pub struct UpstreamClient {
     pool: Pool,
+    retry: RetryPolicy,
 }
 
 /// A successful upstream reply: its content type and its (still unread) body.
@@ -56,6 +60,46 @@ pub struct UpstreamReply {
     pub content_type: Option<HeaderValue>,
     /// The body, read frame by frame.
     pub body: UpstreamBody,
+    /// Transient failures retried before this reply came.
+    pub retries: u32,
+}
+
+/// An upstream call that got no successful reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpstreamFailure {
+    /// Readable and key-free, starting with `upstream:`; names the upstream's own
+    /// message when it sent one.
+    pub message: String,
+    /// The upstream's status, when it answered at all.
+    pub status: Option<StatusCode>,
+    /// Transient failures retried before the last one.
+    pub retries: u32,
+}
+
+impl UpstreamFailure {
+    /// Whether the upstream refused the request itself (a 4xx other than 408 and 429):
+    /// sending it again, now or in a new trial, cannot succeed.
+    pub fn is_refusal(&self) -> bool {
+        self.status
+            .is_some_and(|s| s.is_client_error() && !transient_status(s))
+    }
+}
+
+impl std::fmt::Display for UpstreamFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)?;
+        if self.retries > 0 {
+            write!(f, " (after {} retries)", self.retries)?;
+        }
+        Ok(())
+    }
+}
+
+/// One attempt's failure, and what it says about the next attempt.
+struct AttemptFailure {
+    failure: UpstreamFailure,
+    transient: bool,
+    retry_after: Option<Duration>,
 }
 
 impl UpstreamReply {
@@ -131,8 +175,14 @@ fn chain(e: &(dyn std::error::Error + 'static)) -> String {
 
 impl UpstreamClient {
     /// A client with connect and read timeouts and no overall deadline (streams may
-    /// legitimately run long; the runner owns the per-trial timeout).
+    /// legitimately run long; the runner owns the per-trial timeout), retrying
+    /// transient failures by the default [`RetryPolicy`].
     pub fn new() -> Result<Self, UpstreamError> {
+        Self::with_retry(RetryPolicy::default())
+    }
+
+    /// Like [`UpstreamClient::new`], retrying transient failures by `retry`.
+    pub fn with_retry(retry: RetryPolicy) -> Result<Self, UpstreamError> {
         let mut http = HttpConnector::new();
         // The TLS layer on top decides between http and https.
         http.enforce_http(false);
@@ -146,31 +196,84 @@ impl UpstreamClient {
             .wrap_connector(http);
         Ok(UpstreamClient {
             pool: Pool::new(connector, POOL_IDLE_TIMEOUT),
+            retry,
         })
     }
 
     /// Sends a request body (see [`request_body`]; forwarded byte for byte) upstream.
     /// The upstream's key is sent as a bearer token; without one, `passthrough_auth` (a
     /// client's `Authorization` header value) is sent as is. Returns the reply once its
-    /// headers arrived with a success status; otherwise a readable, key-free error
-    /// (`upstream: ...`).
+    /// headers arrived with a success status, after retrying transient failures;
+    /// otherwise the last failure, readable and key-free.
     pub async fn send(
         &self,
         upstream: &Upstream,
         api: WireApi,
         body: Bytes,
         passthrough_auth: Option<&HeaderValue>,
-    ) -> Result<UpstreamReply, String> {
-        let fail = |what: String| scrub(&format!("upstream: {what}"), upstream);
+    ) -> Result<UpstreamReply, UpstreamFailure> {
+        let mut retries = 0;
+        loop {
+            match self
+                .attempt(upstream, api, body.clone(), passthrough_auth)
+                .await
+            {
+                Ok(mut reply) => {
+                    reply.retries = retries;
+                    return Ok(reply);
+                }
+                Err(AttemptFailure {
+                    mut failure,
+                    transient,
+                    retry_after,
+                }) => {
+                    failure.retries = retries;
+                    if !transient || retries >= self.retry.retries {
+                        return Err(failure);
+                    }
+                    retries += 1;
+                    let wait = self.retry.wait(retries, retry_after);
+                    tracing::warn!(
+                        "{}; retry {retries} of {} in {} ms",
+                        failure.message,
+                        self.retry.retries,
+                        wait.as_millis()
+                    );
+                    tokio::time::sleep(wait).await;
+                }
+            }
+        }
+    }
+
+    /// One attempt of [`UpstreamClient::send`].
+    async fn attempt(
+        &self,
+        upstream: &Upstream,
+        api: WireApi,
+        body: Bytes,
+        passthrough_auth: Option<&HeaderValue>,
+    ) -> Result<UpstreamReply, AttemptFailure> {
+        // Without a reply the request may not have arrived at all: worth another try,
+        // unless the request could not even be built.
+        let fail = |what: String, transient: bool| AttemptFailure {
+            failure: UpstreamFailure {
+                message: scrub(&format!("upstream: {what}"), upstream),
+                status: None,
+                retries: 0,
+            },
+            transient,
+            retry_after: None,
+        };
         let target = self
             .pool
             .target(&upstream.base_url, endpoint_path(api))
-            .map_err(|(url, e)| fail(format!("cannot build a request to {url}: {e}")))?;
+            .map_err(|(url, e)| fail(format!("cannot build a request to {url}: {e}"), false))?;
         let url = target.url();
         let auth = match &upstream.api_key {
             Some(key) => Some(
-                HeaderValue::from_str(&format!("Bearer {}", key.expose()))
-                    .map_err(|_| fail("the API key is not a valid header value".to_owned()))?,
+                HeaderValue::from_str(&format!("Bearer {}", key.expose())).map_err(|_| {
+                    fail("the API key is not a valid header value".to_owned(), false)
+                })?,
             ),
             None => passthrough_auth.cloned(),
         };
@@ -184,21 +287,39 @@ impl UpstreamClient {
         let response =
             match tokio::time::timeout(READ_TIMEOUT, self.pool.send(&target, request)).await {
                 Ok(Ok(response)) => response,
-                Ok(Err(e)) => return Err(fail(format!("request to {url} failed: {}", chain(&*e)))),
+                Ok(Err(e)) => {
+                    return Err(fail(
+                        format!("request to {url} failed: {}", chain(&*e)),
+                        true,
+                    ))
+                }
                 Err(_) => {
-                    return Err(fail(format!(
-                        "no response from {url} within {} s",
-                        READ_TIMEOUT.as_secs()
-                    )))
+                    return Err(fail(
+                        format!("no response from {url} within {} s", READ_TIMEOUT.as_secs()),
+                        true,
+                    ))
                 }
             };
         let status = response.status();
         let content_type = response.headers().get(CONTENT_TYPE).cloned();
+        let retry_after = retry_after(response.headers());
         let body = SilenceLimit::new(READ_TIMEOUT, response.into_body());
         if status.is_success() {
-            return Ok(UpstreamReply { content_type, body });
+            return Ok(UpstreamReply {
+                content_type,
+                body,
+                retries: 0,
+            });
         }
-        Err(error_status(status, url, body, upstream).await)
+        Err(AttemptFailure {
+            failure: UpstreamFailure {
+                message: error_status(status, url, body, upstream).await,
+                status: Some(status),
+                retries: 0,
+            },
+            transient: transient_status(status),
+            retry_after,
+        })
     }
 }
 
@@ -213,11 +334,24 @@ async fn error_status(
         Ok(c) => String::from_utf8_lossy(&c.to_bytes()).into_owned(),
         Err(_) => String::new(),
     };
-    let snippet: String = text.chars().take(ERROR_SNIPPET_CHARS).collect();
+    let message = upstream_message(&text).unwrap_or_else(|| text.trim().to_owned());
+    let snippet: String = message.chars().take(ERROR_SNIPPET_CHARS).collect();
     scrub(
         &format!("upstream: HTTP {status} from {url}: {}", snippet.trim()),
         upstream,
     )
+}
+
+/// The message of an OpenAI-style error body (`{"error": {"message": ...}}`,
+/// `{"error": "..."}` or `{"message": ...}`), as servers like llama.cpp send it.
+fn upstream_message(body: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(body).ok()?;
+    let error = value.get("error").unwrap_or(&value);
+    error
+        .get("message")
+        .and_then(Value::as_str)
+        .or_else(|| error.as_str())
+        .map(str::to_owned)
 }
 
 #[cfg(test)]
@@ -241,6 +375,20 @@ mod tests {
             "http://h/v1/chat/completions"
         );
         assert_eq!(scrub("bad key sk-top!", &up), "bad key ***!");
+    }
+
+    #[test]
+    fn an_error_body_is_reduced_to_the_upstream_message() {
+        let llama = r#"{"error":{"code":400,"message":"the request exceeds the available context size","type":"exceed_context_size_error"}}"#;
+        assert_eq!(
+            upstream_message(llama).as_deref(),
+            Some("the request exceeds the available context size")
+        );
+        assert_eq!(
+            upstream_message(r#"{"error":"model not found"}"#).as_deref(),
+            Some("model not found")
+        );
+        assert_eq!(upstream_message("<html>bad gateway</html>"), None);
     }
 
     #[test]

@@ -193,6 +193,7 @@ impl Setup {
             ProxyOptions {
                 guard: guard.clone(),
                 threads: 0,
+                ..ProxyOptions::default()
             },
         )
         .await

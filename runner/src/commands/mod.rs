@@ -7,7 +7,9 @@ mod policy_test;
 mod proxy;
 mod scenarios;
 
-use crate::cli::{Command, HarnessCommand, PolicyCommand, ProxyCommand, ScenariosCommand};
+use crate::cli::{
+    Command, HarnessCommand, MatrixCommand, PolicyCommand, ProxyCommand, ScenariosCommand,
+};
 use crate::error::CliError;
 use std::process::ExitCode;
 
@@ -38,7 +40,17 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
         }) => policy_test::test(&file, json, strict, schema.as_deref()),
         Command::Audit(audit) => audit::dispatch(audit),
         Command::Run(args) => crate::run::run(*args),
+        Command::Report { dir } if crate::scale::matrix::is_matrix_dir(&dir) => {
+            crate::scale::matrix::report(&dir)
+        }
         Command::Report { dir } => crate::run::report(&dir),
+        Command::Merge { dirs, out } => crate::scale::merge_command(&dirs, &out),
+        Command::Matrix(MatrixCommand::Run { file, out }) => {
+            crate::scale::matrix::run(&file, out.as_deref())
+        }
+        Command::Matrix(MatrixCommand::Status { path, out }) => {
+            crate::scale::matrix::status(&path, out.as_deref())
+        }
         Command::Harness(HarnessCommand::Install { which, dir }) => harness::install(which, dir),
         Command::Harness(HarnessCommand::List { dir }) => harness::list(dir),
         Command::Proxy(ProxyCommand::Serve(args)) => proxy::serve(args),

@@ -15,20 +15,30 @@ use std::time::Duration;
 /// Most model calls the agent makes for one delivery before it answers anyway.
 pub const MAX_STEPS_PER_TURN: u32 = 12;
 
+/// `max_tokens` of each model call unless configured otherwise: room for a reply and
+/// a few tool calls, while a model that rambles stops long before a small context is
+/// full.
+pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 1024;
+
 /// The built-in agent.
 pub struct BuiltinHarness {
     http: reqwest::Client,
+    max_output_tokens: u32,
 }
 
 impl BuiltinHarness {
-    /// A built-in agent whose model calls time out after `call_timeout`.
-    pub fn new(call_timeout: Duration) -> Result<Self, HarnessError> {
+    /// A built-in agent whose model calls time out after `call_timeout` and ask for at
+    /// most `max_output_tokens` tokens (0: no limit is sent).
+    pub fn new(call_timeout: Duration, max_output_tokens: u32) -> Result<Self, HarnessError> {
         let http = reqwest::Client::builder()
             .timeout(call_timeout)
             .no_proxy()
             .build()
             .map_err(|e| HarnessError::Crash(format!("cannot build the HTTP client: {e}")))?;
-        Ok(BuiltinHarness { http })
+        Ok(BuiltinHarness {
+            http,
+            max_output_tokens,
+        })
     }
 }
 
@@ -46,6 +56,7 @@ impl Harness for BuiltinHarness {
         let tools: Vec<Value> = tool_defs_for(&env.agent).iter().map(chat_tool).collect();
         Ok(Box::new(BuiltinSession {
             http: self.http.clone(),
+            max_output_tokens: self.max_output_tokens,
             env,
             tools,
             sessions: BTreeMap::new(),
@@ -59,6 +70,7 @@ fn chat_tool(def: &ToolDef) -> Value {
 
 struct BuiltinSession {
     http: reqwest::Client,
+    max_output_tokens: u32,
     env: TrialEnv,
     tools: Vec<Value>,
     /// Chat history per community session; index 0 is the system message.
@@ -109,12 +121,15 @@ impl BuiltinSession {
     }
 
     async fn call_model(&self, messages: &[Value]) -> Result<Value, HarnessError> {
-        let body = json!({
+        let mut body = json!({
             "model": self.env.model_name,
             "messages": messages,
             "tools": self.tools,
             "stream": false,
         });
+        if self.max_output_tokens > 0 {
+            body["max_tokens"] = json!(self.max_output_tokens);
+        }
         let url = format!("{}/chat/completions", self.env.model_base_url);
         let response = self
             .http

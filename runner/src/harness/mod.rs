@@ -103,16 +103,19 @@ pub trait Session: Send {
 
 /// The harness a run asked for, ready to start trials; native harnesses must be
 /// installed (`cosec harness install NAME`) and run inside bubblewrap.
+/// `max_output_tokens` limits the built-in agent's model calls.
 pub fn select(
     name: crate::cli::HarnessName,
     turn_timeout: std::time::Duration,
+    max_output_tokens: u32,
 ) -> Result<Arc<dyn Harness>, crate::error::CliError> {
     use crate::cli::HarnessName;
     use crate::error::CliError;
     let cache = install::cache_dir();
     Ok(match name {
         HarnessName::Builtin => Arc::new(
-            builtin::BuiltinHarness::new(turn_timeout).map_err(|e| CliError::Run(e.to_string()))?,
+            builtin::BuiltinHarness::new(turn_timeout, max_output_tokens)
+                .map_err(|e| CliError::Run(e.to_string()))?,
         ),
         HarnessName::Codex => {
             native_harness::<codex::Codex>(install::codex::detect(&cache), turn_timeout)?

@@ -88,6 +88,10 @@ pub struct UsageSummary {
     pub input_tokens: u64,
     /// Completion tokens.
     pub output_tokens: u64,
+    /// Transient upstream failures retried inside the proxy (each saved a model call,
+    /// and perhaps a trial, from failing).
+    #[serde(default)]
+    pub upstream_retries: u64,
     /// Wall time of the run (the sum of trial times when the run's is not known).
     pub wall_seconds: f64,
     /// Sum of the trials' wall times.
@@ -291,6 +295,7 @@ pub fn summarize(
             model_calls: tokens.model_calls,
             input_tokens: tokens.input_tokens,
             output_tokens: tokens.output_tokens,
+            upstream_retries: tokens.upstream_retries,
             wall_seconds: run_wall_seconds.unwrap_or(trial_seconds),
             trial_seconds,
         },

@@ -83,6 +83,7 @@ fn verdict(
             model_calls: 2,
             input_tokens: 100,
             output_tokens: 10,
+            upstream_retries: 1,
         },
         guard: None,
         wall_seconds: 2.0,
@@ -166,6 +167,7 @@ fn rates_count_only_valid_trials_and_ccpvr_only_cross_scope() {
         s.usage.model_calls, 14,
         "usage counts every trial, failed ones too"
     );
+    assert_eq!(s.usage.upstream_retries, 7, "upstream retries are summed");
     assert_eq!(s.usage.wall_seconds, 9.5);
     assert_eq!(s.usage.trial_seconds, 14.0);
 }

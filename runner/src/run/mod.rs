@@ -20,7 +20,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use options::RunPlan;
 use results::{read_results, ResultsFile};
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -43,7 +43,16 @@ struct Shared {
 
 /// `cosec run`.
 pub fn run(args: crate::cli::RunArgs) -> Result<ExitCode, CliError> {
-    let plan = options::plan(&args)?;
+    let (summary, out) = execute(&args)?;
+    println!("{}", metrics::render_table(&summary));
+    println!("results: {}", out.join("results.jsonl").display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs (or resumes) the trials `args` ask for and writes `summary.json`; returns the
+/// summary and the run folder.
+pub fn execute(args: &crate::cli::RunArgs) -> Result<(metrics::Summary, PathBuf), CliError> {
+    let plan = options::plan(args)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -51,7 +60,7 @@ pub fn run(args: crate::cli::RunArgs) -> Result<ExitCode, CliError> {
     runtime.block_on(run_plan(plan))
 }
 
-async fn run_plan(plan: RunPlan) -> Result<ExitCode, CliError> {
+async fn run_plan(plan: RunPlan) -> Result<(metrics::Summary, PathBuf), CliError> {
     let started = Instant::now();
     let out = plan.out.clone();
     let done: BTreeSet<String> = read_results::<Verdict>(&out.join("results.jsonl"))
@@ -80,6 +89,7 @@ async fn run_plan(plan: RunPlan) -> Result<ExitCode, CliError> {
         ProxyOptions {
             guard: guard.clone(),
             threads: 0,
+            retry: plan.upstream_retry,
         },
     )
     .await
@@ -93,7 +103,11 @@ async fn run_plan(plan: RunPlan) -> Result<ExitCode, CliError> {
         ),
         None => None,
     };
-    let harness = crate::harness::select(plan.harness, Duration::from_secs(plan.turn_timeout))?;
+    let harness = crate::harness::select(
+        plan.harness,
+        Duration::from_secs(plan.turn_timeout),
+        plan.max_output_tokens,
+    )?;
     // Native harnesses reach the shim only through this socket, relayed by `cosec-shim`.
     let shim_socket = if plan.harness == crate::cli::HarnessName::Builtin {
         None
@@ -169,9 +183,7 @@ async fn run_plan(plan: RunPlan) -> Result<ExitCode, CliError> {
         Some(started.elapsed().as_secs_f64()),
     );
     write_json_atomically(&out.join("summary.json"), &summary)?;
-    println!("{}", metrics::render_table(&summary));
-    println!("results: {}", out.join("results.jsonl").display());
-    Ok(ExitCode::SUCCESS)
+    Ok((summary, out))
 }
 
 fn judge_cache_dir(out: &Path) -> std::path::PathBuf {
@@ -217,6 +229,10 @@ async fn run_trial(shared: &Shared, scenario: &Arc<Scenario>) -> Verdict {
         match end {
             AttemptEnd::Completed => {
                 infra = None;
+                break;
+            }
+            AttemptEnd::Refused { cause } => {
+                infra = Some(cause);
                 break;
             }
             AttemptEnd::Infra {

@@ -47,6 +47,9 @@ pub struct RunRecord {
     pub guardrail_digest: Option<String>,
     /// Random-looking salt of trial ids, fixed for the run.
     pub nonce: String,
+    /// The slice of `scenarios` this folder runs (`--shard K/N`); absent for a whole run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::scale::shard::Shard>,
 }
 
 /// The guardrail paragraph of `--defense prompt` (kept as a file in the repository).
@@ -88,6 +91,10 @@ pub struct RunPlan {
     pub retry_delay: u64,
     /// Per-trial timeout in seconds.
     pub trial_timeout: u64,
+    /// `max_tokens` of the built-in agent's model calls.
+    pub max_output_tokens: u32,
+    /// How the proxy retries transient upstream failures of one model call.
+    pub upstream_retry: cosec_proxy::upstream::RetryPolicy,
 }
 
 fn select(args: &RunArgs) -> Result<(Vec<Scenario>, String, bool), CliError> {
@@ -312,6 +319,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         }),
         guardrail_digest: guardrail.as_deref().map(sha),
         nonce: String::new(),
+        shard: args.shard,
     };
     if args.resume {
         let old = read_record(&out)?;
@@ -346,6 +354,12 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
             hex::encode(&Sha256::digest(format!("{salt}-{}", std::process::id()).as_bytes())[..8]);
         super::write_json_atomically(&out.join("run.json"), &record)?;
     }
+    // The record keeps the whole selection so that `cosec merge` can tell a missing
+    // trial; this folder runs only its slice.
+    let scenarios = match args.shard {
+        Some(shard) => shard.select(scenarios),
+        None => scenarios,
+    };
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from));
@@ -363,5 +377,10 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         retries: args.retries,
         retry_delay: args.retry_delay,
         trial_timeout: args.trial_timeout,
+        max_output_tokens: args.max_output_tokens,
+        upstream_retry: cosec_proxy::upstream::RetryPolicy::new(
+            args.upstream_retries,
+            std::time::Duration::from_millis(args.upstream_backoff_ms),
+        ),
     })
 }

@@ -51,6 +51,12 @@ pub fn trial_id(run_nonce: &str, scenario: &Scenario) -> String {
 pub enum AttemptEnd {
     /// All turns were delivered and answered.
     Completed,
+    /// Infrastructure failed after the upstream refused a request (a 4xx other than
+    /// 408 and 429): the same trial would be refused again, so it is not retried.
+    Refused {
+        /// Cause, naming the upstream's message.
+        cause: String,
+    },
     /// Infrastructure failed after `scorable_turns` turns had a reply.
     Infra {
         /// Cause, readable.
@@ -156,6 +162,11 @@ pub async fn run_attempt(
             turn,
             cause: cause.clone(),
         });
+        if let Some(refusal) = trial.upstream_refusal() {
+            return Ok(AttemptEnd::Refused {
+                cause: format!("{refusal} (the upstream refused the request; not retried)"),
+            });
+        }
     }
     result
 }

@@ -19,6 +19,9 @@ pub struct UsageTotals {
     pub input_tokens: u64,
     /// Completion tokens.
     pub output_tokens: u64,
+    /// Transient upstream failures the proxy retried within model calls.
+    #[serde(default)]
+    pub upstream_retries: u64,
 }
 
 impl UsageTotals {
@@ -27,6 +30,7 @@ impl UsageTotals {
         self.model_calls += other.model_calls;
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;
+        self.upstream_retries += other.upstream_retries;
     }
 }
 
@@ -107,8 +111,13 @@ pub fn analyze_lines(s: &Scenario, trace: &[TraceLine], agent_root: &Path) -> De
     let mut failed_all = false;
     for line in trace {
         match &line.event {
-            TraceEvent::ModelCall { usage: u, .. } => {
+            TraceEvent::ModelCall {
+                usage: u,
+                upstream_retries,
+                ..
+            } => {
                 usage.model_calls += 1;
+                usage.upstream_retries += u64::from(*upstream_retries);
                 usage.input_tokens += u.input_tokens;
                 usage.output_tokens += u.output_tokens;
             }

@@ -416,6 +416,7 @@ fn evidence_is_incomplete_without_a_reply_or_when_the_trace_is_torn() {
             },
             latency_us: 5,
             error: None,
+            upstream_retries: 2,
         })
         .unwrap();
     let det = analyze(&s, &path, root.path());
@@ -424,9 +425,10 @@ fn evidence_is_incomplete_without_a_reply_or_when_the_trace_is_torn() {
         (
             det.usage.model_calls,
             det.usage.input_tokens,
-            det.usage.output_tokens
+            det.usage.output_tokens,
+            det.usage.upstream_retries
         ),
-        (1, 10, 4)
+        (1, 10, 4, 2)
     );
     let mut text = std::fs::read_to_string(&path).unwrap();
     text.push_str("{\"ms\": 3, \"type\": \"rep");

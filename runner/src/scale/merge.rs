@@ -1,0 +1,321 @@
+//! `cosec merge SHARD_DIR... --out DIR`: the shards of one run back into one run folder
+//! whose `results.jsonl` and `summary.json` are those of the run done in one piece.
+//!
+//! Shards are refused unless they were started with one configuration (everything in
+//! `run.json` but the trial-id salt and the slice) and one suite digest, and unless
+//! together they hold every trial of the run exactly once. Traces stay in the shard
+//! folders; `shards.json` in the merged folder names them.
+
+use crate::metrics::{self, Summary};
+use crate::run::options::{config_from_record, read_record, RunRecord};
+use crate::run::results::read_results;
+use crate::run::write_json_atomically;
+use crate::verify::Verdict;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Why shards cannot be merged.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// Nothing to merge.
+    #[error("name at least one shard folder to merge")]
+    NoShards,
+    /// A shard folder could not be read.
+    #[error("{0}")]
+    Read(String),
+    /// A folder is not a shard (`cosec run --shard K/N`).
+    #[error("{dir} is not a shard (its run.json has no shard; run it with --shard K/N)")]
+    NotAShard {
+        /// The folder.
+        dir: PathBuf,
+    },
+    /// Two shards come from different configurations.
+    #[error("{dir} was run with a different {field} than {first}: the shards must share one configuration and suite")]
+    Mismatch {
+        /// The odd shard folder.
+        dir: PathBuf,
+        /// The first shard folder.
+        first: PathBuf,
+        /// What differs.
+        field: &'static str,
+    },
+    /// A shard holds a verdict of a trial outside its slice or outside the run.
+    #[error("{dir}: trial {trial} ({scenario}) does not belong to shard {shard}")]
+    Stray {
+        /// The shard folder.
+        dir: PathBuf,
+        /// Its trial id.
+        trial: String,
+        /// Its scenario.
+        scenario: String,
+        /// The shard's slice.
+        shard: String,
+    },
+    /// Trials are missing or present more than once.
+    #[error("{}", incomplete_message(missing, doubled))]
+    Incomplete {
+        /// Scenario ids without a verdict in any shard.
+        missing: Vec<String>,
+        /// Scenario ids with more than one verdict, each with its trial ids and folders.
+        doubled: Vec<(String, Vec<String>)>,
+    },
+    /// The merged folder could not be written.
+    #[error("{0}")]
+    Write(String),
+}
+
+fn incomplete_message(missing: &[String], doubled: &[(String, Vec<String>)]) -> String {
+    let mut parts = Vec::new();
+    if !missing.is_empty() {
+        parts.push(format!(
+            "{} trial(s) missing from every shard (finish the shard with `cosec run ... --shard K/N --resume`): {}",
+            missing.len(),
+            missing.join(", ")
+        ));
+    }
+    if !doubled.is_empty() {
+        let list: Vec<String> = doubled
+            .iter()
+            .map(|(scenario, trials)| format!("{scenario} [{}]", trials.join(", ")))
+            .collect();
+        parts.push(format!(
+            "{} trial(s) present more than once (a shard was given twice, or two shards ran one slice): {}",
+            doubled.len(),
+            list.join("; ")
+        ));
+    }
+    format!("cannot merge: {}", parts.join("; "))
+}
+
+/// One shard as read from its folder.
+struct ShardRun {
+    dir: PathBuf,
+    record: RunRecord,
+    verdicts: Vec<Verdict>,
+    summary: Option<Summary>,
+}
+
+fn read_shard(dir: &Path) -> Result<ShardRun, MergeError> {
+    let record = read_record(dir).map_err(|e| MergeError::Read(e.to_string()))?;
+    let verdicts =
+        read_results(&dir.join("results.jsonl")).map_err(|e| MergeError::Read(e.to_string()))?;
+    let summary = match std::fs::read_to_string(dir.join("summary.json")) {
+        Ok(text) => Some(serde_json::from_str(&text).map_err(|e| {
+            MergeError::Read(format!("{}: {e}", dir.join("summary.json").display()))
+        })?),
+        Err(_) => None,
+    };
+    Ok(ShardRun {
+        dir: dir.to_owned(),
+        record,
+        verdicts,
+        summary,
+    })
+}
+
+/// The first field in which two shards' records differ (salt and slice aside).
+fn differing_field(a: &RunRecord, b: &RunRecord) -> Option<&'static str> {
+    let checks: [(&'static str, bool); 10] = [
+        ("format version", a.schema_version == b.schema_version),
+        ("harness", a.harness == b.harness),
+        ("model", a.model == b.model),
+        ("defense", a.defense == b.defense),
+        ("judge", a.judge == b.judge),
+        ("suite digest", a.suite_digest == b.suite_digest),
+        ("scenario selection", a.scenarios == b.scenarios),
+        (
+            "suite (frozen or not)",
+            a.outside_frozen_suite == b.outside_frozen_suite,
+        ),
+        ("policy", a.policy_digest == b.policy_digest),
+        (
+            "guard mode or guardrail",
+            a.guard_mode == b.guard_mode && a.guardrail_digest == b.guardrail_digest,
+        ),
+    ];
+    let count = |r: &RunRecord| r.shard.map(|s| s.count);
+    checks
+        .into_iter()
+        .find(|(_, same)| !same)
+        .map(|(field, _)| field)
+        .or_else(|| (count(a) != count(b)).then_some("shard count (N of K/N)"))
+}
+
+/// What the merged folder's `shards.json` records.
+#[derive(Serialize)]
+struct ShardsFile<'a> {
+    shards: Vec<ShardEntry<'a>>,
+}
+
+#[derive(Serialize)]
+struct ShardEntry<'a> {
+    dir: String,
+    shard: String,
+    nonce: &'a str,
+    trials: usize,
+}
+
+/// The merged run of `dirs`, checked; nothing is written.
+pub struct Merged {
+    /// The run's record (no slice).
+    pub record: RunRecord,
+    /// Every verdict once, in the run's scenario order.
+    pub verdicts: Vec<Verdict>,
+    /// The summary of the whole run.
+    pub summary: Summary,
+    shards: Vec<(PathBuf, String, String, usize)>,
+}
+
+/// Reads and checks the shards in `dirs` and merges them in memory.
+pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, MergeError> {
+    let shards: Vec<ShardRun> = dirs
+        .iter()
+        .map(|d| read_shard(d))
+        .collect::<Result<_, _>>()?;
+    let first = shards.first().ok_or(MergeError::NoShards)?;
+    for s in &shards {
+        if s.record.shard.is_none() {
+            return Err(MergeError::NotAShard { dir: s.dir.clone() });
+        }
+        if let Some(field) = differing_field(&first.record, &s.record) {
+            return Err(MergeError::Mismatch {
+                dir: s.dir.clone(),
+                first: first.dir.clone(),
+                field,
+            });
+        }
+    }
+    let order: BTreeMap<&str, usize> = first
+        .record
+        .scenarios
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (id.as_str(), i))
+        .collect();
+    let mut by_scenario: BTreeMap<String, Vec<(&Verdict, &Path)>> = BTreeMap::new();
+    for s in &shards {
+        let shard = s
+            .record
+            .shard
+            .ok_or(MergeError::NotAShard { dir: s.dir.clone() })?;
+        // A trial killed and resumed has one line; a repeated line keeps the last.
+        let mut last: BTreeMap<&str, &Verdict> = BTreeMap::new();
+        for v in &s.verdicts {
+            last.insert(v.scenario.as_str(), v);
+        }
+        for (scenario, v) in last {
+            if !order.get(scenario).is_some_and(|&i| shard.contains(i)) {
+                return Err(MergeError::Stray {
+                    dir: s.dir.clone(),
+                    trial: v.trial.clone(),
+                    scenario: scenario.to_owned(),
+                    shard: shard.to_string(),
+                });
+            }
+            by_scenario
+                .entry(scenario.to_owned())
+                .or_default()
+                .push((v, &s.dir));
+        }
+    }
+    let missing: Vec<String> = first
+        .record
+        .scenarios
+        .iter()
+        .filter(|id| !by_scenario.contains_key(id.as_str()))
+        .cloned()
+        .collect();
+    let doubled: Vec<(String, Vec<String>)> = by_scenario
+        .iter()
+        .filter(|(_, vs)| vs.len() > 1)
+        .map(|(id, vs)| {
+            let trials = vs
+                .iter()
+                .map(|(v, dir)| format!("trial {} in {}", v.trial, dir.display()))
+                .collect();
+            (id.clone(), trials)
+        })
+        .collect();
+    if !missing.is_empty() || !doubled.is_empty() {
+        return Err(MergeError::Incomplete { missing, doubled });
+    }
+    let mut verdicts: Vec<Verdict> = by_scenario
+        .into_values()
+        .filter_map(|vs| vs.into_iter().next().map(|(v, _)| v.clone()))
+        .collect();
+    verdicts.sort_by_key(|v| order.get(v.scenario.as_str()).copied());
+    let mut record = first.record.clone();
+    record.shard = None;
+    // The harness version and judge as the shards' runs saw them; the shards ran side
+    // by side, so the run took as long as its slowest shard.
+    let mut config = config_from_record(&record);
+    let summaries: Vec<&Summary> = shards.iter().filter_map(|s| s.summary.as_ref()).collect();
+    if let Some(s) = summaries.first() {
+        config.harness_version = s.config.harness_version.clone();
+        config.judge = s.config.judge.clone();
+    }
+    let wall = (summaries.len() == shards.len()).then(|| {
+        summaries
+            .iter()
+            .map(|s| s.usage.wall_seconds)
+            .fold(0.0, f64::max)
+    });
+    let summary = metrics::summarize(config, &verdicts, wall);
+    let shards = shards
+        .iter()
+        .map(|s| {
+            let slice = s.record.shard.map(|x| x.to_string()).unwrap_or_default();
+            (
+                s.dir.clone(),
+                slice,
+                s.record.nonce.clone(),
+                s.verdicts.len(),
+            )
+        })
+        .collect();
+    Ok(Merged {
+        record,
+        verdicts,
+        summary,
+        shards,
+    })
+}
+
+/// Writes a merged run into `out` (which must not exist yet): `run.json`,
+/// `results.jsonl`, `summary.json` and `shards.json`.
+pub fn write_merged(merged: &Merged, out: &Path) -> Result<(), MergeError> {
+    let fail = |e: String| MergeError::Write(e);
+    if out.exists() {
+        return Err(fail(format!(
+            "{} already exists; choose another --out for the merged run",
+            out.display()
+        )));
+    }
+    std::fs::create_dir_all(out).map_err(|e| fail(format!("{}: {e}", out.display())))?;
+    write_json_atomically(&out.join("run.json"), &merged.record)
+        .map_err(|e| fail(e.to_string()))?;
+    let mut lines = String::new();
+    for v in &merged.verdicts {
+        let line = serde_json::to_string(v).map_err(|e| fail(e.to_string()))?;
+        lines.push_str(&line);
+        lines.push('\n');
+    }
+    let results = out.join("results.jsonl");
+    std::fs::write(&results, lines).map_err(|e| fail(format!("{}: {e}", results.display())))?;
+    let shards = ShardsFile {
+        shards: merged
+            .shards
+            .iter()
+            .map(|(dir, shard, nonce, trials)| ShardEntry {
+                dir: dir.display().to_string(),
+                shard: shard.clone(),
+                nonce,
+                trials: *trials,
+            })
+            .collect(),
+    };
+    write_json_atomically(&out.join("shards.json"), &shards).map_err(|e| fail(e.to_string()))?;
+    write_json_atomically(&out.join("summary.json"), &merged.summary)
+        .map_err(|e| fail(e.to_string()))
+}

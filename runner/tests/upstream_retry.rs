@@ -1,0 +1,153 @@
+//! A real run against a scripted upstream on 127.0.0.1: a transient failure is retried
+//! inside the proxy and counted in the summary; a refusal (context exceeded) fails the
+//! trial at once, naming the upstream's message, with no trial retry; the built-in
+//! agent asks for `--max-output-tokens`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+
+const REPLY: &str = r#"{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Done."},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}"#;
+
+/// An upstream answering `script` (status, body) in order, then 200 with [`REPLY`];
+/// records every request body.
+fn scripted(script: Vec<(u16, &'static str)>) -> (String, Arc<Mutex<Vec<Value>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let script = Mutex::new(VecDeque::from(script));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 16384];
+            let body = loop {
+                let n = stream.read(&mut chunk).unwrap_or(0);
+                if n == 0 {
+                    break None;
+                }
+                buf.extend_from_slice(&chunk[..n]);
+                let text = String::from_utf8_lossy(&buf).into_owned();
+                if let Some(end) = text.find("\r\n\r\n") {
+                    let len = text[..end]
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                        })
+                        .unwrap_or(0);
+                    if buf.len() >= end + 4 + len {
+                        break Some(buf[end + 4..end + 4 + len].to_vec());
+                    }
+                }
+            };
+            let Some(body) = body else { continue };
+            log.lock()
+                .unwrap()
+                .push(serde_json::from_slice(&body).unwrap_or(Value::Null));
+            let (status, text) = script.lock().unwrap().pop_front().unwrap_or((200, REPLY));
+            let reply = format!(
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
+                text.len()
+            );
+            let _ = stream.write_all(reply.as_bytes());
+        }
+    });
+    (format!("http://127.0.0.1:{port}/v1"), seen)
+}
+
+fn run(base: &str, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "run",
+        "--judge",
+        "none",
+        "--model",
+        "openai:m",
+        "--model-base-url",
+        base,
+        "--scenario",
+        "st-intra-owner-a1-s1",
+        "--retries",
+        "2",
+        "--retry-delay",
+        "0",
+        "--upstream-backoff-ms",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    Command::new(env!("CARGO_BIN_EXE_cosec"))
+        .args(args)
+        .env_remove("COSEC_JUDGE_BASE_URL")
+        .env_remove("COSEC_MODEL_API_KEY")
+        .output()
+        .unwrap()
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_transient_failure_is_retried_in_the_proxy_and_counted() {
+    let overloaded = r#"{"error":{"message":"server overloaded"}}"#;
+    let (base, seen) = scripted(vec![(503, overloaded), (502, overloaded)]);
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let o = run(&base, &out, &["--max-output-tokens", "77"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = json(&out.join("summary.json"));
+    assert_eq!(s["trials"]["valid"], 1, "{s}");
+    assert_eq!(s["usage"]["upstream_retries"], 2, "{}", s["usage"]);
+    let seen = seen.lock().unwrap();
+    assert!(
+        seen.len() >= 10,
+        "two failures, then at least one call per turn"
+    );
+    assert!(seen.iter().all(|b| b["max_tokens"] == 77), "{:?}", seen[0]);
+}
+
+#[test]
+fn a_refusal_fails_the_trial_once_naming_the_upstream_message() {
+    let exceeded = r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}"#;
+    let (base, seen) = scripted(vec![(400, exceeded); 10]);
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let o = run(&base, &out, &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let line: Value = serde_json::from_str(
+        std::fs::read_to_string(out.join("results.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(line["status"], "infra_failure");
+    let cause = line["cause"].as_str().unwrap();
+    assert!(
+        cause.contains("the request exceeds the available context size"),
+        "{cause}"
+    );
+    assert!(cause.contains("HTTP 400"), "{cause}");
+    assert!(cause.contains("not retried"), "{cause}");
+    let seen = seen.lock().unwrap();
+    assert_eq!(
+        seen.len(),
+        1,
+        "neither the proxy nor the runner sent it again"
+    );
+    assert_eq!(
+        seen[0]["max_tokens"],
+        cosec::harness::builtin::DEFAULT_MAX_OUTPUT_TOKENS
+    );
+}
