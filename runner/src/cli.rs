@@ -28,11 +28,11 @@ pub enum Command {
     /// Human audit of the verifier: sample trials, write blind sheets, score them.
     #[command(subcommand)]
     Audit(AuditCommand),
-    /// Print the metrics table of a run folder again from its results file.
-    Report {
-        /// The run folder (holds results.jsonl and run.json).
-        dir: PathBuf,
-    },
+    /// Print the metrics table of run folders again from their results files, or write
+    /// one self-contained HTML report of them (`--html`).
+    Report(ReportArgs),
+    /// Compare runs trial by trial (paired by scenario), or print the cross-run matrix.
+    Compare(CompareArgs),
     /// Install or list the native harnesses (Codex CLI, OpenClaw, Hermes Agent).
     #[command(subcommand)]
     Harness(HarnessCommand),
@@ -255,8 +255,46 @@ pub struct RunArgs {
     /// Seconds one delivery may take before the harness is stopped (native harnesses).
     #[arg(long, default_value_t = 600)]
     pub turn_timeout: u64,
+    /// Price file (per-model price per million input, output and cached-input tokens):
+    /// prints the run's cost; checked before any trial starts.
+    #[arg(long, value_name = "prices.toml")]
+    pub prices: Option<PathBuf>,
     #[command(flatten)]
     pub source: SuiteSource,
+}
+
+/// `cosec report` options.
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    /// Run folders (each holds results.jsonl and run.json).
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Write one self-contained HTML report of all the runs here (no network needed to view).
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<PathBuf>,
+    /// Price file: adds cost per trial, per run and per scenario.
+    #[arg(long, value_name = "prices.toml")]
+    pub prices: Option<PathBuf>,
+}
+
+/// `cosec compare` options.
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    /// Run folders; every run after the first is compared with the first.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Print the cross-run matrix (one row per run) instead of paired comparisons.
+    #[arg(long)]
+    pub table: bool,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Significance level for marking differences (exact McNemar test).
+    #[arg(long, default_value_t = 0.05, value_name = "ALPHA")]
+    pub alpha: f64,
+    /// Price file: adds each run's cost.
+    #[arg(long, value_name = "prices.toml")]
+    pub prices: Option<PathBuf>,
 }
 
 /// Where scenarios are read from.

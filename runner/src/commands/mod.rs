@@ -1,10 +1,12 @@
 //! One module per command group; `dispatch` routes a parsed command to it.
 
 mod audit;
+mod compare;
 mod harness;
 mod policy;
 mod policy_test;
 mod proxy;
+mod report;
 mod scenarios;
 
 use crate::cli::{Command, HarnessCommand, PolicyCommand, ProxyCommand, ScenariosCommand};
@@ -38,7 +40,8 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
         }) => policy_test::test(&file, json, strict, schema.as_deref()),
         Command::Audit(audit) => audit::dispatch(audit),
         Command::Run(args) => crate::run::run(*args),
-        Command::Report { dir } => crate::run::report(&dir),
+        Command::Report(args) => report::report(&args),
+        Command::Compare(args) => compare::compare(&args),
         Command::Harness(HarnessCommand::Install { which, dir }) => harness::install(which, dir),
         Command::Harness(HarnessCommand::List { dir }) => harness::list(dir),
         Command::Proxy(ProxyCommand::Serve(args)) => proxy::serve(args),

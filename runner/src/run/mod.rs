@@ -170,6 +170,17 @@ async fn run_plan(plan: RunPlan) -> Result<ExitCode, CliError> {
     );
     write_json_atomically(&out.join("summary.json"), &summary)?;
     println!("{}", metrics::render_table(&summary));
+    let loaded = crate::compare::load_run(&out)?;
+    let cost = match &shared.plan.prices {
+        Some(prices) => {
+            Some(crate::cost::run_cost(&loaded, prices).map_err(|e| CliError::Run(e.to_string()))?)
+        }
+        None => None,
+    };
+    print!(
+        "{}",
+        crate::cost::render_cost_and_time(&loaded, cost.as_ref())
+    );
     println!("results: {}", out.join("results.jsonl").display());
     Ok(ExitCode::SUCCESS)
 }
@@ -275,14 +286,4 @@ pub fn write_json_atomically<T: serde::Serialize>(path: &Path, value: &T) -> Res
     let tmp = path.with_extension("json.tmp");
     std::fs::write(&tmp, text).map_err(|e| CliError::Run(format!("{}: {e}", tmp.display())))?;
     std::fs::rename(&tmp, path).map_err(|e| CliError::Run(format!("{}: {e}", path.display())))
-}
-
-/// `cosec report DIR`.
-pub fn report(dir: &Path) -> Result<ExitCode, CliError> {
-    let record = options::read_record(dir)?;
-    let verdicts: Vec<Verdict> =
-        read_results(&dir.join("results.jsonl")).map_err(|e| CliError::Run(e.to_string()))?;
-    let summary = metrics::summarize(options::config_from_record(&record), &verdicts, None);
-    println!("{}", metrics::render_table(&summary));
-    Ok(ExitCode::SUCCESS)
 }

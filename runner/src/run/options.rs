@@ -88,6 +88,8 @@ pub struct RunPlan {
     pub retry_delay: u64,
     /// Per-trial timeout in seconds.
     pub trial_timeout: u64,
+    /// Prices for the cost line (`--prices`), checked to cover the run's model.
+    pub prices: Option<crate::cost::PriceTable>,
 }
 
 fn select(args: &RunArgs) -> Result<(Vec<Scenario>, String, bool), CliError> {
@@ -249,6 +251,17 @@ pub fn config_from_record(r: &RunRecord) -> RunConfig {
 /// Resolves flags into a plan, creating the run folder (or checking it on `--resume`).
 pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
     let model = model_route(args)?;
+    let prices = match &args.prices {
+        Some(path) => {
+            let table =
+                crate::cost::PriceTable::load(path).map_err(|e| CliError::Run(e.to_string()))?;
+            table
+                .require(args.model.trim())
+                .map_err(|e| CliError::Run(e.to_string()))?;
+            Some(table)
+        }
+        None => None,
+    };
     let judge =
         JudgeConfig::from_flag(args.judge.as_deref()).map_err(|e| CliError::Run(e.to_string()))?;
     let (scenarios, suite_digest, outside) = select(args)?;
@@ -363,5 +376,6 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         retries: args.retries,
         retry_delay: args.retry_delay,
         trial_timeout: args.trial_timeout,
+        prices,
     })
 }
