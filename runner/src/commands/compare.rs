@@ -28,10 +28,13 @@ pub fn compare(args: &CompareArgs) -> Result<ExitCode, CliError> {
     };
     if args.table {
         if args.json {
-            println!("{}", serde_json::to_string_pretty(&matrix_json(&runs))?);
+            emit(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&matrix_json(&runs))?
+            ))?;
         } else {
-            print!("{}", compare::render_matrix(&runs));
-            print!("{}", cost_table(&runs, prices.as_ref())?);
+            emit(&compare::render_matrix(&runs))?;
+            emit(&cost_table(&runs, prices.as_ref())?)?;
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -41,15 +44,17 @@ pub fn compare(args: &CompareArgs) -> Result<ExitCode, CliError> {
             [one] => one.to_json(),
             many => json!({"comparisons": many.iter().map(|c| c.to_json()).collect::<Vec<_>>()}),
         };
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        emit(&format!("{}\n", serde_json::to_string_pretty(&value)?))?;
     } else {
+        let mut text = String::new();
         for (i, c) in comparisons.iter().enumerate() {
             if i > 0 {
-                println!();
+                text.push('\n');
             }
-            print!("{}", compare::render_comparison(c));
+            text.push_str(&compare::render_comparison(c));
         }
-        print!("{}", cost_table(&runs, prices.as_ref())?);
+        text.push_str(&cost_table(&runs, prices.as_ref())?);
+        emit(&text)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -123,4 +128,16 @@ fn cost_table(runs: &[LoadedRun], prices: Option<&PriceTable>) -> Result<String,
         let _ = writeln!(out, "NOTE: {n}");
     }
     Ok(out)
+}
+
+/// Writes command output to stdout; a reader that stopped early (`| head`) is not an error.
+pub(super) fn emit(text: &str) -> Result<(), CliError> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(CliError::Run(format!("cannot write to stdout: {e}")))
+        }
+        _ => Ok(()),
+    }
 }

@@ -26,16 +26,19 @@ pub fn report(args: &ReportArgs) -> Result<ExitCode, CliError> {
         );
         return Ok(ExitCode::SUCCESS);
     }
+    let mut text = String::new();
     for (i, run) in runs.iter().enumerate() {
         if i > 0 {
-            println!();
+            text.push('\n');
         }
-        println!("{}", metrics::render_table(&run.summary));
+        text.push_str(&metrics::render_table(&run.summary));
+        text.push('\n');
         let cost = match &prices {
             Some(p) => Some(cost::run_cost(run, p).map_err(|e| CliError::Run(e.to_string()))?),
             None => None,
         };
-        print!("{}", cost::render_cost_and_time(run, cost.as_ref()));
+        text.push_str(&cost::render_cost_and_time(run, cost.as_ref()));
     }
+    super::compare::emit(&text)?;
     Ok(ExitCode::SUCCESS)
 }
