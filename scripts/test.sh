@@ -19,3 +19,4 @@ fi
 
 # Slow tiers, one line each.
 scripts/tiers/harnesses.sh
+scripts/tiers/browser.sh
