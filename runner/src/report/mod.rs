@@ -93,14 +93,10 @@ pub fn render_report(
         }
     }
     let mut page = String::with_capacity(islands.len() + 200_000);
-    let _ = write!(
-        page,
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>CoSec report: {} run(s)</title><style>{STYLE}</style></head><body>\n",
+    let _ = writeln!(page, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>CoSec report: {} run(s)</title><style>{STYLE}</style></head><body>",
         runs.len()
     );
-    let _ = write!(
-        page,
-        "<header><h1>CoSec report</h1><p>{} run(s), {} trials. Rates in % with 95% Wilson intervals over valid trials; PVR and CCPVR lower is better, BCR and STCR higher is better.</p></header>\n",
+    let _ = writeln!(page, "<header><h1>CoSec report</h1><p>{} run(s), {} trials. Rates in % with 95% Wilson intervals over valid trials; PVR and CCPVR lower is better, BCR and STCR higher is better.</p></header>",
         runs.len(),
         index.len()
     );
@@ -112,29 +108,29 @@ pub fn render_report(
         }
         page.push_str("</ul></details>\n");
     }
-    let _ = write!(
+    let _ = writeln!(
         page,
-        "<section id=\"s-matrix\"><h2>Matrix</h2>{}</section>\n",
+        "<section id=\"s-matrix\"><h2>Matrix</h2>{}</section>",
         sections::matrix_section(runs)
     );
-    let _ = write!(
+    let _ = writeln!(
         page,
-        "<section id=\"s-heatmaps\"><h2>Heatmaps</h2>{}</section>\n",
+        "<section id=\"s-heatmaps\"><h2>Heatmaps</h2>{}</section>",
         sections::heatmap_section(runs)
     );
-    let _ = write!(
+    let _ = writeln!(
         page,
-        "<section id=\"s-breakdowns\"><h2>Carriers and failure classes</h2>{}</section>\n",
+        "<section id=\"s-breakdowns\"><h2>Carriers and failure classes</h2>{}</section>",
         sections::breakdown_section(runs)
     );
-    let _ = write!(
+    let _ = writeln!(
         page,
-        "<section id=\"s-guard\"><h2>Guard decisions per layer</h2>{}</section>\n",
+        "<section id=\"s-guard\"><h2>Guard decisions per layer</h2>{}</section>",
         sections::guard_section(runs, &guard_by_run)
     );
-    let _ = write!(
+    let _ = writeln!(
         page,
-        "<section id=\"s-paired\"><h2>Paired comparison</h2>{}</section>\n",
+        "<section id=\"s-paired\"><h2>Paired comparison</h2>{}</section>",
         if comparisons.is_empty() {
             "<p>Give two or more runs to compare them trial by trial against the first.</p>"
                 .to_owned()
@@ -142,9 +138,9 @@ pub fn render_report(
             sections::paired_section(&comparisons)
         }
     );
-    let _ = write!(
+    let _ = writeln!(
         page,
-        "<section id=\"s-cost\"><h2>Cost and time</h2>{}</section>\n",
+        "<section id=\"s-cost\"><h2>Cost and time</h2>{}</section>",
         sections::cost_section(runs, &costs, prices)
     );
     page.push_str(TRIALS_SECTION);
@@ -154,7 +150,7 @@ pub fn render_report(
         &serde_json::Value::Array(index).to_string(),
     ));
     page.push_str(&islands);
-    let _ = write!(page, "<script>{SCRIPT}</script>\n</body></html>\n");
+    let _ = writeln!(page, "<script>{SCRIPT}</script>\n</body></html>");
     Ok(page)
 }
 
