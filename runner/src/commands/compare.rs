@@ -1,5 +1,6 @@
 //! `cosec compare`: paired comparisons of runs against the first, or the matrix table.
 
+use super::print;
 use crate::cli::CompareArgs;
 use crate::compare::{self, matrix, LoadedRun};
 use crate::cost::{self, PriceTable};
@@ -28,13 +29,13 @@ pub fn compare(args: &CompareArgs) -> Result<ExitCode, CliError> {
     };
     if args.table {
         if args.json {
-            emit(&format!(
+            print(&format!(
                 "{}\n",
                 serde_json::to_string_pretty(&matrix_json(&runs))?
             ))?;
         } else {
-            emit(&compare::render_matrix(&runs))?;
-            emit(&cost_table(&runs, prices.as_ref())?)?;
+            print(&compare::render_matrix(&runs))?;
+            print(&cost_table(&runs, prices.as_ref())?)?;
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -44,7 +45,7 @@ pub fn compare(args: &CompareArgs) -> Result<ExitCode, CliError> {
             [one] => one.to_json(),
             many => json!({"comparisons": many.iter().map(|c| c.to_json()).collect::<Vec<_>>()}),
         };
-        emit(&format!("{}\n", serde_json::to_string_pretty(&value)?))?;
+        print(&format!("{}\n", serde_json::to_string_pretty(&value)?))?;
     } else {
         let mut text = String::new();
         for (i, c) in comparisons.iter().enumerate() {
@@ -54,7 +55,7 @@ pub fn compare(args: &CompareArgs) -> Result<ExitCode, CliError> {
             text.push_str(&compare::render_comparison(c));
         }
         text.push_str(&cost_table(&runs, prices.as_ref())?);
-        emit(&text)?;
+        print(&text)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -128,16 +129,4 @@ fn cost_table(runs: &[LoadedRun], prices: Option<&PriceTable>) -> Result<String,
         let _ = writeln!(out, "NOTE: {n}");
     }
     Ok(out)
-}
-
-/// Writes command output to stdout; a reader that stopped early (`| head`) is not an error.
-pub(super) fn emit(text: &str) -> Result<(), CliError> {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(CliError::Run(format!("cannot write to stdout: {e}")))
-        }
-        _ => Ok(()),
-    }
 }

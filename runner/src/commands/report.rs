@@ -39,6 +39,6 @@ pub fn report(args: &ReportArgs) -> Result<ExitCode, CliError> {
         };
         text.push_str(&cost::render_cost_and_time(run, cost.as_ref()));
     }
-    super::compare::emit(&text)?;
+    super::print(&text)?;
     Ok(ExitCode::SUCCESS)
 }

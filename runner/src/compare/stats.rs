@@ -221,7 +221,7 @@ mod tests {
         assert_eq!(t.delta(), Some(-1.0));
         let [lo, hi] = t.delta_ci().unwrap();
         assert!(
-            lo >= -1.0 && lo < -0.98 && hi < -0.95 && hi > -0.99,
+            (-1.0..-0.98).contains(&lo) && (-0.99..-0.95).contains(&hi),
             "{lo} {hi}"
         );
     }
