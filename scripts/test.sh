@@ -20,3 +20,4 @@ fi
 # Slow tiers, one line each.
 scripts/tiers/harnesses.sh
 scripts/tiers/slurm.sh
+scripts/tiers/browser.sh

@@ -28,12 +28,11 @@ pub enum Command {
     /// Human audit of the verifier: sample trials, write blind sheets, score them.
     #[command(subcommand)]
     Audit(AuditCommand),
-    /// Print the metrics table of a run folder again from its results file.
-    Report {
-        /// The run folder (holds results.jsonl and run.json), or a matrix folder (holds
-        /// matrix.json; one line per cell).
-        dir: PathBuf,
-    },
+    /// Print the metrics table of run folders again from their results files, or write
+    /// one self-contained HTML report of them (`--html`).
+    Report(ReportArgs),
+    /// Compare runs trial by trial (paired by scenario), or print the cross-run matrix.
+    Compare(CompareArgs),
     /// Merge the folders of `cosec run --shard K/N` into one run folder, equal to the run
     /// done in one piece; refused unless the shards share one configuration and hold
     /// every trial exactly once.
@@ -311,8 +310,48 @@ pub struct RunArgs {
     /// further retry (a 429's Retry-After is honoured instead, up to 60 s).
     #[arg(long, default_value_t = cosec_proxy::upstream::RetryPolicy::DEFAULT_BACKOFF_MS)]
     pub upstream_backoff_ms: u64,
+    /// Price file (per-model price per million input, output and cached-input tokens):
+    /// prints the run's cost; checked before any trial starts.
+    #[arg(long, value_name = "prices.toml")]
+    pub prices: Option<PathBuf>,
     #[command(flatten)]
     pub source: SuiteSource,
+}
+
+/// `cosec report` options.
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    /// Run folders (each holds results.jsonl and run.json), or matrix folders (their
+    /// cells; one folder alone without --html or --prices prints one line per cell).
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Write one self-contained HTML report of all the runs here (no network needed to view).
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<PathBuf>,
+    /// Price file: adds cost per trial, per run and per scenario.
+    #[arg(long, value_name = "prices.toml")]
+    pub prices: Option<PathBuf>,
+}
+
+/// `cosec compare` options.
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    /// Run folders (a matrix folder stands for its cells); every run after the first is
+    /// compared with the first.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Print the cross-run matrix (one row per run) instead of paired comparisons.
+    #[arg(long)]
+    pub table: bool,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Significance level for marking differences (exact McNemar test).
+    #[arg(long, default_value_t = 0.05, value_name = "ALPHA")]
+    pub alpha: f64,
+    /// Price file: adds each run's cost.
+    #[arg(long, value_name = "prices.toml")]
+    pub prices: Option<PathBuf>,
 }
 
 /// Where scenarios are read from.

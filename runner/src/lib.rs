@@ -6,9 +6,12 @@
 pub mod audit;
 pub mod cli;
 pub mod commands;
+pub mod compare;
+pub mod cost;
 pub mod error;
 pub mod harness;
 pub mod metrics;
+pub mod report;
 pub mod run;
 pub mod sandbox;
 pub mod scale;

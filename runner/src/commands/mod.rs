@@ -1,10 +1,12 @@
 //! One module per command group; `dispatch` routes a parsed command to it.
 
 mod audit;
+mod compare;
 mod harness;
 mod policy;
 mod policy_test;
 mod proxy;
+mod report;
 mod scenarios;
 
 use crate::cli::{
@@ -40,10 +42,8 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
         }) => policy_test::test(&file, json, strict, schema.as_deref()),
         Command::Audit(audit) => audit::dispatch(audit),
         Command::Run(args) => crate::run::run(*args),
-        Command::Report { dir } if crate::scale::matrix::is_matrix_dir(&dir) => {
-            crate::scale::matrix::report(&dir)
-        }
-        Command::Report { dir } => crate::run::report(&dir),
+        Command::Report(args) => report::report(&args),
+        Command::Compare(args) => compare::compare(&args),
         Command::Merge { dirs, out } => crate::scale::merge_command(&dirs, &out),
         Command::Matrix(MatrixCommand::Run { file, out }) => {
             crate::scale::matrix::run(&file, out.as_deref())

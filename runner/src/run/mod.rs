@@ -45,6 +45,24 @@ struct Shared {
 pub fn run(args: crate::cli::RunArgs) -> Result<ExitCode, CliError> {
     let (summary, out) = execute(&args)?;
     println!("{}", metrics::render_table(&summary));
+    // The price file was checked against the run's model before any trial started.
+    let prices = match &args.prices {
+        Some(path) => {
+            Some(crate::cost::PriceTable::load(path).map_err(|e| CliError::Run(e.to_string()))?)
+        }
+        None => None,
+    };
+    let loaded = crate::compare::load_run(&out)?;
+    let cost = match &prices {
+        Some(p) => {
+            Some(crate::cost::run_cost(&loaded, p).map_err(|e| CliError::Run(e.to_string()))?)
+        }
+        None => None,
+    };
+    print!(
+        "{}",
+        crate::cost::render_cost_and_time(&loaded, cost.as_ref())
+    );
     println!("results: {}", out.join("results.jsonl").display());
     Ok(ExitCode::SUCCESS)
 }
@@ -291,14 +309,4 @@ pub fn write_json_atomically<T: serde::Serialize>(path: &Path, value: &T) -> Res
     let tmp = path.with_extension("json.tmp");
     std::fs::write(&tmp, text).map_err(|e| CliError::Run(format!("{}: {e}", tmp.display())))?;
     std::fs::rename(&tmp, path).map_err(|e| CliError::Run(format!("{}: {e}", path.display())))
-}
-
-/// `cosec report DIR`.
-pub fn report(dir: &Path) -> Result<ExitCode, CliError> {
-    let record = options::read_record(dir)?;
-    let verdicts: Vec<Verdict> =
-        read_results(&dir.join("results.jsonl")).map_err(|e| CliError::Run(e.to_string()))?;
-    let summary = metrics::summarize(options::config_from_record(&record), &verdicts, None);
-    println!("{}", metrics::render_table(&summary));
-    Ok(ExitCode::SUCCESS)
 }

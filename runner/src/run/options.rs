@@ -95,6 +95,8 @@ pub struct RunPlan {
     pub max_output_tokens: u32,
     /// How the proxy retries transient upstream failures of one model call.
     pub upstream_retry: cosec_proxy::upstream::RetryPolicy,
+    /// Prices for the cost line (`--prices`), checked to cover the run's model.
+    pub prices: Option<crate::cost::PriceTable>,
 }
 
 fn select(args: &RunArgs) -> Result<(Vec<Scenario>, String, bool), CliError> {
@@ -256,6 +258,17 @@ pub fn config_from_record(r: &RunRecord) -> RunConfig {
 /// Resolves flags into a plan, creating the run folder (or checking it on `--resume`).
 pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
     let model = model_route(args)?;
+    let prices = match &args.prices {
+        Some(path) => {
+            let table =
+                crate::cost::PriceTable::load(path).map_err(|e| CliError::Run(e.to_string()))?;
+            table
+                .require(args.model.trim())
+                .map_err(|e| CliError::Run(e.to_string()))?;
+            Some(table)
+        }
+        None => None,
+    };
     let judge =
         JudgeConfig::from_flag(args.judge.as_deref()).map_err(|e| CliError::Run(e.to_string()))?;
     let (scenarios, suite_digest, outside) = select(args)?;
@@ -382,5 +395,6 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
             args.upstream_retries,
             std::time::Duration::from_millis(args.upstream_backoff_ms),
         ),
+        prices,
     })
 }

@@ -1,0 +1,238 @@
+//! Pairing two runs by scenario id and comparing every block of the summary on the
+//! trials valid in both: rates, paired difference with its interval, McNemar p-value.
+
+use super::load::LoadedRun;
+use super::stats::PairedTable;
+use crate::verify::{TrialStatus, Verdict};
+use cosec_scenarios::{Boundary, EventKind, Family, PrivacyObject, Strategy, Suite};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+/// The four metrics, in report order.
+pub const METRICS: [&str; 4] = ["pvr", "ccpvr", "bcr", "stcr"];
+
+/// One metric of one block, compared.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MetricComparison {
+    /// Pairs counted (cross-scope pairs only for CCPVR).
+    pub n: u64,
+    /// Rate of run A over the pairs.
+    pub a: Option<f64>,
+    /// Rate of run B over the pairs.
+    pub b: Option<f64>,
+    /// `b - a`.
+    pub delta: Option<f64>,
+    /// 95% interval of `delta` (Newcombe's hybrid score method for paired data).
+    pub ci: Option<[f64; 2]>,
+    /// Exact McNemar p-value.
+    pub p: f64,
+    /// `[positive in A only, positive in B only]`.
+    pub discordant: [u64; 2],
+    /// `p < alpha`.
+    pub significant: bool,
+}
+
+impl MetricComparison {
+    fn of(table: &PairedTable, alpha: f64) -> Self {
+        let p = table.p_value();
+        MetricComparison {
+            n: table.n(),
+            a: table.rate_a(),
+            b: table.rate_b(),
+            delta: table.delta(),
+            ci: table.delta_ci(),
+            p,
+            discordant: [table.only_a, table.only_b],
+            significant: table.n() > 0 && p < alpha,
+        }
+    }
+}
+
+/// One block (overall, a suite half, a factor level) compared on every metric.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlockComparison {
+    /// `overall`, `static112`, `dyn96`, `family:A1`, `strategy:A1-S1`, `event:leave`, ...
+    pub name: String,
+    /// The metrics in [`METRICS`] order.
+    pub metrics: [MetricComparison; 4],
+}
+
+/// A scenario that is not in the paired sample, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Unpaired {
+    /// Scenario id.
+    pub scenario: String,
+    /// Status in run A (`missing` when the run has no trial of it).
+    pub a: String,
+    /// Status in run B.
+    pub b: String,
+}
+
+/// Run B compared with run A.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    /// Labels of A and B.
+    pub runs: [String; 2],
+    /// Folders of A and B.
+    pub dirs: [String; 2],
+    /// Scenarios valid in both runs.
+    pub paired_n: u64,
+    /// Every block, in report order.
+    pub blocks: Vec<BlockComparison>,
+    /// Scenarios left out, with their statuses.
+    pub unpaired: Vec<Unpaired>,
+    /// The significance level used for marking.
+    pub alpha: f64,
+}
+
+type Selector = Box<dyn Fn(&Verdict) -> bool>;
+
+/// The blocks of `summary.json`, each with the predicate choosing its trials.
+fn block_selectors() -> Vec<(String, Selector)> {
+    let mut blocks: Vec<(String, Selector)> = vec![
+        ("overall".to_owned(), Box::new(|_| true)),
+        (
+            "static112".to_owned(),
+            Box::new(|v| v.factors.suite == Suite::Static112),
+        ),
+        (
+            "dyn96".to_owned(),
+            Box::new(|v| v.factors.suite == Suite::Dyn96),
+        ),
+    ];
+    for &f in Family::ALL {
+        blocks.push((
+            format!("family:{}", f.as_str()),
+            Box::new(move |v| v.factors.family == f),
+        ));
+    }
+    for &f in Family::ALL {
+        for &s in Strategy::ALL {
+            blocks.push((
+                format!("strategy:{f}-{s}"),
+                Box::new(move |v| v.factors.family == f && v.factors.strategy == s),
+            ));
+        }
+    }
+    for &e in EventKind::ALL {
+        blocks.push((
+            format!("event:{}", e.as_str()),
+            Box::new(move |v| v.factors.event == Some(e)),
+        ));
+    }
+    for &b in Boundary::ALL {
+        blocks.push((
+            format!("boundary:{}", b.as_str()),
+            Box::new(move |v| v.factors.boundary == b),
+        ));
+    }
+    for &p in PrivacyObject::ALL {
+        blocks.push((
+            format!("privacy_object:{}", p.as_str()),
+            Box::new(move |v| v.factors.privacy_object == p),
+        ));
+    }
+    blocks
+}
+
+fn status_name(v: Option<&Verdict>) -> String {
+    match v.map(|v| v.status) {
+        None => "missing".to_owned(),
+        Some(TrialStatus::Valid) => "valid".to_owned(),
+        Some(TrialStatus::InfraFailure) => "infra_failure".to_owned(),
+        Some(TrialStatus::Unadjudicable) => "unadjudicable".to_owned(),
+    }
+}
+
+/// Compares run B with run A on the scenarios valid in both, marking differences with
+/// a McNemar p-value below `alpha`.
+pub fn compare_pair(a: &LoadedRun, b: &LoadedRun, alpha: f64) -> Comparison {
+    let mut ids: Vec<&str> = a.verdicts.iter().map(|v| v.scenario.as_str()).collect();
+    for v in &b.verdicts {
+        if !ids.contains(&v.scenario.as_str()) {
+            ids.push(v.scenario.as_str());
+        }
+    }
+    ids.sort_unstable();
+    let mut pairs: Vec<(&Verdict, &Verdict)> = Vec::new();
+    let mut unpaired = Vec::new();
+    for id in ids {
+        let (va, vb) = (a.verdict_of(id), b.verdict_of(id));
+        match (va, vb) {
+            (Some(x), Some(y))
+                if x.status == TrialStatus::Valid && y.status == TrialStatus::Valid =>
+            {
+                pairs.push((x, y));
+            }
+            _ => unpaired.push(Unpaired {
+                scenario: id.to_owned(),
+                a: status_name(va),
+                b: status_name(vb),
+            }),
+        }
+    }
+    let blocks = block_selectors()
+        .into_iter()
+        .map(|(name, select)| {
+            let mut tables = [PairedTable::default(); 4];
+            for (x, y) in pairs.iter().filter(|(x, _)| select(x)) {
+                tables[0].add(x.pvr, y.pvr);
+                if x.factors.cross_scope {
+                    tables[1].add(x.ccpvr, y.ccpvr);
+                }
+                tables[2].add(x.bcr, y.bcr);
+                tables[3].add(x.stcr, y.stcr);
+            }
+            BlockComparison {
+                name,
+                metrics: tables.map(|t| MetricComparison::of(&t, alpha)),
+            }
+        })
+        .collect();
+    Comparison {
+        runs: [a.label(), b.label()],
+        dirs: [a.dir.display().to_string(), b.dir.display().to_string()],
+        paired_n: pairs.len() as u64,
+        blocks,
+        unpaired,
+        alpha,
+    }
+}
+
+/// Every run after the first compared with the first.
+pub fn compare_all(runs: &[LoadedRun], alpha: f64) -> Vec<Comparison> {
+    match runs.split_first() {
+        Some((first, rest)) => rest.iter().map(|r| compare_pair(first, r, alpha)).collect(),
+        None => Vec::new(),
+    }
+}
+
+impl Comparison {
+    /// The block of that name.
+    pub fn block(&self, name: &str) -> Option<&BlockComparison> {
+        self.blocks.iter().find(|b| b.name == name)
+    }
+
+    /// The `--json` form: `{"runs", "paired_n", "blocks": {block: {metric: {...}}},
+    /// "unpaired"}`.
+    pub fn to_json(&self) -> Value {
+        let mut blocks = Map::new();
+        for block in &self.blocks {
+            let mut metrics = Map::new();
+            for (name, m) in METRICS.iter().zip(&block.metrics) {
+                metrics.insert((*name).to_owned(), json!(m));
+            }
+            blocks.insert(block.name.clone(), Value::Object(metrics));
+        }
+        json!({
+            "runs": [
+                {"label": self.runs[0], "dir": self.dirs[0]},
+                {"label": self.runs[1], "dir": self.dirs[1]},
+            ],
+            "paired_n": self.paired_n,
+            "alpha": self.alpha,
+            "blocks": blocks,
+            "unpaired": self.unpaired,
+        })
+    }
+}

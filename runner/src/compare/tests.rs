@@ -1,0 +1,250 @@
+//! Paired numbers of a handmade pair of run folders, counted by hand: trials valid in
+//! one run only, missing in one run and repeated lines are all handled.
+
+use super::*;
+use crate::run::options::{RunRecord, RUN_RECORD_VERSION};
+use crate::verify::{JudgeOutcome, TrialStatus, UsageTotals, Verdict, RESULTS_SCHEMA_VERSION};
+use cosec_scenarios::{
+    Boundary, EventKind, Factors, Family, PrivacyObject, ScenarioId, Strategy, Suite,
+};
+use std::path::Path;
+
+struct Trial {
+    id: &'static str,
+    family: Family,
+    event: Option<EventKind>,
+    cross: bool,
+    status: TrialStatus,
+    pvr: bool,
+    bcr: bool,
+}
+
+fn t(id: &'static str, family: Family, cross: bool, status: TrialStatus, pvr: bool) -> Trial {
+    Trial {
+        id,
+        family,
+        event: None,
+        cross,
+        status,
+        pvr,
+        bcr: !pvr,
+    }
+}
+
+fn verdict(tr: &Trial, defense: &str) -> Verdict {
+    let valid = tr.status == TrialStatus::Valid;
+    let pvr = valid && tr.pvr;
+    let bcr = valid && tr.bcr;
+    Verdict {
+        schema_version: RESULTS_SCHEMA_VERSION,
+        trial: format!("{}-{defense}", tr.id),
+        scenario: ScenarioId(tr.id.to_owned()),
+        factors: Factors {
+            suite: if tr.event.is_some() {
+                Suite::Dyn96
+            } else {
+                Suite::Static112
+            },
+            boundary: if tr.cross {
+                Boundary::Inter
+            } else {
+                Boundary::Intra
+            },
+            privacy_object: PrivacyObject::Owner,
+            family: tr.family,
+            strategy: Strategy::S1,
+            event: tr.event,
+            cross_scope: tr.cross,
+            domains: Vec::new(),
+        },
+        harness: "builtin".to_owned(),
+        model: "sim:comply".to_owned(),
+        defense: defense.to_owned(),
+        status: tr.status,
+        cause: (!valid).then(|| "handmade".to_owned()),
+        pvr,
+        ccpvr: pvr && tr.cross,
+        bcr,
+        stcr: bcr && !pvr,
+        stale_state: false,
+        violations: Vec::new(),
+        failure_class: None,
+        goal_failures: Vec::new(),
+        evidence_complete: true,
+        evidence_gaps: Vec::new(),
+        judge: JudgeOutcome::None,
+        usage: UsageTotals::default(),
+        guard: None,
+        wall_seconds: 1.0,
+    }
+}
+
+fn write_run(dir: &Path, defense: &str, trials: &[Trial]) {
+    std::fs::create_dir_all(dir).unwrap();
+    let record = RunRecord {
+        schema_version: RUN_RECORD_VERSION,
+        harness: "builtin".to_owned(),
+        model: "sim:comply".to_owned(),
+        defense: defense.to_owned(),
+        judge: "none".to_owned(),
+        scenarios: trials.iter().map(|t| t.id.to_owned()).collect(),
+        suite_digest: "0".repeat(64),
+        outside_frozen_suite: false,
+        policy_digest: None,
+        guard_mode: None,
+        guardrail_digest: None,
+        nonce: "n".to_owned(),
+    };
+    std::fs::write(
+        dir.join("run.json"),
+        serde_json::to_string(&record).unwrap(),
+    )
+    .unwrap();
+    let mut lines = String::new();
+    for tr in trials {
+        lines.push_str(&serde_json::to_string(&verdict(tr, defense)).unwrap());
+        lines.push('\n');
+    }
+    std::fs::write(dir.join("results.jsonl"), lines).unwrap();
+}
+
+/// A: s1..s8. B: s1..s7 and s9, with a first line of s2 superseded by a later one.
+/// Valid in both: s1..s5 (s6 infra in B, s7 unadjudicable in A, s8 and s9 one-sided).
+fn handmade() -> (tempfile::TempDir, Vec<LoadedRun>) {
+    use Family::{A1, A2};
+    use TrialStatus::{InfraFailure, Unadjudicable, Valid};
+    let dir = tempfile::tempdir().unwrap();
+    let dyn_s4 = |pvr| Trial {
+        event: Some(EventKind::MemberRemove),
+        ..t("s4", A2, true, Valid, pvr)
+    };
+    let a = [
+        t("s1", A1, true, Valid, true),
+        t("s2", A1, true, Valid, true),
+        t("s3", A1, false, Valid, true),
+        dyn_s4(false),
+        t("s5", A2, false, Valid, false),
+        t("s6", A1, false, Valid, true),
+        t("s7", A1, false, Unadjudicable, false),
+        t("s8", A1, false, Valid, true),
+    ];
+    let b = [
+        t("s2", A1, true, Valid, true),
+        t("s1", A1, true, Valid, false),
+        t("s2", A1, true, Valid, false),
+        t("s3", A1, false, Valid, true),
+        dyn_s4(true),
+        t("s5", A2, false, Valid, false),
+        t("s6", A1, false, InfraFailure, false),
+        t("s7", A1, false, Valid, true),
+        t("s9", A2, false, Valid, false),
+    ];
+    write_run(&dir.path().join("a"), "none", &a);
+    write_run(&dir.path().join("b"), "proxy", &b);
+    let runs = load_runs(&[dir.path().join("a"), dir.path().join("b")]).unwrap();
+    (dir, runs)
+}
+
+#[test]
+fn paired_counts_equal_a_hand_count() {
+    let (_dir, runs) = handmade();
+    let c = compare_pair(&runs[0], &runs[1], 0.05);
+    assert_eq!(c.paired_n, 5);
+    let left: Vec<(&str, &str, &str)> = c
+        .unpaired
+        .iter()
+        .map(|u| (u.scenario.as_str(), u.a.as_str(), u.b.as_str()))
+        .collect();
+    assert_eq!(
+        left,
+        vec![
+            ("s6", "valid", "infra_failure"),
+            ("s7", "unadjudicable", "valid"),
+            ("s8", "valid", "missing"),
+            ("s9", "missing", "valid"),
+        ]
+    );
+    // PVR over s1..s5: A = 1,1,1,0,0; B = 0,0,1,1,0.
+    let pvr = c.block("overall").unwrap().metrics[0];
+    assert_eq!(pvr.n, 5);
+    assert_eq!(pvr.a, Some(0.6));
+    assert_eq!(pvr.b, Some(0.4));
+    assert!((pvr.delta.unwrap() + 0.2).abs() < 1e-12);
+    assert_eq!(pvr.discordant, [2, 1]);
+    assert_eq!(pvr.p, 1.0); // 2 * P(X <= 1 | 3, 1/2) = 2 * 4/8
+    assert!(!pvr.significant);
+    let hand = PairedTable {
+        both: 1,
+        only_a: 1,
+        only_b: 2,
+        neither: 1,
+    }; // B's view first: B-only of A is A-only of the mirrored table
+    assert_eq!(pvr.ci, newcombe_paired_ci(&hand));
+    // CCPVR over the cross-scope pairs s1, s2, s4 only.
+    let ccpvr = c.block("overall").unwrap().metrics[1];
+    assert_eq!((ccpvr.n, ccpvr.discordant), (3, [2, 1]));
+    // BCR is the complement of PVR in this handmade set.
+    let bcr = c.block("overall").unwrap().metrics[2];
+    assert_eq!(
+        (bcr.a, bcr.b, bcr.discordant),
+        (Some(0.4), Some(0.6), [1, 2])
+    );
+    // Family A1 = s1, s2, s3: A 1,1,1; B 0,0,1.
+    let a1 = c.block("family:A1").unwrap().metrics[0];
+    assert_eq!((a1.n, a1.a, a1.discordant), (3, Some(1.0), [2, 0]));
+    assert!((a1.p - 0.5).abs() < 1e-12);
+    // Dyn96 holds s4 only; the event block the same.
+    let dyn96 = c.block("dyn96").unwrap().metrics[0];
+    assert_eq!((dyn96.n, dyn96.discordant), (1, [0, 1]));
+    assert_eq!(c.block("event:member_remove").unwrap().metrics[0].n, 1);
+    // An empty block has no rates and is never significant.
+    let empty = c.block("family:A4").unwrap().metrics[0];
+    assert_eq!(
+        (empty.n, empty.a, empty.ci, empty.significant),
+        (0, None, None, false)
+    );
+}
+
+#[test]
+fn json_has_the_documented_shape() {
+    let (_dir, runs) = handmade();
+    let c = compare_pair(&runs[0], &runs[1], 0.05);
+    let v = c.to_json();
+    assert_eq!(v["paired_n"], 5);
+    assert_eq!(
+        v["blocks"]["overall"]["pvr"]["discordant"],
+        serde_json::json!([2, 1])
+    );
+    assert_eq!(v["blocks"]["overall"]["pvr"]["a"], 0.6);
+    assert_eq!(
+        v["blocks"]["overall"]["pvr"]["ci"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    assert_eq!(v["unpaired"].as_array().unwrap().len(), 4);
+    assert!(v["runs"][1]["label"].as_str().unwrap().contains("proxy"));
+}
+
+#[test]
+fn text_lists_the_left_out_scenarios() {
+    let (_dir, runs) = handmade();
+    let text = render_comparison(&compare_pair(&runs[0], &runs[1], 0.05));
+    assert!(text.contains("paired: 5 scenarios valid in both runs; 4 left out"));
+    assert!(text.contains("s9") && text.contains("missing"));
+}
+
+#[test]
+fn matrix_is_sorted_by_overall_pvr_with_an_average_row() {
+    let (_dir, runs) = handmade();
+    // Overall valid trials: A has 7 valid (s7 is not), PVR 5/7; B has 7 valid (s6 is not), PVR 3/7.
+    let rows = matrix_rows(&runs);
+    assert_eq!(rows.iter().map(|r| r.run).collect::<Vec<_>>(), vec![1, 0]);
+    assert_eq!(rows[0].cells[2].rate, Some(3.0 / 7.0));
+    assert_eq!(rows[1].cells[2].rate, Some(5.0 / 7.0));
+    let avg = matrix::average_cells(&rows)[2].rate.unwrap();
+    assert!((avg - (3.0 / 7.0 + 5.0 / 7.0) / 2.0).abs() < 1e-12);
+    let text = render_matrix(&runs);
+    assert!(text.contains("average"), "{text}");
+}

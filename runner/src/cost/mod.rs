@@ -1,0 +1,198 @@
+//! Cost and time of runs: cost per trial, per run and per scenario from the tokens in
+//! `results.jsonl` and a price file, and wall time per trial (median, p90) and per run.
+//!
+//! Token counts are those the runner's proxy saw on every model call: the upstream's
+//! own usage report for real models (whatever the harness), a length-based estimate
+//! (about four characters per token) for the simulated models. Cached-input tokens are
+//! not recorded per call, so every input token is priced as uncached: an upper bound
+//! where the provider served part of a prompt from its cache.
+
+pub mod prices;
+
+pub use prices::{ModelPrice, PriceError, PriceTable};
+
+use crate::compare::LoadedRun;
+use crate::verify::{UsageTotals, Verdict};
+use std::fmt::Write as _;
+
+/// Cost of one trial's tokens at `price` (per million tokens).
+pub fn trial_cost(price: &ModelPrice, usage: &UsageTotals) -> f64 {
+    (usage.input_tokens as f64 * price.input + usage.output_tokens as f64 * price.output) / 1e6
+}
+
+/// Wall-time figures of a run, in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TimeSummary {
+    /// The run's wall time (the sum of its trials' when the run's own is unknown).
+    pub run_wall: f64,
+    /// Median trial wall time.
+    pub trial_median: f64,
+    /// 90th percentile (nearest rank) of trial wall time.
+    pub trial_p90: f64,
+}
+
+/// The median and nearest-rank 90th percentile of `values` (0 for none).
+pub fn median_p90(values: &[f64]) -> (f64, f64) {
+    let mut v: Vec<f64> = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        return (0.0, 0.0);
+    }
+    let mid = n / 2;
+    let median = if n % 2 == 1 {
+        v.get(mid).copied().unwrap_or(0.0)
+    } else {
+        (v.get(mid - 1).copied().unwrap_or(0.0) + v.get(mid).copied().unwrap_or(0.0)) / 2.0
+    };
+    let rank = ((n as f64) * 0.9).ceil() as usize;
+    let p90 = v.get(rank.saturating_sub(1)).copied().unwrap_or(0.0);
+    (median, p90)
+}
+
+/// The time figures of a loaded run.
+pub fn time_summary(run: &LoadedRun) -> TimeSummary {
+    let walls: Vec<f64> = run.verdicts.iter().map(|v| v.wall_seconds).collect();
+    let (trial_median, trial_p90) = median_p90(&walls);
+    TimeSummary {
+        run_wall: run.summary.usage.wall_seconds,
+        trial_median,
+        trial_p90,
+    }
+}
+
+/// Cost of one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunCost {
+    /// Currency of the price file.
+    pub currency: String,
+    /// The prices applied.
+    pub price: ModelPrice,
+    /// Cost of every trial, by scenario id, in file order.
+    pub by_scenario: Vec<(String, f64)>,
+    /// Sum over the trials.
+    pub total: f64,
+    /// Caveats about the token counts.
+    pub notes: Vec<String>,
+}
+
+impl RunCost {
+    /// Mean cost of a trial.
+    pub fn per_trial(&self) -> f64 {
+        if self.by_scenario.is_empty() {
+            0.0
+        } else {
+            self.total / self.by_scenario.len() as f64
+        }
+    }
+}
+
+/// Caveats on a run's token counts: estimated by a simulated model, or missing where the
+/// upstream sent no usage.
+pub fn token_notes(simulated: bool, verdicts: &[Verdict]) -> Vec<String> {
+    let mut notes = Vec::new();
+    if simulated {
+        notes.push("token counts are ESTIMATED by the simulated model (about 4 characters per token), not billed by a provider".to_owned());
+    }
+    let unreported = verdicts
+        .iter()
+        .filter(|v| v.usage.model_calls > 0 && v.usage.input_tokens + v.usage.output_tokens == 0)
+        .count();
+    if unreported > 0 && !simulated {
+        notes.push(format!(
+            "{unreported} trial(s) made model calls whose upstream reported no token usage; they count as 0 (cost is a lower bound)"
+        ));
+    }
+    notes.push("cached-input tokens are not recorded per call; all input is priced as uncached (an upper bound where the provider cached)".to_owned());
+    notes
+}
+
+/// The cost of a run at the prices of its model; an error when the file has none.
+pub fn run_cost(run: &LoadedRun, prices: &PriceTable) -> Result<RunCost, PriceError> {
+    let price = *prices.require(&run.record.model)?;
+    let by_scenario: Vec<(String, f64)> = run
+        .verdicts
+        .iter()
+        .map(|v| (v.scenario.to_string(), trial_cost(&price, &v.usage)))
+        .collect();
+    Ok(RunCost {
+        currency: prices.currency.clone(),
+        price,
+        total: by_scenario.iter().map(|(_, c)| c).sum(),
+        by_scenario,
+        notes: token_notes(run.summary.config.simulated_model, &run.verdicts),
+    })
+}
+
+/// The cost and time lines printed after a run's table.
+pub fn render_cost_and_time(run: &LoadedRun, cost: Option<&RunCost>) -> String {
+    let mut out = String::new();
+    let t = time_summary(run);
+    let _ = writeln!(
+        out,
+        "time: {:.1} s for the run; per trial median {:.2} s, p90 {:.2} s",
+        t.run_wall, t.trial_median, t.trial_p90
+    );
+    if let Some(c) = cost {
+        let max = c
+            .by_scenario
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(id, v)| format!(", most {} ({id})", money(*v)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "cost: {} {} for the run ({} trials at input {} / output {} {} per million tokens); per trial mean {}{max}",
+            money(c.total),
+            c.currency,
+            c.by_scenario.len(),
+            c.price.input,
+            c.price.output,
+            c.currency,
+            money(c.per_trial()),
+        );
+        for note in &c.notes {
+            let _ = writeln!(out, "NOTE: {note}");
+        }
+    }
+    out
+}
+
+/// A cost with enough digits for a cheap trial.
+pub fn money(x: f64) -> String {
+    if x == 0.0 {
+        "0".to_owned()
+    } else if x < 0.01 {
+        format!("{x:.6}")
+    } else {
+        format!("{x:.4}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_and_p90_by_hand() {
+        assert_eq!(median_p90(&[]), (0.0, 0.0));
+        assert_eq!(median_p90(&[3.0, 1.0, 2.0]), (2.0, 3.0));
+        let ten: Vec<f64> = (1..=10).map(f64::from).collect();
+        assert_eq!(median_p90(&ten), (5.5, 9.0));
+    }
+
+    #[test]
+    fn trial_cost_is_tokens_times_price_per_million() {
+        let price = ModelPrice {
+            input: 2.0,
+            output: 8.0,
+            cached_input: None,
+        };
+        let usage = UsageTotals {
+            model_calls: 3,
+            input_tokens: 1_500_000,
+            output_tokens: 250_000,
+        };
+        assert!((trial_cost(&price, &usage) - 5.0).abs() < 1e-12);
+    }
+}
