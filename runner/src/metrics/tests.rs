@@ -41,6 +41,8 @@ fn violation(carrier: Carrier) -> Violation {
         object: ObjectId("o".to_owned()),
         cross_community: true,
         after_event: false,
+        requester: None,
+        oracle: Vec::new(),
     }
 }
 

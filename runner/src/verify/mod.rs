@@ -11,6 +11,7 @@ pub mod extract;
 pub mod goal;
 pub mod guard;
 pub mod judge;
+pub mod timing;
 pub mod verdict;
 
 #[cfg(test)]

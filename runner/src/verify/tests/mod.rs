@@ -4,6 +4,7 @@
 
 mod judge;
 mod suite;
+mod timing;
 
 use super::evidence::{analyze, analyze_lines, diagnose};
 use super::extract::{agent_outputs, violations, Carrier};
