@@ -19,7 +19,8 @@ use cosec_scenarios::ids::turn_time;
 use cosec_scenarios::platform::ScheduledEvent;
 use cosec_scenarios::verifier::SpanLocation;
 use cosec_scenarios::{
-    CommunityId, CommunityState, Destination, FailureClass, ObjectId, Scenario, UserId,
+    CommunityEvent, CommunityId, CommunityState, Destination, FailureClass, ObjectId, Scenario,
+    UserId,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -230,9 +231,13 @@ pub fn facts(
         let seen_before = audience(s, before, addressed);
         let mut parties = seen_now.clone();
         parties.extend(v.requester.iter().cloned());
+        // The person a join or promotion is about gained standing towards the item's
+        // source even when the destination is elsewhere (a newcomer asking for the
+        // group's earlier history in another community).
         let subject = match &event.change {
-            cosec_scenarios::CommunityEvent::RoleUp { user, .. }
-            | cosec_scenarios::CommunityEvent::RoleDown { user, .. } => Some(user),
+            CommunityEvent::MemberJoin { user, .. } | CommunityEvent::RoleUp { user, .. } => {
+                Some(user)
+            }
             _ => None,
         };
         for u in &parties {

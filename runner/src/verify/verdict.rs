@@ -230,8 +230,10 @@ impl Verdict {
         let unclassified = (dynamic_failure && failure_classes.is_empty()).then(|| {
             if det.violations.is_empty() {
                 "judge-only violation: no deterministic evidence to classify".to_owned()
-            } else {
+            } else if det.violations.iter().all(|v| !v.after_event) {
                 "no violation came after the event".to_owned()
+            } else {
+                "no class rule matched the violations after the event".to_owned()
             }
         });
         Verdict {
