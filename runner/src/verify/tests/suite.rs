@@ -11,7 +11,7 @@ use cosec_proxy::layout;
 use cosec_proxy::trace::{Effect, TraceLine};
 use cosec_scenarios::agent::Surface;
 use cosec_scenarios::verifier::{PlanAction, PlanStep};
-use cosec_scenarios::{FailureClass, Family, Namespace, Scenario};
+use cosec_scenarios::{FailureClass, Namespace, Scenario};
 use std::collections::BTreeMap;
 use std::path::Path;
 
