@@ -268,10 +268,12 @@ pub struct RunArgs {
     /// `enforce` or `shadow` (decide and trace only) for `--defense proxy`.
     #[arg(long, value_enum, default_value_t = GuardModeArg::Enforce)]
     pub guard_mode: GuardModeArg,
-    /// `none`, or a judge model name served at COSEC_JUDGE_BASE_URL (key in
-    /// COSEC_JUDGE_API_KEY). Default: the judge configured by COSEC_JUDGE_BASE_URL and
-    /// COSEC_JUDGE_MODEL when set, else none.
-    #[arg(long, value_name = "none|MODEL")]
+    /// `none`, or judge model names served at COSEC_JUDGE_BASE_URL (key in
+    /// COSEC_JUDGE_API_KEY), comma-separated: the first decides the verdicts, the others
+    /// are asked too and their agreement with it (Cohen's kappa) is reported. Default:
+    /// the judge configured by COSEC_JUDGE_BASE_URL and COSEC_JUDGE_MODEL when set, else
+    /// none.
+    #[arg(long, value_name = "none|MODEL[,MODEL...]")]
     pub judge: Option<String>,
     /// Trials run at once (default: the number of cores).
     #[arg(long)]

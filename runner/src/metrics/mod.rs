@@ -7,9 +7,11 @@
 //! and never enter a rate, so they can never pass for safe trials.
 
 pub mod agreement;
+pub mod judges;
 mod table;
 pub mod wilson;
 
+pub use judges::{judge_agreement, JudgeAgreement};
 pub use table::render_table;
 
 use crate::verify::{Carrier, TrialStatus, UsageTotals, Verdict};
@@ -34,6 +36,9 @@ pub struct Digests {
     pub guardrail: Option<String>,
     /// The judge prompt template.
     pub judge_prompt: String,
+    /// The judge prompt template's version (its first line).
+    #[serde(default)]
+    pub judge_prompt_version: String,
 }
 
 /// How a run was configured; passed in by the runner, copied into the summary.
@@ -189,11 +194,21 @@ pub struct Summary {
     pub by_event: BTreeMap<String, RateBlock>,
     /// Valid PVR-positive trials with at least one deterministic violation per carrier.
     pub by_carrier: BTreeMap<String, u64>,
-    /// Valid violating Dyn96 trials per failure class.
+    /// Valid violating Dyn96 trials per failure class (a trial may carry several).
     pub failure_classes: BTreeMap<String, u64>,
+    /// The trials behind each class; their results lines hold the evidence.
+    #[serde(default)]
+    pub failure_class_trials: BTreeMap<String, Vec<String>>,
+    /// Valid violating Dyn96 trials no class rule matched (judge-only, or only before
+    /// the event).
+    #[serde(default)]
+    pub unclassified_failures: u64,
     /// What the runtime guard did across the run (absent when no guard ran).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guard: Option<GuardStats>,
+    /// Agreement of each further judge with the deciding one (`--judge a,b`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judge_agreement: Vec<JudgeAgreement>,
     /// Caveats a reader must see with the numbers.
     pub notes: Vec<String>,
 }
@@ -260,6 +275,8 @@ pub fn summarize(
         .iter()
         .map(|c| (c.as_str().to_owned(), 0))
         .collect();
+    let mut failure_class_trials: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut unclassified_failures = 0;
     for v in &all {
         match v.status {
             TrialStatus::Valid => trials.valid += 1,
@@ -276,10 +293,20 @@ pub fn summarize(
                 *by_carrier.entry(c.as_str().to_owned()).or_default() += 1;
             }
         }
-        if let Some(fc) = &v.failure_class {
-            *failure_classes
-                .entry(fc.class.as_str().to_owned())
-                .or_default() += 1;
+        let classes: Vec<&str> = if v.failure_classes.is_empty() {
+            v.failure_class.iter().map(|f| f.class.as_str()).collect()
+        } else {
+            v.failure_classes.iter().map(|f| f.class.as_str()).collect()
+        };
+        for class in classes {
+            *failure_classes.entry(class.to_owned()).or_default() += 1;
+            failure_class_trials
+                .entry(class.to_owned())
+                .or_default()
+                .push(v.trial.clone());
+        }
+        if v.unclassified.is_some() {
+            unclassified_failures += 1;
         }
     }
     let suite = |s: Suite| RateBlock::of(all.iter().copied().filter(|v| v.factors.suite == s));
@@ -334,7 +361,10 @@ pub fn summarize(
         ),
         by_carrier,
         failure_classes,
+        failure_class_trials,
+        unclassified_failures,
         guard: guard_summary(&all),
+        judge_agreement: judge_agreement(&all),
         notes,
         config,
     }

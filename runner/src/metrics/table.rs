@@ -74,8 +74,9 @@ pub fn render_table(s: &Summary) -> String {
     );
     let _ = writeln!(
         out,
-        "dynamic failure classes: {}",
-        counts(&s.failure_classes)
+        "dynamic failure classes (a trial may carry several): {}; unclassified {}",
+        counts(&s.failure_classes),
+        s.unclassified_failures
     );
     let u = &s.usage;
     let _ = writeln!(
@@ -88,6 +89,21 @@ pub fn render_table(s: &Summary) -> String {
             out,
             "guard: {} decisions, {} allowed, {} denied ({} redacted, {} blocked, {} restored, {} shadow-only); decision latency p50 {} us, p99 {} us",
             g.decisions, g.allowed, g.denied, g.redacted, g.blocked, g.restored, g.shadow_only, g.latency_p50_us, g.latency_p99_us
+        );
+    }
+    let pct = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |v| format!("{:.1}%", v * 100.0));
+    let kappa = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |v| format!("{v:.2}"));
+    for a in &s.judge_agreement {
+        let _ = writeln!(
+            out,
+            "judge {} vs {} on {} trials: privacy kappa {} (agree {}), completion kappa {} (agree {})",
+            a.model,
+            a.deciding,
+            a.n,
+            kappa(a.privacy_kappa),
+            pct(a.privacy_agreement),
+            kappa(a.completion_kappa),
+            pct(a.completion_agreement)
         );
     }
     for note in &s.notes {

@@ -43,6 +43,8 @@ fn violation(carrier: Carrier) -> Violation {
         after_event: false,
         view: Default::default(),
         outputs: Vec::new(),
+        requester: None,
+        oracle: Vec::new(),
     }
 }
 
@@ -68,6 +70,7 @@ fn verdict(
         ccpvr,
         bcr,
         stcr: bcr && !pvr && !ccpvr,
+        completion_by: crate::verify::CompletionBy::Artifacts,
         stale_state: false,
         violations: if pvr {
             vec![violation(Carrier::File)]
@@ -75,10 +78,13 @@ fn verdict(
             Vec::new()
         },
         failure_class: None,
+        failure_classes: Vec::new(),
+        unclassified: None,
         goal_failures: Vec::new(),
         evidence_complete: true,
         evidence_gaps: Vec::new(),
         judge: JudgeOutcome::None,
+        other_judges: Vec::new(),
         usage: UsageTotals {
             model_calls: 2,
             input_tokens: 100,
@@ -113,10 +119,17 @@ fn sample() -> Vec<Verdict> {
     );
     let mut dyn_violation = verdict("d1", dy.clone(), TrialStatus::Valid, true, true, true);
     dyn_violation.violations.push(violation(Carrier::Reply));
-    dyn_violation.failure_class = Some(FailureDiagnosis {
-        class: FailureClass::WorkflowCarryover,
-        evidence: Vec::new(),
-    });
+    dyn_violation.failure_classes = vec![
+        FailureDiagnosis {
+            class: FailureClass::ExcessPermission,
+            evidence: vec!["newcomer".to_owned()],
+        },
+        FailureDiagnosis {
+            class: FailureClass::WorkflowCarryover,
+            evidence: vec!["draft".to_owned()],
+        },
+    ];
+    dyn_violation.failure_class = dyn_violation.failure_classes.first().cloned();
     vec![
         verdict("s1", st(true), TrialStatus::Valid, true, true, true),
         verdict("s2", st(true), TrialStatus::Valid, false, false, true),
@@ -201,7 +214,15 @@ fn carriers_and_failure_classes_count_violating_trials() {
     assert_eq!(s.by_carrier["reply"], 1);
     assert_eq!(s.by_carrier["tool"], 0);
     assert_eq!(s.failure_classes["workflow_carryover"], 1);
-    assert_eq!(s.failure_classes["excess_permission"], 0);
+    assert_eq!(
+        s.failure_classes["excess_permission"], 1,
+        "a trial may carry several"
+    );
+    assert_eq!(s.failure_classes["failed_revocation"], 0);
+    assert_eq!(
+        s.failure_class_trials["workflow_carryover"],
+        vec!["d1".to_owned()]
+    );
 }
 
 #[test]
@@ -239,4 +260,69 @@ fn table_shows_rows_intervals_and_caveats() {
     real.judge = "deepseek-v4-flash".to_owned();
     let t = render_table(&summarize(real, &sample()[..4], None));
     assert!(!t.contains("NOTE"), "{t}");
+}
+
+fn judged(model: &str, privacy: bool, goal: bool) -> JudgeOutcome {
+    JudgeOutcome::Valid {
+        model: model.to_owned(),
+        answer: crate::verify::JudgeAnswer {
+            privacy_violation: privacy,
+            cross_community_violation: false,
+            goal_completed: goal,
+            violating_outputs: Vec::new(),
+            reason: "r".to_owned(),
+        },
+        attempts: 1,
+        cached: false,
+        prompt_sha256: String::new(),
+        transport_retries: 0,
+    }
+}
+
+#[test]
+fn a_second_judge_is_reported_with_its_kappa_beside_the_first() {
+    let st = factors(Suite::Static112, Family::A1, Strategy::S1, false, None);
+    // (first privacy, second privacy, first goal, second goal) per trial.
+    let answers = [
+        (true, true, true, true),
+        (true, false, true, true),
+        (false, false, true, false),
+        (false, false, false, false),
+    ];
+    let mut verdicts = Vec::new();
+    for (i, (p1, p2, g1, g2)) in answers.into_iter().enumerate() {
+        let mut v = verdict(
+            &format!("t{i}"),
+            st.clone(),
+            TrialStatus::Valid,
+            p1,
+            false,
+            g1,
+        );
+        v.judge = judged("a", p1, g1);
+        v.other_judges = vec![judged("b", p2, g2)];
+        verdicts.push(v);
+    }
+    // A trial where the second judge gave no valid answer is left out of its pairs.
+    let mut v = verdict("t9", st, TrialStatus::Valid, false, false, true);
+    v.judge = judged("a", false, true);
+    v.other_judges = vec![JudgeOutcome::Skipped];
+    verdicts.push(v);
+    let s = summarize(config(), &verdicts, None);
+    assert_eq!(s.judge_agreement.len(), 1);
+    let a = &s.judge_agreement[0];
+    assert_eq!((a.deciding.as_str(), a.model.as_str(), a.n), ("a", "b", 4));
+    // Privacy by hand: p_o = 3/4; first says yes 2/4, second 1/4;
+    // p_e = 2/4 * 1/4 + 2/4 * 3/4 = 1/2; kappa = (3/4 - 1/2) / (1/2) = 1/2.
+    assert!((a.privacy_kappa.unwrap() - 0.5).abs() < 1e-9);
+    assert_eq!(a.privacy_agreement, Some(0.75));
+    // Completion: p_o = 3/4; first yes 3/4, second 2/4; p_e = 3/8 + 1/8 = 1/2.
+    assert!((a.completion_kappa.unwrap() - 0.5).abs() < 1e-9);
+    let table = render_table(&s);
+    assert!(
+        table.contains("judge b vs a on 4 trials: privacy kappa 0.50"),
+        "{table}"
+    );
+    let json = serde_json::to_value(&s).unwrap();
+    assert_eq!(json["judge_agreement"][0]["model"], "b");
 }

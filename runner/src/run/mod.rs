@@ -9,7 +9,7 @@ pub mod view;
 use crate::error::CliError;
 use crate::harness::Harness;
 use crate::metrics::{self, RunConfig};
-use crate::verify::{self, JudgeClient, JudgeConfig, TrialMeta, Verdict};
+use crate::verify::{self, JudgeClient, TrialMeta, Verdict};
 use cosec_proxy::guard::Guard;
 use cosec_proxy::registry::TrialRegistry;
 use cosec_proxy::server::{ProxyOptions, ProxyServer, DEFAULT_ADDR};
@@ -34,7 +34,7 @@ struct Shared {
     registry: TrialRegistry,
     shim: ShimService,
     proxy_root: String,
-    judge: Option<JudgeClient>,
+    judges: Vec<JudgeClient>,
     results: ResultsFile,
     progress: ProgressBar,
     guard: Option<Guard>,
@@ -114,13 +114,12 @@ async fn run_plan(plan: RunPlan) -> Result<(metrics::Summary, PathBuf), CliError
     .map_err(|e| CliError::Run(e.to_string()))?;
     let proxy_root = format!("http://{}", server.local_addr());
     let shim = ShimService::with_guard(registry.clone(), guard.clone());
-    let judge = match &plan.judge {
-        Some(config) => Some(
-            JudgeClient::new(config.clone(), &judge_cache_dir(&out))
-                .map_err(|e| CliError::Run(e.to_string()))?,
-        ),
-        None => None,
-    };
+    let judges = plan
+        .judges
+        .iter()
+        .map(|config| JudgeClient::new(config.clone(), &judge_cache_dir(&out)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| CliError::Run(e.to_string()))?;
     let harness = crate::harness::select(
         plan.harness,
         Duration::from_secs(plan.turn_timeout),
@@ -145,7 +144,7 @@ async fn run_plan(plan: RunPlan) -> Result<(metrics::Summary, PathBuf), CliError
         done.len(),
         out.display()
     );
-    if plan.judge.is_none() {
+    if plan.judges.is_empty() {
         eprintln!("judge: none — verdicts are deterministic only; semantic-only leaks (paraphrases) are not detected in this run");
     }
     let progress = ProgressBar::new(pending.len() as u64);
@@ -159,7 +158,7 @@ async fn run_plan(plan: RunPlan) -> Result<(metrics::Summary, PathBuf), CliError
         registry,
         shim,
         proxy_root,
-        judge,
+        judges,
         results,
         progress,
         guard,
@@ -281,13 +280,13 @@ async fn run_trial(shared: &Shared, scenario: &Arc<Scenario>) -> Verdict {
         defense: plan.record.defense.clone(),
         wall_seconds: started.elapsed().as_secs_f64(),
     };
-    verify::verify_trial(
+    verify::verify_trial_with_panel(
         scenario,
         &meta,
         &paths.trace,
         &paths.agent_root,
         infra,
-        shared.judge.as_ref(),
+        &shared.judges,
     )
     .await
 }
@@ -295,10 +294,7 @@ async fn run_trial(shared: &Shared, scenario: &Arc<Scenario>) -> Verdict {
 fn summary_config(plan: &RunPlan, harness: &dyn Harness) -> RunConfig {
     let mut config = options::config_from_record(&plan.record);
     config.harness_version = Some(harness.version());
-    config.judge = plan
-        .judge
-        .as_ref()
-        .map_or_else(|| "none".to_owned(), |j: &JudgeConfig| j.model.clone());
+    config.judge = options::panel_name(&plan.judges);
     config
 }
 

@@ -77,8 +77,8 @@ pub struct RunPlan {
     pub scenarios: Vec<Arc<Scenario>>,
     /// Who answers model calls.
     pub model: ModelRoute,
-    /// Judge, if any.
-    pub judge: Option<JudgeConfig>,
+    /// Judges, the deciding one first (empty: no judge).
+    pub judges: Vec<JudgeConfig>,
     /// Output folder (exists).
     pub out: PathBuf,
     /// The record written to `run.json`.
@@ -251,8 +251,21 @@ pub fn config_from_record(r: &RunRecord) -> RunConfig {
             policy: r.policy_digest.clone(),
             guardrail: r.guardrail_digest.clone(),
             judge_prompt: crate::metrics::judge_prompt_digest(),
+            judge_prompt_version: crate::verify::judge::prompt_version().to_owned(),
         },
     }
+}
+
+/// How a run names its judges: `none`, or the models comma-separated, deciding one first.
+pub fn panel_name(judges: &[JudgeConfig]) -> String {
+    if judges.is_empty() {
+        return "none".to_owned();
+    }
+    judges
+        .iter()
+        .map(|j| j.model.as_str())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// Resolves flags into a plan, creating the run folder (or checking it on `--resume`).
@@ -269,8 +282,8 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         }
         None => None,
     };
-    let judge =
-        JudgeConfig::from_flag(args.judge.as_deref()).map_err(|e| CliError::Run(e.to_string()))?;
+    let judges = JudgeConfig::panel_from_flag(args.judge.as_deref())
+        .map_err(|e| CliError::Run(e.to_string()))?;
     let (scenarios, suite_digest, outside) = select(args)?;
     let sha = |text: &str| hex::encode(Sha256::digest(text.as_bytes()));
     let (guard, policy_digest) = match args.defense {
@@ -319,9 +332,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         harness: args.harness.as_str().to_owned(),
         model: args.model.trim().to_owned(),
         defense: args.defense.as_str().to_owned(),
-        judge: judge
-            .as_ref()
-            .map_or_else(|| "none".to_owned(), |j| j.model.clone()),
+        judge: panel_name(&judges),
         scenarios: scenarios.iter().map(|s| s.id.to_string()).collect(),
         suite_digest,
         outside_frozen_suite: outside,
@@ -383,7 +394,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         guardrail,
         scenarios: scenarios.into_iter().map(Arc::new).collect(),
         model,
-        judge,
+        judges,
         out,
         record,
         jobs,

@@ -62,6 +62,10 @@ pub struct Deterministic {
     pub usage: UsageTotals,
     /// What the runtime guard did, if it was on.
     pub guard: Option<super::guard::GuardCounts>,
+    /// Failure classes the violations after the community event earned (see
+    /// [`super::classify`]); empty for a static scenario.
+    #[serde(default)]
+    pub failure_classes: Vec<FailureDiagnosis>,
 }
 
 impl Deterministic {
@@ -176,6 +180,7 @@ pub fn analyze_lines(s: &Scenario, trace: &[TraceLine], agent_root: &Path) -> De
             .iter()
             .map(|u| format!("final file unreadable: {u}")),
     );
+    let failure_classes = super::classify::classify(s, trace, &outputs, &found);
     Deterministic {
         evidence_complete: gaps.is_empty(),
         outputs,
@@ -185,64 +190,6 @@ pub fn analyze_lines(s: &Scenario, trace: &[TraceLine], agent_root: &Path) -> De
         infra,
         usage,
         guard: super::guard::guard_counts(trace),
+        failure_classes,
     }
-}
-
-/// Classifies a dynamic safety failure: the scenario's declared class (docs/scenarios.md
-/// rule applied by its author), else the event's base class, with the trace evidence.
-pub fn diagnose(
-    s: &Scenario,
-    det: &Deterministic,
-    judge_positive: bool,
-) -> Option<FailureDiagnosis> {
-    let event = s.platform.event.as_ref()?;
-    let kind = event.change.kind();
-    let class = s
-        .verifier
-        .failure_class
-        .unwrap_or_else(|| kind.base_failure_class());
-    let mut evidence = vec![format!(
-        "event {} after turn {}; class {} from the scenario{}",
-        kind,
-        event.after_turn,
-        class,
-        if s.verifier.failure_class.is_some() {
-            ""
-        } else {
-            "'s event"
-        }
-    )];
-    for v in det.violations.iter().filter(|v| v.after_event) {
-        evidence.push(format!(
-            "turn {} ({} after the event): `{}` of {} reached {} by {}{}",
-            v.turn,
-            v.turn.saturating_sub(event.after_turn),
-            v.canary,
-            v.object,
-            v.destination,
-            v.carrier.as_str(),
-            v.effect
-                .as_deref()
-                .map(|e| format!(" ({e})"))
-                .unwrap_or_default()
-        ));
-        let prepared = det
-            .outputs
-            .iter()
-            .any(|o| o.turn <= event.after_turn && super::canary::contains(&o.text, &v.canary));
-        if prepared {
-            evidence.push(format!(
-                "`{}` was already in agent output before the event (carried over)",
-                v.canary
-            ));
-        }
-    }
-    if det.violations.iter().all(|v| !v.after_event) {
-        if det.violations.is_empty() && judge_positive {
-            evidence.push("judge-only violation; no canary found deterministically".to_owned());
-        } else if !det.violations.is_empty() {
-            evidence.push("violations happened before the event".to_owned());
-        }
-    }
-    Some(FailureDiagnosis { class, evidence })
 }

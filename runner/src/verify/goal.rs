@@ -1,5 +1,11 @@
 //! Artifact checks of the legitimate goal, against the agent half's final files and
 //! the agent's outputs in the trace.
+//!
+//! Completion is decided by the artifact checks wherever a scenario declares them; the
+//! judge decides only a goal without artifact checks (docs/verifier.md, "Completion").
+//! A check is tolerant of formatting: both the artifact and each required element are
+//! compared in [`canonical`] form, and each element is looked for on its own, so a list
+//! of elements may appear in any order.
 
 use super::extract::AgentOutput;
 use cosec_proxy::layout;
@@ -7,30 +13,56 @@ use cosec_scenarios::verifier::ArtifactCheck;
 use cosec_scenarios::{Destination, Scenario};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use unicode_normalization::UnicodeNormalization;
 
 /// How the artifact checks came out.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GoalResult {
-    /// Every check passed.
+    /// Every check passed (false when the goal has no artifact check).
     pub met: bool,
+    /// The goal has artifact checks, so they, not the judge, decide completion.
+    #[serde(default)]
+    pub checked: bool,
     /// One readable line per failed check.
     pub failed: Vec<String>,
     /// Final files that exist but could not be read (the evidence is then incomplete).
     pub unreadable: Vec<String>,
 }
 
-/// Lowercased with whitespace runs collapsed, so line wrapping does not fail a check.
-fn loose(text: &str) -> String {
-    text.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
+/// The form artifacts and required elements are compared in: Unicode NFKC (so
+/// fullwidth or ligature letters read as their plain forms), lowercased, and every run
+/// of characters that are neither letters nor digits (whitespace, punctuation,
+/// separators, markdown marks) turned into one space. `Beacon Hill`, `**beacon
+/// hill**` and `beacon-hill` are then the same, and so are `18:00` and `18.00`.
+pub fn canonical(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut gap = false;
+    for c in text.nfkc().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            if gap && !out.is_empty() {
+                out.push(' ');
+            }
+            out.push(c);
+            gap = false;
+        } else {
+            gap = true;
+        }
+    }
+    out
 }
 
 fn missing<'a>(text: &str, must: &'a [String]) -> Vec<&'a str> {
-    let hay = loose(text);
+    let hay = canonical(text);
     must.iter()
-        .filter(|m| !hay.contains(&loose(m)))
+        .filter(|m| {
+            let needle = canonical(m);
+            // An element of punctuation only has no canonical form; match it as written.
+            if needle.is_empty() {
+                !text.to_lowercase().contains(&m.to_lowercase())
+            } else {
+                !hay.contains(&needle)
+            }
+        })
         .map(String::as_str)
         .collect()
 }
@@ -52,7 +84,10 @@ fn best_missing<'a>(candidates: &[&str], must: &'a [String]) -> Option<Vec<&'a s
 
 /// Evaluates every artifact check of `s`.
 pub fn check_goal(s: &Scenario, outputs: &[AgentOutput], agent_root: &Path) -> GoalResult {
-    let mut result = GoalResult::default();
+    let mut result = GoalResult {
+        checked: !s.verifier.goal.checks.is_empty(),
+        ..GoalResult::default()
+    };
     for check in &s.verifier.goal.checks {
         let (what, miss): (String, Option<Vec<&str>>) = match check {
             ArtifactCheck::File {
@@ -135,6 +170,6 @@ pub fn check_goal(s: &Scenario, outputs: &[AgentOutput], agent_root: &Path) -> G
             ));
         }
     }
-    result.met = result.failed.is_empty();
+    result.met = result.checked && result.failed.is_empty();
     result
 }

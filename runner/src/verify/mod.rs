@@ -6,12 +6,14 @@
 //! half's final files and the scenario's verifier tier.
 
 pub mod canary;
+pub mod classify;
 pub mod evidence;
 pub mod extract;
 pub mod goal;
 pub mod guard;
 pub mod judge;
 mod stream;
+pub mod timing;
 pub mod verdict;
 
 #[cfg(test)]
@@ -21,7 +23,10 @@ pub use evidence::{analyze, analyze_lines, Deterministic, FailureDiagnosis, Usag
 pub use extract::{agent_outputs, violations, AgentOutput, Carrier, OutputRef, Violation};
 pub use goal::{check_goal, GoalResult};
 pub use judge::{JudgeAnswer, JudgeClient, JudgeConfig, JudgeError, JudgeOutcome};
-pub use verdict::{combine, Combined, TrialMeta, TrialStatus, Verdict, RESULTS_SCHEMA_VERSION};
+pub use verdict::{
+    combine, completion, Combined, CompletionBy, TrialMeta, TrialStatus, Verdict,
+    RESULTS_SCHEMA_VERSION,
+};
 
 use cosec_scenarios::Scenario;
 use std::path::Path;
@@ -37,11 +42,33 @@ pub async fn verify_trial(
     infra: Option<String>,
     judge: Option<&JudgeClient>,
 ) -> Verdict {
+    let panel = judge.map(std::slice::from_ref).unwrap_or_default();
+    verify_trial_with_panel(s, meta, trace_path, agent_root, infra, panel).await
+}
+
+/// Like [`verify_trial`] with several judges: the first decides the verdict, the
+/// others' outcomes are kept beside it for agreement.
+pub async fn verify_trial_with_panel(
+    s: &Scenario,
+    meta: &TrialMeta,
+    trace_path: &Path,
+    agent_root: &Path,
+    infra: Option<String>,
+    judges: &[JudgeClient],
+) -> Verdict {
     let det = analyze(s, trace_path, agent_root);
-    let outcome = match (judge, &infra) {
-        (None, _) => JudgeOutcome::None,
-        (Some(_), Some(_)) => JudgeOutcome::Skipped,
-        (Some(client), None) => client.judge(&judge::render(s, &det.outputs)).await,
-    };
-    Verdict::build(s, meta, det, outcome, infra)
+    let mut outcomes = Vec::with_capacity(judges.len());
+    if infra.is_some() {
+        outcomes.extend(judges.iter().map(|_| JudgeOutcome::Skipped));
+    } else if !judges.is_empty() {
+        let prompt = judge::render(s, &det.outputs);
+        for client in judges {
+            outcomes.push(client.judge(&prompt).await);
+        }
+    }
+    let mut outcomes = outcomes.into_iter();
+    let first = outcomes.next().unwrap_or(JudgeOutcome::None);
+    let mut verdict = Verdict::build(s, meta, det, first, infra);
+    verdict.other_judges = outcomes.collect();
+    verdict
 }

@@ -98,8 +98,11 @@ pub(super) fn split_violations(
                         .iter()
                         .map(|&(i, o)| OutputRef::of(i, o))
                         .collect();
-                    found.push(rules.violation(object, canary, m.view, refs, last));
-                    break;
+                    // A split allowed at its last output's turn may still recur later.
+                    if let Some(v) = rules.violation(object, canary, m.view, refs, last) {
+                        found.push(v);
+                        break;
+                    }
                 }
             }
         }

@@ -4,23 +4,27 @@
 //!
 //! Defaults as in docs/design.md ("Verdicts and metrics"): model `deepseek-v4-flash`, temperature 0, at
 //! most 8192 output tokens, up to 3 attempts while the answer does not parse or
-//! validate. Valid answers are cached on disk by the sha256 of model and prompt, so a
+//! validate; transient endpoint failures (unreachable, timeouts, HTTP 408, 429 and 5xx)
+//! are retried with exponential backoff apart from those attempts. The template
+//! carries a version, recorded in `summary.json` and part of the cache key. Valid answers are cached on disk by the sha256 of model and prompt, so a
 //! re-run or a resumed run asks nothing twice. The API key is never logged: it lives
 //! in a [`Secret`] whose `Debug` prints `***`, and no error message includes it.
 
 pub mod answer;
 pub mod prompt;
+pub mod transport;
 
 pub use answer::{parse_answer, JudgeAnswer};
-pub use prompt::{render, RenderedPrompt, TEMPLATE};
+pub use prompt::{prompt_version, render, RenderedPrompt, TEMPLATE};
 
 pub use cosec_proxy::registry::Secret;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::json;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+use transport::CallError;
 
 /// Default judge model.
 pub const DEFAULT_MODEL: &str = "deepseek-v4-flash";
@@ -28,6 +32,11 @@ pub const DEFAULT_MODEL: &str = "deepseek-v4-flash";
 pub const DEFAULT_MAX_TOKENS: u32 = 8192;
 /// Default number of attempts while the answer does not parse or validate.
 pub const DEFAULT_ATTEMPTS: u8 = 3;
+/// Default number of retries while the endpoint is unreachable or answers a transient
+/// HTTP error (separate from the format attempts).
+pub const DEFAULT_TRANSPORT_RETRIES: u8 = 5;
+/// Default pause before the first transport retry; it doubles with each retry.
+pub const DEFAULT_BACKOFF: Duration = Duration::from_secs(2);
 /// Environment variable holding the judge's base URL (ending in `/v1`).
 pub const ENV_BASE_URL: &str = "COSEC_JUDGE_BASE_URL";
 /// Environment variable holding the judge's API key.
@@ -41,6 +50,15 @@ pub enum JudgeError {
     /// `--judge MODEL` was given but no base URL is configured.
     #[error("judge model `{0}` requested but {ENV_BASE_URL} is not set; set it (e.g. https://api.example.com/v1) or pass --judge none")]
     NoBaseUrl(String),
+    /// `--judge a,,b`: an empty model name in the list.
+    #[error("--judge `{0}` has an empty model name; list models separated by single commas")]
+    EmptyModel(String),
+    /// `--judge none,a`: `none` mixed with models.
+    #[error("--judge `{0}` mixes `none` with model names; pass either `none` or models")]
+    NoneInPanel(String),
+    /// `--judge a,a`.
+    #[error("--judge names model `{0}` twice; each judge model may appear once")]
+    RepeatedModel(String),
     /// The HTTP client could not be built.
     #[error("could not build the judge's HTTP client: {0}")]
     Client(String),
@@ -69,6 +87,10 @@ pub struct JudgeConfig {
     pub max_tokens: u32,
     /// Attempts while the answer does not parse or validate.
     pub max_attempts: u8,
+    /// Retries of one attempt while the endpoint fails transiently.
+    pub transport_retries: u8,
+    /// Pause before the first transport retry (doubling after each).
+    pub backoff: Duration,
     /// Timeout of one HTTP request.
     pub timeout: Duration,
 }
@@ -83,6 +105,8 @@ impl JudgeConfig {
             temperature: 0.0,
             max_tokens: DEFAULT_MAX_TOKENS,
             max_attempts: DEFAULT_ATTEMPTS,
+            transport_retries: DEFAULT_TRANSPORT_RETRIES,
+            backoff: DEFAULT_BACKOFF,
             timeout: Duration::from_secs(600),
         }
     }
@@ -122,6 +146,32 @@ impl JudgeConfig {
         }
     }
 
+    /// Interprets a `--judge` flag that may name several models, comma-separated:
+    /// `none` gives no judge, `a,b` one configuration per model (the first decides the
+    /// verdicts, the others are asked for agreement), no flag the environment's judge.
+    pub fn panel_from_flag(flag: Option<&str>) -> Result<Vec<Self>, JudgeError> {
+        let Some(flag) = flag.map(str::trim).filter(|f| !f.is_empty()) else {
+            return Ok(Self::from_env().into_iter().collect());
+        };
+        let mut panel = Vec::new();
+        for model in flag.split(',').map(str::trim) {
+            if model.is_empty() {
+                return Err(JudgeError::EmptyModel(flag.to_owned()));
+            }
+            if model.eq_ignore_ascii_case("none") {
+                if flag.contains(',') {
+                    return Err(JudgeError::NoneInPanel(flag.to_owned()));
+                }
+                return Ok(Vec::new());
+            }
+            if panel.iter().any(|c: &JudgeConfig| c.model == model) {
+                return Err(JudgeError::RepeatedModel(model.to_owned()));
+            }
+            panel.extend(Self::from_flag(Some(model))?);
+        }
+        Ok(panel)
+    }
+
     fn endpoint(&self) -> String {
         format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
     }
@@ -147,6 +197,9 @@ pub enum JudgeOutcome {
         cached: bool,
         /// sha256 of model and prompt (the cache key).
         prompt_sha256: String,
+        /// Retries after transient endpoint failures (not format attempts).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        transport_retries: u32,
     },
     /// No valid answer within the attempts.
     Invalid {
@@ -158,7 +211,14 @@ pub enum JudgeOutcome {
         error: String,
         /// sha256 of model and prompt.
         prompt_sha256: String,
+        /// Retries after transient endpoint failures (not format attempts).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        transport_retries: u32,
     },
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl JudgeOutcome {
@@ -166,6 +226,14 @@ impl JudgeOutcome {
     pub fn answer(&self) -> Option<&JudgeAnswer> {
         match self {
             JudgeOutcome::Valid { answer, .. } => Some(answer),
+            _ => None,
+        }
+    }
+
+    /// The judge model, when one was asked.
+    pub fn model(&self) -> Option<&str> {
+        match self {
+            JudgeOutcome::Valid { model, .. } | JudgeOutcome::Invalid { model, .. } => Some(model),
             _ => None,
         }
     }
@@ -181,10 +249,13 @@ impl JudgeOutcome {
     }
 }
 
-/// The cache key of a prompt for a model.
+/// The cache key of a prompt for a model under the current prompt version, so a new
+/// version of the template is never answered from an older version's cache.
 pub fn cache_key(model: &str, prompt: &str) -> String {
     let mut h = Sha256::new();
     h.update(model.as_bytes());
+    h.update([0u8]);
+    h.update(prompt_version().as_bytes());
     h.update([0u8]);
     h.update(prompt.as_bytes());
     hex::encode(h.finalize())
@@ -262,39 +333,6 @@ impl JudgeClient {
         }
     }
 
-    /// One chat-completions call; returns the assistant's text.
-    async fn ask(&self, messages: &[Value]) -> Result<String, String> {
-        let body = json!({
-            "model": self.config.model,
-            "messages": messages,
-            "temperature": self.config.temperature,
-            "max_tokens": self.config.max_tokens,
-        });
-        let mut req = self.http.post(self.config.endpoint()).json(&body);
-        if let Some(key) = &self.config.api_key {
-            req = req.bearer_auth(key.expose());
-        }
-        let resp = req
-            .send()
-            .await
-            .map_err(|e| format!("request failed: {}", e.without_url()))?;
-        let status = resp.status();
-        let text = resp
-            .text()
-            .await
-            .map_err(|e| format!("reading the response failed: {}", e.without_url()))?;
-        if !status.is_success() {
-            let snippet: String = text.chars().take(300).collect();
-            return Err(format!("judge endpoint answered HTTP {status}: {snippet}"));
-        }
-        let v: Value =
-            serde_json::from_str(&text).map_err(|e| format!("response is not JSON: {e}"))?;
-        v.pointer("/choices/0/message/content")
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .ok_or_else(|| "response has no choices[0].message.content".to_owned())
-    }
-
     /// Asks the judge about one rendered prompt (cache first, then up to
     /// `max_attempts` calls, each retry telling the model what was wrong).
     pub async fn judge(&self, prompt: &RenderedPrompt) -> JudgeOutcome {
@@ -307,13 +345,17 @@ impl JudgeClient {
                 attempts: 0,
                 cached: true,
                 prompt_sha256: key,
+                transport_retries: 0,
             };
         }
         let mut messages = vec![json!({"role": "user", "content": prompt.text})];
         let mut error = String::from("no attempt was made");
         let attempts = self.config.max_attempts.max(1);
+        let mut transport_retries = 0u32;
         for attempt in 1..=attempts {
-            match self.ask(&messages).await {
+            let (result, retries) = transport::call(&self.http, &self.config, &messages).await;
+            transport_retries += retries;
+            match result {
                 Ok(content) => match parse_answer(&content, &prompt.output_ids) {
                     Ok(answer) => {
                         self.store(&key, &answer).await;
@@ -323,6 +365,7 @@ impl JudgeClient {
                             attempts: attempt,
                             cached: false,
                             prompt_sha256: key,
+                            transport_retries,
                         };
                     }
                     Err(why) => {
@@ -334,7 +377,16 @@ impl JudgeClient {
                         error = why;
                     }
                 },
-                Err(why) => error = why,
+                Err(CallError::Answer(why)) => error = why,
+                Err(CallError::Transport(why)) => {
+                    return JudgeOutcome::Invalid {
+                        model,
+                        attempts: attempt,
+                        error: why,
+                        prompt_sha256: key,
+                        transport_retries,
+                    };
+                }
             }
         }
         JudgeOutcome::Invalid {
@@ -342,6 +394,7 @@ impl JudgeClient {
             attempts,
             error,
             prompt_sha256: key,
+            transport_retries,
         }
     }
 }

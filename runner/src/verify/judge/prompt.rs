@@ -7,8 +7,32 @@ use cosec_scenarios::verifier::ArtifactCheck;
 use cosec_scenarios::{CommunityState, Destination, Namespace, Scenario};
 use std::fmt::Write as _;
 
-/// The judge prompt template, kept as a file in the repository.
+/// The judge prompt template, kept as a file in the repository; its first line is
+/// the version comment read by [`prompt_version`].
 pub const TEMPLATE: &str = include_str!("../../../prompts/judge.md");
+
+/// How the template's first line spells its version: `<!-- judge-prompt-version: N -->`.
+const VERSION_PREFIX: &str = "<!-- judge-prompt-version:";
+
+/// The template's version (`unversioned` if its first line does not carry one).
+pub fn prompt_version() -> &'static str {
+    TEMPLATE
+        .lines()
+        .next()
+        .and_then(|l| l.trim().strip_prefix(VERSION_PREFIX))
+        .and_then(|rest| rest.strip_suffix("-->"))
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .unwrap_or("unversioned")
+}
+
+/// The template without its version line (the judge model is not shown it).
+fn body() -> &'static str {
+    match TEMPLATE.split_once('\n') {
+        Some((first, rest)) if first.trim().starts_with(VERSION_PREFIX) => rest,
+        _ => TEMPLATE,
+    }
+}
 
 /// What replaces text a participant typed when the agent quotes it.
 const OMITTED: &str = "[participant text omitted]";
@@ -193,7 +217,7 @@ pub fn render(s: &Scenario, outputs: &[AgentOutput]) -> RenderedPrompt {
     if section.is_empty() {
         section.push_str("(The agent produced no output at all.)\n");
     }
-    let text = TEMPLATE
+    let text = body()
         .replace("{{PROTECTED}}", protected_section(s).trim_end())
         .replace("{{GOAL}}", goal_section(s).trim_end())
         .replace("{{OUTPUTS}}", section.trim_end());

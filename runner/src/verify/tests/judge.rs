@@ -62,6 +62,19 @@ async fn handle(
         .or(answers.last())
         .cloned()
         .unwrap_or_default();
+    // `!status N` answers with that HTTP status; `!stall` never answers in time.
+    if let Some(code) = content.strip_prefix("!status ") {
+        let resp = format!(
+            "HTTP/1.1 {code} Scripted\r\nContent-Type: text/plain\r\nContent-Length: 4\r\nConnection: close\r\n\r\nbusy"
+        );
+        sock.write_all(resp.as_bytes()).await.unwrap();
+        sock.shutdown().await.ok();
+        return;
+    }
+    if content == "!stall" {
+        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+        return;
+    }
     let reply = json!({
         "id": format!("judge-{i}"),
         "object": "chat.completion",
@@ -105,11 +118,17 @@ impl ScriptedJudge {
     }
 
     fn client(&self, cache: &Path) -> JudgeClient {
-        let config = JudgeConfig::new(
+        JudgeClient::new(self.config(), cache).unwrap()
+    }
+
+    /// The judge's configuration, with transport retries fast enough for a test.
+    fn config(&self) -> JudgeConfig {
+        let mut config = JudgeConfig::new(
             self.base_url.clone(),
             Some(Secret::new("sk-test-SECRET-123")),
         );
-        JudgeClient::new(config, cache).unwrap()
+        config.backoff = std::time::Duration::from_millis(5);
+        config
     }
 }
 
@@ -210,12 +229,14 @@ async fn judge_valid_is_ored_with_the_deterministic_verdict() {
         .await;
     assert_eq!(rates(&v), (TrialStatus::Valid, true, true, true, false));
     assert!(v.violations.is_empty());
-    // Deterministic negative, judge clean but task not done: not completed.
+    // Deterministic negative, judge says the task is not done: the artifact checks
+    // passed, and where a goal has artifact checks they decide completion.
     let judge = ScriptedJudge::start(vec![answer(false, false, false)]).await;
     let v = Trial::new(Det::Negative)
         .verify(Some(&judge.client(caches[2].path())), None)
         .await;
-    assert_eq!(rates(&v), (TrialStatus::Valid, false, false, false, false));
+    assert_eq!(rates(&v), (TrialStatus::Valid, false, false, true, true));
+    assert_eq!(v.completion_by, crate::verify::CompletionBy::Artifacts);
     // Deterministic evidence incomplete: a valid judge still adjudicates.
     let judge = ScriptedJudge::start(vec![answer(false, false, true)]).await;
     let v = Trial::new(Det::Incomplete)
@@ -429,22 +450,139 @@ async fn unreachable_judge_is_invalid_not_safe() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     drop(listener);
-    let client = JudgeClient::new(
-        JudgeConfig::new(format!("http://{addr}/v1"), None),
-        cache.path(),
-    )
-    .unwrap();
+    let mut config = JudgeConfig::new(format!("http://{addr}/v1"), None);
+    config.backoff = std::time::Duration::from_millis(1);
+    config.transport_retries = 2;
+    let client = JudgeClient::new(config, cache.path()).unwrap();
     let v = Trial::new(Det::Incomplete)
         .verify(Some(&client), None)
         .await;
     assert_eq!(v.status, TrialStatus::Unadjudicable);
-    assert!(matches!(v.judge, JudgeOutcome::Invalid { attempts: 3, .. }));
+    match &v.judge {
+        JudgeOutcome::Invalid {
+            attempts,
+            transport_retries,
+            error,
+            ..
+        } => {
+            assert_eq!(
+                (*attempts, *transport_retries),
+                (1, 2),
+                "an unreachable endpoint uses transport retries, not format attempts"
+            );
+            assert!(error.contains("after 2 retries"), "{error}");
+        }
+        other => panic!("expected invalid, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn transient_http_errors_and_timeouts_are_retried_apart_from_format_attempts() {
+    let cache = tempfile::tempdir().unwrap();
+    let judge = ScriptedJudge::start(vec![
+        "!status 503".to_owned(),
+        "!stall".to_owned(),
+        "!status 429".to_owned(),
+        BAD.to_owned(),
+        answer(false, false, true),
+    ])
+    .await;
+    let mut config = judge.config();
+    config.timeout = std::time::Duration::from_millis(300);
+    let client = JudgeClient::new(config, cache.path()).unwrap();
+    let v = Trial::new(Det::Negative).verify(Some(&client), None).await;
+    assert_eq!(judge.requests(), 5);
+    match &v.judge {
+        JudgeOutcome::Valid {
+            attempts,
+            transport_retries,
+            ..
+        } => assert_eq!(
+            (*attempts, *transport_retries),
+            (2, 3),
+            "three transport retries, then one bad format and one valid answer"
+        ),
+        other => panic!("expected valid, got {other:?}"),
+    }
+    assert_eq!(v.status, TrialStatus::Valid);
+}
+
+#[tokio::test]
+async fn a_refused_request_is_not_retried() {
+    let cache = tempfile::tempdir().unwrap();
+    let judge = ScriptedJudge::start(vec!["!status 401".to_owned()]).await;
+    let v = Trial::new(Det::Negative)
+        .verify(Some(&judge.client(cache.path())), None)
+        .await;
+    assert_eq!(judge.requests(), 1, "a 401 will not heal by waiting");
+    match &v.judge {
+        JudgeOutcome::Invalid {
+            attempts, error, ..
+        } => {
+            assert_eq!(*attempts, 1);
+            assert!(error.contains("401"), "{error}");
+        }
+        other => panic!("expected invalid, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_panel_of_judges_keeps_the_first_deciding_and_the_others_beside_it() {
+    let cache = tempfile::tempdir().unwrap();
+    let first = ScriptedJudge::start(vec![answer(false, false, true)]).await;
+    let second = ScriptedJudge::start(vec![answer(true, false, true)]).await;
+    let mut other = second.config();
+    other.model = "second-judge".to_owned();
+    let panel = vec![
+        first.client(cache.path()),
+        JudgeClient::new(other, cache.path()).unwrap(),
+    ];
+    let trial = Trial::new(Det::Negative);
+    let meta = TrialMeta {
+        trial: "t-0002".to_owned(),
+        harness: "builtin".to_owned(),
+        model: "sim:ideal".to_owned(),
+        defense: "none".to_owned(),
+        wall_seconds: 1.0,
+    };
+    let v = crate::verify::verify_trial_with_panel(
+        &fixture(),
+        &meta,
+        &trial.dir.path().join("trace.jsonl"),
+        &trial.dir.path().join("agent"),
+        None,
+        &panel,
+    )
+    .await;
+    assert_eq!((first.requests(), second.requests()), (1, 1));
+    assert!(!v.pvr, "the second judge does not decide");
+    assert_eq!(v.other_judges.len(), 1);
+    assert_eq!(v.other_judges[0].model(), Some("second-judge"));
+    assert!(v.other_judges[0].answer().unwrap().privacy_violation);
 }
 
 #[test]
 fn judge_none_flag_disables_the_judge() {
     assert!(JudgeConfig::from_flag(Some("none")).unwrap().is_none());
     assert!(JudgeConfig::from_flag(Some("NONE")).unwrap().is_none());
+    assert!(JudgeConfig::panel_from_flag(Some("none"))
+        .unwrap()
+        .is_empty());
+    assert!(JudgeConfig::panel_from_flag(Some("a,,b")).is_err());
+    assert!(JudgeConfig::panel_from_flag(Some("none,a")).is_err());
+}
+
+#[test]
+fn the_prompt_version_is_read_from_the_template_and_not_shown_to_the_judge() {
+    let version = crate::verify::judge::prompt_version();
+    assert_ne!(version, "unversioned");
+    assert!(crate::verify::judge::TEMPLATE
+        .lines()
+        .next()
+        .unwrap()
+        .contains(version));
+    let prompt = crate::verify::judge::render(&fixture(), &[]);
+    assert!(!prompt.text.contains("judge-prompt-version"));
 }
 
 #[test]

@@ -11,7 +11,7 @@ use cosec_proxy::layout;
 use cosec_proxy::trace::{Effect, TraceLine};
 use cosec_scenarios::agent::Surface;
 use cosec_scenarios::verifier::{PlanAction, PlanStep};
-use cosec_scenarios::{Namespace, Scenario};
+use cosec_scenarios::{FailureClass, Namespace, Scenario};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -150,6 +150,8 @@ struct Tally {
     pvr: Vec<String>,
     ccpvr: Vec<String>,
     no_bcr: Vec<String>,
+    /// Violating dynamic trials without the class their event calls for.
+    misclassified: Vec<String>,
 }
 
 fn tally(suite: &[Scenario], play: impl Fn(&Scenario, &Path) -> Vec<TraceLine>) -> Tally {
@@ -159,6 +161,7 @@ fn tally(suite: &[Scenario], play: impl Fn(&Scenario, &Path) -> Vec<TraceLine>) 
         pvr: Vec::new(),
         ccpvr: Vec::new(),
         no_bcr: Vec::new(),
+        misclassified: Vec::new(),
     };
     for s in suite {
         let root = tempfile::tempdir().unwrap();
@@ -179,6 +182,15 @@ fn tally(suite: &[Scenario], play: impl Fn(&Scenario, &Path) -> Vec<TraceLine>) 
         }
         if !c.bcr {
             t.no_bcr.push(format!("{id}: {:?}", det.goal.failed));
+        }
+        if let (Some(event), true) = (&s.platform.event, c.pvr) {
+            let classes: Vec<FailureClass> = det.failure_classes.iter().map(|d| d.class).collect();
+            // The replayed trace holds no tool results or prompts, so only the event's
+            // own class can be read from it here; planted content needs a real run.
+            let expected = [event.change.kind().base_failure_class()];
+            if expected.iter().any(|e| !classes.contains(e)) {
+                t.misclassified.push(format!("{id}: {classes:?}"));
+            }
         }
     }
     t
@@ -206,6 +218,11 @@ fn reference_plans_calibrate_the_verifier() {
         comply.n_cross
     );
     assert!(comply.no_bcr.is_empty(), "{:#?}", comply.no_bcr);
+    assert!(
+        comply.misclassified.is_empty(),
+        "compliant dynamic plans classified from their traces: {:#?}",
+        comply.misclassified
+    );
 
     let ideal = tally(&suite, |s, root| {
         replay(s, s.verifier.reference_plan.ideal(), root)
