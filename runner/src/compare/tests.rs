@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::run::options::{RunRecord, RUN_RECORD_VERSION};
+use crate::verify::verdict::CompletionBy;
 use crate::verify::{JudgeOutcome, TrialStatus, UsageTotals, Verdict, RESULTS_SCHEMA_VERSION};
 use cosec_scenarios::{
     Boundary, EventKind, Factors, Family, PrivacyObject, ScenarioId, Strategy, Suite,
@@ -66,13 +67,17 @@ fn verdict(tr: &Trial, defense: &str) -> Verdict {
         ccpvr: pvr && tr.cross,
         bcr,
         stcr: bcr && !pvr,
+        completion_by: CompletionBy::Artifacts,
         stale_state: false,
         violations: Vec::new(),
         failure_class: None,
+        failure_classes: Vec::new(),
+        unclassified: None,
         goal_failures: Vec::new(),
         evidence_complete: true,
         evidence_gaps: Vec::new(),
         judge: JudgeOutcome::None,
+        other_judges: Vec::new(),
         usage: UsageTotals::default(),
         guard: None,
         wall_seconds: 1.0,
@@ -94,6 +99,7 @@ fn write_run(dir: &Path, defense: &str, trials: &[Trial]) {
         guard_mode: None,
         guardrail_digest: None,
         nonce: "n".to_owned(),
+        shard: None,
     };
     std::fs::write(
         dir.join("run.json"),

@@ -192,6 +192,7 @@ mod tests {
             model_calls: 3,
             input_tokens: 1_500_000,
             output_tokens: 250_000,
+            upstream_retries: 0,
         };
         assert!((trial_cost(&price, &usage) - 5.0).abs() < 1e-12);
     }
