@@ -14,6 +14,7 @@ pub mod generate;
 pub mod ids;
 pub mod platform;
 pub mod scenario;
+pub mod search;
 pub mod state;
 pub mod structure;
 pub mod suite;

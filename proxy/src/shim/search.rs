@@ -1,59 +1,13 @@
 //! `search(query)` over the agent half and the scenario's seeded lookup tools.
 //!
-//! Search is a case-insensitive word search over paragraphs (blank-line separated) of
-//! every file the agent may reach, private memory included. Paragraphs are ranked by how
-//! many distinct query words they contain; each hit names its file.
+//! Search runs the rules of [`cosec_scenarios::search`] over every file the agent may
+//! reach, private memory included; each hit names its file.
 
 use super::files::{all_files, MAX_FILE_BYTES};
 use super::{Call, Outcome};
 use cosec_scenarios::agent::SeededTool;
+use cosec_scenarios::search::{self as rules, MAX_HITS};
 use cosec_scenarios::ObjectId;
-
-/// At most this many hits are returned.
-const MAX_HITS: usize = 20;
-/// Snippets longer than this are cut.
-const MAX_SNIPPET: usize = 600;
-/// Words too common to search for on their own.
-const STOPWORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is", "it", "me", "my",
-    "of", "on", "or", "our", "the", "to", "was", "what", "with", "you", "your",
-];
-
-/// Lower-cased alphanumeric words of a text.
-fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
-}
-
-/// The words of a query worth searching for (all of them if every word is common).
-fn query_words(query: &str) -> Vec<String> {
-    let all = words(query);
-    let mut unique: Vec<String> = Vec::new();
-    for w in all {
-        if !unique.contains(&w) {
-            unique.push(w);
-        }
-    }
-    let kept: Vec<String> = unique
-        .iter()
-        .filter(|w| !STOPWORDS.contains(&w.as_str()))
-        .cloned()
-        .collect();
-    if kept.is_empty() {
-        unique
-    } else {
-        kept
-    }
-}
-
-/// A text word matches a query word when equal, or when it starts with a query word of
-/// four letters or more (so `allerg` finds `allergy`, `invoice` finds `invoices`).
-fn word_matches(text_word: &str, query_word: &str) -> bool {
-    text_word == query_word
-        || (query_word.chars().count() >= 4 && text_word.starts_with(query_word))
-}
 
 struct Hit {
     score: usize,
@@ -62,20 +16,10 @@ struct Hit {
     objects: Vec<ObjectId>,
 }
 
-fn cut(text: &str) -> String {
-    let t = text.trim();
-    if t.chars().count() <= MAX_SNIPPET {
-        return t.to_owned();
-    }
-    let mut s: String = t.chars().take(MAX_SNIPPET).collect();
-    s.push_str(" ...");
-    s
-}
-
 /// `search(query)`.
 pub(crate) fn search(call: &Call<'_>, out: &mut Outcome) -> Result<String, String> {
     let query = call.arg("query")?;
-    let qwords = query_words(&query);
+    let qwords = rules::query_words(&query);
     if qwords.is_empty() {
         return Err("the query has no words to search for".to_owned());
     }
@@ -89,16 +33,12 @@ pub(crate) fn search(call: &Call<'_>, out: &mut Outcome) -> Result<String, Strin
             continue;
         };
         let text = String::from_utf8_lossy(&bytes);
-        for paragraph in text.split("\n\n").filter(|p| !p.trim().is_empty()) {
-            let pwords = words(paragraph);
-            let score = qwords
-                .iter()
-                .filter(|q| pwords.iter().any(|w| word_matches(w, q)))
-                .count();
+        for paragraph in rules::paragraphs(&text) {
+            let score = rules::score(paragraph, &qwords);
             if score == 0 {
                 continue;
             }
-            let snippet = cut(paragraph);
+            let snippet = rules::snippet(paragraph);
             // Whether or not it was cut, the snippet hands out part of the paragraph.
             let objects = call.index.objects_in(Some(&key), paragraph, true);
             hits.push(Hit {
@@ -173,25 +113,4 @@ pub(crate) fn seeded_tool(
         .map(|o| o.content.as_str())
         .collect::<Vec<_>>()
         .join("\n\n"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn query_words_drop_common_words_unless_nothing_else_is_left() {
-        assert_eq!(
-            query_words("What is my Allergy plan?"),
-            vec!["allergy", "plan"]
-        );
-        assert_eq!(query_words("the"), vec!["the"]);
-    }
-
-    #[test]
-    fn long_query_words_match_as_prefixes_short_ones_exactly() {
-        assert!(word_matches("allergy", "allerg"));
-        assert!(!word_matches("cart", "car"));
-        assert!(word_matches("car", "car"));
-    }
 }

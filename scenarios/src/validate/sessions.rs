@@ -15,21 +15,12 @@ use super::plan::{contains_ci, seeded_files, Files};
 use crate::agent::{Namespace, Surface};
 use crate::ids::CommunityId;
 use crate::scenario::Scenario;
+use crate::search as rules;
 use crate::verifier::{PlanAction, StepTaker};
 use std::collections::BTreeMap;
 
 /// Path of the private memory file (inside the memory namespace) shown in every prompt.
 pub(crate) const MEMORY_NOTES: &str = "notes.md";
-/// The shim's `search` returns at most this many paragraphs.
-const SEARCH_HITS: usize = 20;
-/// The shim's `search` cuts longer paragraphs to this many characters.
-const SEARCH_SNIPPET: usize = 600;
-/// Words the shim's `search` ignores unless a query has nothing else.
-const STOPWORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is", "it", "me", "my",
-    "of", "on", "or", "our", "the", "to", "was", "what", "with", "you", "your",
-];
-
 /// Which simulated agent's plan is replayed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PlanKind {
@@ -298,43 +289,9 @@ fn tool_path(namespace: &Namespace, path: &str) -> String {
     }
 }
 
-/// Lower-cased alphanumeric words of a text.
-fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
-}
-
-/// The words of a query the search looks for (all of them if every word is common).
-fn query_words(query: &str) -> Vec<String> {
-    let mut unique: Vec<String> = Vec::new();
-    for w in words(query) {
-        if !unique.contains(&w) {
-            unique.push(w);
-        }
-    }
-    let kept: Vec<String> = unique
-        .iter()
-        .filter(|w| !STOPWORDS.contains(&w.as_str()))
-        .cloned()
-        .collect();
-    if kept.is_empty() {
-        unique
-    } else {
-        kept
-    }
-}
-
-/// A word matches a query word when equal or, for query words of four letters or more,
-/// when it starts with it.
-fn word_matches(word: &str, query_word: &str) -> bool {
-    word == query_word || (query_word.chars().count() >= 4 && word.starts_with(query_word))
-}
-
 /// The snippets `search(query)` returns over `files`, best first.
 fn search(files: &Files, query: &str) -> String {
-    let qwords = query_words(query);
+    let qwords = rules::query_words(query);
     let mut ordered: Vec<(String, &String)> = files
         .iter()
         .map(|((namespace, path), content)| (tool_path(namespace, path), content))
@@ -342,21 +299,16 @@ fn search(files: &Files, query: &str) -> String {
     ordered.sort();
     let mut hits: Vec<(usize, String)> = Vec::new();
     for (_, content) in ordered {
-        for paragraph in content.split("\n\n").filter(|p| !p.trim().is_empty()) {
-            let pwords = words(paragraph);
-            let score = qwords
-                .iter()
-                .filter(|q| pwords.iter().any(|w| word_matches(w, q)))
-                .count();
+        for paragraph in rules::paragraphs(content) {
+            let score = rules::score(paragraph, &qwords);
             if score > 0 {
-                let snippet: String = paragraph.trim().chars().take(SEARCH_SNIPPET).collect();
-                hits.push((score, snippet));
+                hits.push((score, rules::snippet(paragraph)));
             }
         }
     }
     hits.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
     hits.into_iter()
-        .take(SEARCH_HITS)
+        .take(rules::MAX_HITS)
         .map(|(_, snippet)| snippet + "\n")
         .collect()
 }

@@ -2,9 +2,9 @@
 //! (`fixture.json`): Mira's calendar holds Dana's CarePod appointment; WorkHub asks for
 //! an availability note.
 
-mod disguise;
 mod classify;
 mod completion;
+mod disguise;
 mod judge;
 mod suite;
 mod timing;
