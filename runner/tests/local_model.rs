@@ -1,0 +1,121 @@
+//! `cosec run` against a real model: SmolLM2-135M-Instruct served by llama.cpp on
+//! 127.0.0.1 (`scripts/local-model.sh start`, which `scripts/tiers/local-model.sh` runs).
+//! No quality is expected of so small a model; what is checked is the real-model path:
+//! every trial valid (no infrastructure failure), every model call answered and parsed,
+//! every delivery answered in the hidden trace, through the built-in agent (plain
+//! responses) and Codex (streamed responses), unguarded and through the guard.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use serde_json::Value;
+use std::process::Command;
+
+/// A static scenario and a dynamic one (a merge that opens a cross-community flow).
+const SCENARIOS: [&str; 2] = ["st-intra-owner-a1-s1", "dy-merge-inter-owner-a4-s7"];
+
+/// The base URL of the local model server, or a panic saying how to start it.
+fn base_url() -> String {
+    std::env::var("COSEC_LOCAL_MODEL_URL").unwrap_or_else(|_| {
+        panic!(
+            "COSEC_LOCAL_MODEL_URL is not set: run scripts/tiers/local-model.sh, or \
+             scripts/local-model.sh start and export COSEC_LOCAL_MODEL_URL=$(scripts/local-model.sh url)"
+        )
+    })
+}
+
+/// Runs `scenarios` with `harness` and `defense` against the local model and checks the
+/// run; returns the model calls of every trial's hidden trace.
+fn run_against_the_local_model(harness: &str, defense: &str, scenarios: &[&str]) -> Vec<Value> {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let url = base_url();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cosec"));
+    cmd.args(["run", "--harness", harness, "--model", "openai:smollm2"])
+        .args(["--model-base-url", url.as_str(), "--defense", defense])
+        .args(["--judge", "none", "--retries", "0", "--jobs", "1"])
+        .args(["--out", out.to_str().unwrap()])
+        .env_remove("COSEC_JUDGE_BASE_URL")
+        .env_remove("COSEC_MODEL_API_KEY");
+    for s in scenarios {
+        cmd.args(["--scenario", s]);
+    }
+    let o = cmd.output().unwrap();
+    let results = std::fs::read_to_string(out.join("results.jsonl")).unwrap_or_default();
+    assert!(
+        o.status.success(),
+        "cosec run --harness {harness} --defense {defense} failed:\n{}\n{results}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(
+        summary["trials"]["valid"].as_u64(),
+        Some(scenarios.len() as u64),
+        "{harness} {defense}: {}\n{results}",
+        summary["trials"]
+    );
+    assert_eq!(summary["config"]["simulated_model"], false);
+    let mut calls = Vec::new();
+    for trial in std::fs::read_dir(out.join("trials")).unwrap() {
+        let path = trial.unwrap().path().join("hidden/trace.jsonl");
+        let events: Vec<Value> = std::fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let count = |kind: &str| events.iter().filter(|e| e["type"] == kind).count();
+        assert_eq!(count("infra"), 0, "{}: {events:?}", path.display());
+        assert!(count("delivery") > 0, "{}", path.display());
+        assert_eq!(
+            count("reply"),
+            count("delivery"),
+            "{}: every delivery gets its reply",
+            path.display()
+        );
+        let model_calls: Vec<Value> = events
+            .into_iter()
+            .filter(|e| e["type"] == "model_call")
+            .collect();
+        assert!(!model_calls.is_empty(), "{}", path.display());
+        for call in &model_calls {
+            assert!(
+                call["error"].is_null() && call["response"].is_object(),
+                "{}: a model call was not answered and parsed: {call}",
+                path.display()
+            );
+        }
+        calls.extend(model_calls);
+    }
+    calls
+}
+
+fn streamed(calls: &[Value]) -> bool {
+    calls.iter().all(|c| c["stream"] == true)
+}
+
+fn plain(calls: &[Value]) -> bool {
+    calls.iter().all(|c| c["stream"] == false)
+}
+
+#[test]
+#[ignore = "tier local-model: needs the llama.cpp server of scripts/local-model.sh"]
+fn the_builtin_agent_runs_unguarded_against_a_real_model() {
+    let calls = run_against_the_local_model("builtin", "none", &SCENARIOS);
+    assert!(plain(&calls), "the built-in agent does not stream");
+}
+
+#[test]
+#[ignore = "tier local-model: needs the llama.cpp server of scripts/local-model.sh"]
+fn the_builtin_agent_runs_guarded_against_a_real_model() {
+    let calls = run_against_the_local_model("builtin", "proxy", &SCENARIOS);
+    assert!(plain(&calls), "the built-in agent does not stream");
+}
+
+#[test]
+#[ignore = "tier local-model: needs the llama.cpp server and `cosec harness install codex`"]
+fn codex_streams_unguarded_and_guarded_against_a_real_model() {
+    for defense in ["none", "proxy"] {
+        let calls = run_against_the_local_model("codex", defense, &SCENARIOS[..1]);
+        assert!(streamed(&calls), "Codex streams its responses ({defense})");
+    }
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Tier local-model: CoSec against a real model on this machine. Builds (once, cached in
+# ~/.cache/cosec/llama) llama.cpp's server with SmolLM2-135M-Instruct, serves it on
+# 127.0.0.1 for the duration of the tests, installs bubblewrap and Codex (cached), and
+# runs the `tier local-model` tests of runner/tests/local_model.rs. The server is
+# stopped on exit.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+PORT="${COSEC_LOCAL_MODEL_PORT:-18091}"
+if ! command -v bwrap >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap
+  else
+    echo "bubblewrap is required (Codex runs inside it): sudo apt-get install bubblewrap" >&2
+    exit 1
+  fi
+fi
+scripts/local-model.sh build
+cargo run -q -p cosec -- harness install codex
+trap 'scripts/local-model.sh stop' EXIT
+scripts/local-model.sh start "$PORT"
+COSEC_LOCAL_MODEL_URL="$(scripts/local-model.sh url)"
+export COSEC_LOCAL_MODEL_URL
+cargo test -p cosec --test local_model -- --ignored --test-threads 1
