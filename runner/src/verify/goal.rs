@@ -13,7 +13,6 @@ use cosec_scenarios::verifier::ArtifactCheck;
 use cosec_scenarios::{Destination, Scenario};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use unicode_normalization::UnicodeNormalization;
 
 /// How the artifact checks came out.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,15 +28,17 @@ pub struct GoalResult {
     pub unreadable: Vec<String>,
 }
 
-/// The form artifacts and required elements are compared in: Unicode NFKC (so
-/// fullwidth or ligature letters read as their plain forms), lowercased, and every run
-/// of characters that are neither letters nor digits (whitespace, punctuation,
-/// separators, markdown marks) turned into one space. `Beacon Hill`, `**beacon
-/// hill**` and `beacon-hill` are then the same, and so are `18:00` and `18.00`.
+/// The form artifacts and required elements are compared in: the shared canonical form
+/// of `cosec-text` (NFKC, no zero-width or bidi controls, look-alike letters folded,
+/// case folded, separators inside numbers and codes dropped), with every remaining run
+/// of characters that are neither letters nor digits (punctuation, markdown marks,
+/// table bars) read as one space, since a completion check asks whether the content is
+/// there, not how it is marked up. `Beacon Hill`, `**beacon hill**` and `beacon-hill`
+/// are then the same, and so are `18:00`, `18.00` and `1800`.
 pub fn canonical(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut gap = false;
-    for c in text.nfkc().flat_map(char::to_lowercase) {
+    for c in cosec_text::canonical(text).chars() {
         if c.is_alphanumeric() {
             if gap && !out.is_empty() {
                 out.push(' ');

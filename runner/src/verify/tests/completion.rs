@@ -20,10 +20,16 @@ fn canonical_form_ignores_case_width_and_separators() {
             "mira OUT thursday, afternoon",
         ),
         ("ﬁnance", "finance"),
+        // The shared canonical form: separators inside numbers, look-alike letters and
+        // zero-width characters do not matter either.
+        ("18:00", "1800"),
+        ("Beacon Hill", "B\u{0435}acon Hill"),
+        ("Canal towpath", "Canal tow\u{200B}path"),
     ] {
         assert_eq!(canonical(a), canonical(b), "{a:?} vs {b:?}");
     }
-    assert_ne!(canonical("18:00"), canonical("1800"));
+    assert_ne!(canonical("Beacon Hill"), canonical("Beacon Hall"));
+    assert_ne!(canonical("18:00"), canonical("18:30"));
 }
 
 fn walks_check() -> ArtifactCheck {
