@@ -3,9 +3,7 @@
 //! One Cedar request for the requester and one `receive` request per recipient of the
 //! destination; the flow is allowed only if all are allowed and nothing errored.
 
-mod combined;
 mod prepared;
-mod slice;
 #[cfg(test)]
 mod tests;
 
@@ -20,7 +18,6 @@ use cedar_policy::{
     Authorizer, Context, Entities, Entity, EntityUid, PolicyId, PolicySet, Request,
     RestrictedExpression, Schema,
 };
-use combined::Combined;
 use cosec_scenarios::{
     Action, CommunityState, Destination, Flow, ObjectId, PlatformTier, Scenario, Time, UserId,
 };
@@ -110,68 +107,10 @@ pub struct Oracle {
     /// The readable id of every policy, computed once: `PolicySet::annotation` parses its
     /// key on every call, which cost as much as the Cedar evaluation itself.
     display_ids: Arc<HashMap<PolicyId, String>>,
-    /// The policies that can apply to each action (see [`slice`]); an action without
-    /// a slice is asked against the full set.
-    slices: Arc<HashMap<EntityUid, PolicySet>>,
-    /// The policies of each action's flows, requester side and `receive` side, asked
-    /// as a few expressions (see [`combined`]); an action missing here is asked
-    /// through Cedar's authorizer.
-    combined: Arc<HashMap<Action, Combined>>,
     /// The schema's action entities, added to each prepared state's entities in place
     /// of a per-entity schema check; `None` (an action hierarchy Cedar would not list)
     /// keeps the check.
     actions: Option<Arc<[Entity]>>,
-}
-
-/// The [`Combined`] form of every action's flows that can be combined: the action's
-/// slice for the requester and the `receive` slice for the recipients (the full set
-/// for an action without a slice).
-fn combine(
-    full: &PolicySet,
-    slices: &HashMap<EntityUid, PolicySet>,
-    schema: &Schema,
-    display_ids: &HashMap<PolicyId, String>,
-) -> HashMap<Action, Combined> {
-    // Within a slice every request has the slice's action, so a scope that surely
-    // holds for it need not be evaluated again per request.
-    let hierarchy = schema.action_entities().ok();
-    let shown = |id: &PolicyId| {
-        display_ids
-            .get(id)
-            .cloned()
-            .unwrap_or_else(|| display_id(full, id))
-    };
-    let Ok(receive) = receive_uid() else {
-        return HashMap::new();
-    };
-    Action::ALL
-        .iter()
-        .filter_map(|&action| {
-            let uid = action_uid(action).ok()?;
-            let combined = Combined::build(
-                slices.get(&uid).unwrap_or(full),
-                scope_holds(&uid, slices, hierarchy.as_ref()),
-                slices.get(&receive).unwrap_or(full),
-                scope_holds(&receive, slices, hierarchy.as_ref()),
-                shown,
-            )?;
-            Some((action, combined))
-        })
-        .collect()
-}
-
-/// Whether a policy's action scope surely holds for every request of `action`'s slice
-/// (never for the full set asked in place of a missing slice).
-fn scope_holds<'a>(
-    action: &'a EntityUid,
-    slices: &HashMap<EntityUid, PolicySet>,
-    hierarchy: Option<&'a Entities>,
-) -> impl Fn(&cedar_policy::Policy) -> bool + 'a {
-    let sliced = slices.contains_key(action);
-    move |p| {
-        sliced
-            && hierarchy.is_some_and(|h| slice::surely_matches(&p.action_constraint(), action, h))
-    }
 }
 
 impl Oracle {
@@ -195,8 +134,6 @@ impl Oracle {
                     .policies()
                     .map(|p| (p.id().clone(), display_id(&policies, p.id())))
                     .collect();
-                let slices = slice::by_action(&policies, &schema);
-                let combined = combine(&policies, &slices, &schema, &display_ids);
                 let actions = schema
                     .action_entities()
                     .ok()
@@ -206,8 +143,6 @@ impl Oracle {
                     policies,
                     authorizer: Authorizer::new(),
                     display_ids: Arc::new(display_ids),
-                    slices: Arc::new(slices),
-                    combined: Arc::new(combined),
                     actions,
                 })
             }
@@ -351,24 +286,12 @@ impl Oracle {
     ) -> Result<Decision, String> {
         let action = action_uid(q.action).map_err(|e| e.to_string())?;
         let receive = receive_uid().map_err(|e| e.to_string())?;
-        let combined = self.combined.get(&q.action);
-        let request = cedar_request(requester, action.clone(), object, context)?;
-        let (verdict, asked) = match combined {
-            Some(combined) => {
-                let (verdict, asked) = combined.ask_requester(&request, entities);
-                (verdict, Some(asked))
-            }
-            None => (None, None),
-        };
-        let first = self.outcome(verdict, &action, &request, entities);
+        let request = cedar_request(requester, action, object, context)?;
+        let first = self.outcome(&request, entities);
         let mut answers = vec![("requester", q.requester, first)];
         for (user, principal) in recipients {
-            let is_requester = request.principal() == Some(&principal);
             let received = cedar_request(principal, receive.clone(), object, context)?;
-            let verdict = combined
-                .zip(asked.as_ref())
-                .and_then(|(c, asked)| c.ask_recipient(asked, is_requester, &received, entities));
-            let outcome = self.outcome(verdict, &receive, &received, entities);
+            let outcome = self.outcome(&received, entities);
             answers.push(("recipient", user, outcome));
         }
         let errors: Vec<String> = answers
@@ -413,33 +336,12 @@ impl Oracle {
         Context::from_pairs(pairs).map_err(|e| PolicyError::cedar("context", e))
     }
 
-    /// The policies that can apply to requests for `action`.
-    fn policies_for(&self, action: &EntityUid) -> &PolicySet {
-        self.slices.get(action).unwrap_or(&self.policies)
-    }
-
-    /// The outcome of one Cedar request: the combined sets' verdict, or Cedar's
-    /// authorizer's answer when there is none.
-    fn outcome<'o>(
-        &'o self,
-        verdict: Option<combined::Verdict<'o>>,
-        action: &EntityUid,
-        request: &Request,
-        entities: &Entities,
-    ) -> Outcome<'o> {
-        if let Some(verdict) = verdict {
-            let mut policies: Vec<Cow<'_, str>> =
-                verdict.reasons.into_iter().map(Cow::Borrowed).collect();
-            policies.sort_unstable();
-            return Outcome {
-                allowed: verdict.allowed,
-                policies,
-                errors: Vec::new(),
-            };
-        }
+    /// The outcome of one Cedar request, decided by Cedar's authorizer over the whole
+    /// policy set, with Cedar's own reasons and errors.
+    fn outcome(&self, request: &Request, entities: &Entities) -> Outcome<'_> {
         let response = self
             .authorizer
-            .is_authorized(request, self.policies_for(action), entities);
+            .is_authorized(request, &self.policies, entities);
         let diagnostics = response.diagnostics();
         let mut policies: Vec<Cow<'_, str>> =
             diagnostics.reason().map(|id| self.shown(id)).collect();

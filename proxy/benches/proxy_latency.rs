@@ -42,7 +42,7 @@ fn main() {
             id: "bench".into(),
             agent: Arc::new(scenario.agent.clone()),
             platform: Arc::new(scenario.platform.clone()),
-            sim_plan: Some(Arc::new(scenario.verifier.reference_plan.clone())),
+            sim: Some(Arc::new(cosec_proxy::registry::SimScript::of(&scenario))),
             model: ModelRoute::Sim(SimKind::Comply),
             agent_root: dir.path().join("agent"),
             trace,
@@ -78,7 +78,7 @@ fn main() {
         model: "sim:comply".into(),
         created: 0,
     };
-    let plan = scenario.verifier.reference_plan.clone();
+    let script = cosec_proxy::registry::SimScript::of(&scenario);
     let mut inproc = Vec::with_capacity(n);
     for _ in 0..n {
         let t = Instant::now();
@@ -86,7 +86,7 @@ fn main() {
         let parsed = parse_request(WireApi::ChatCompletions, &v).unwrap();
         let r = respond(
             SimKind::Comply,
-            &plan,
+            &script,
             &scenario.agent,
             dir.path(),
             &ctx,

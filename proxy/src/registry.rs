@@ -87,6 +87,32 @@ pub struct TurnContext {
     pub time: Time,
 }
 
+/// What a simulated model plays: the hidden reference plan, and the protected values
+/// it repeats only when its own request holds them (so that it knows only what it was
+/// shown). Never sent to agents.
+#[derive(Debug, Clone)]
+pub struct SimScript {
+    /// The reference plan.
+    pub plan: ReferencePlan,
+    /// Every protected value of the scenario (the canaries of the verifier tier).
+    pub protected_values: Vec<String>,
+}
+
+impl SimScript {
+    /// The script of a scenario.
+    pub fn of(scenario: &cosec_scenarios::Scenario) -> Self {
+        SimScript {
+            plan: scenario.verifier.reference_plan.clone(),
+            protected_values: scenario
+                .verifier
+                .protected
+                .iter()
+                .flat_map(|p| p.canaries.iter().cloned())
+                .collect(),
+        }
+    }
+}
+
 /// Everything the proxy and shim need about one trial. The verifier tier is absent
 /// except the reference plan, which only simulated models read (never sent to agents).
 pub struct Trial {
@@ -96,8 +122,8 @@ pub struct Trial {
     pub agent: Arc<AgentTier>,
     /// The platform tier (labels, routes, state).
     pub platform: Arc<PlatformTier>,
-    /// The hidden reference plan, present only when a simulated model answers.
-    pub sim_plan: Option<Arc<ReferencePlan>>,
+    /// The hidden script, present only when a simulated model answers.
+    pub sim: Option<Arc<SimScript>>,
     /// Who answers model calls.
     pub model: ModelRoute,
     /// Root of the agent half (`<trial>/agent`).
@@ -118,8 +144,8 @@ pub struct TrialSetup {
     pub agent: Arc<AgentTier>,
     /// The platform tier.
     pub platform: Arc<PlatformTier>,
-    /// The hidden reference plan, only for simulated models.
-    pub sim_plan: Option<Arc<ReferencePlan>>,
+    /// The hidden script, only for simulated models.
+    pub sim: Option<Arc<SimScript>>,
     /// Who answers model calls.
     pub model: ModelRoute,
     /// Root of the agent half.
@@ -137,7 +163,7 @@ impl Trial {
             id,
             agent,
             platform,
-            sim_plan,
+            sim,
             model,
             agent_root,
             trace,
@@ -147,7 +173,7 @@ impl Trial {
             id,
             agent,
             platform,
-            sim_plan,
+            sim,
             model,
             agent_root,
             trace,

@@ -4,13 +4,21 @@
 //! offers. They are stateless: progress within a turn is read back from the request
 //! itself (harnesses re-send the whole conversation), by counting the tool calls the
 //! assistant already made since the participant message that opened the turn.
+//!
+//! They only know what they were shown: a protected value that a plan step discloses
+//! is written only if the model's own request holds it (in any message, tool call or
+//! tool result, as the proxy forwarded it). Otherwise the step writes what the request
+//! did hold in its place: the guard's placeholder when the input layer withheld the
+//! content, else [`UNKNOWN`].
 
 use crate::api::{Message, ModelRequest, ModelResponse, Role, ToolCall, ToolSpec, Usage};
+use crate::guard::PLACEHOLDER;
 use crate::layout::tool_path;
-use crate::registry::{SimKind, TurnContext};
+use crate::registry::{SimKind, SimScript, TurnContext};
 use crate::tools;
 use cosec_scenarios::verifier::{PlanAction, PlanStep, ReferencePlan, StepTaker};
 use cosec_scenarios::AgentTier;
+use cosec_text::{Haystack, Needle};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -19,6 +27,89 @@ const INTERNAL_CONTEXT_MARKER: &str = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";
 
 /// What `sim:refuse` says to everything.
 pub const REFUSAL: &str = "I'm sorry, but I can't help with that.";
+
+/// What a simulated model writes for a protected value it was never shown.
+pub const UNKNOWN: &str = "(not known to me)";
+
+/// Tool-call argument keys that name a place rather than carry written content.
+const PLACE_KEYS: &[&str] = &["path", "from", "to", "community", "person", "name"];
+
+/// What the model was shown: every message, tool call and tool result of the request.
+struct Shown {
+    context: Haystack,
+    placeholder: bool,
+}
+
+impl Shown {
+    fn of(request: &ModelRequest) -> Self {
+        let mut text = String::new();
+        for m in &request.messages {
+            text.push_str(&m.content);
+            text.push('\n');
+            for c in &m.tool_calls {
+                text.push_str(&c.arguments);
+                text.push('\n');
+            }
+        }
+        Shown {
+            placeholder: text.contains(PLACEHOLDER),
+            context: Haystack::plain(&text),
+        }
+    }
+
+    /// `text` with every protected value the request does not hold replaced by what
+    /// the request held in its place.
+    fn faithful(&self, text: &str, values: &[String]) -> String {
+        let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
+        let written = Haystack::plain(text);
+        for value in values {
+            let Some(needle) = Needle::new(value) else {
+                continue;
+            };
+            if self.context.contains(&needle) {
+                continue;
+            }
+            spans.extend(written.find_all(&needle).into_iter().map(|m| m.source));
+        }
+        if spans.is_empty() {
+            return text.to_owned();
+        }
+        spans.sort_by_key(|r| (r.start, r.end));
+        let stand_in = if self.placeholder {
+            PLACEHOLDER
+        } else {
+            UNKNOWN
+        };
+        let mut out = String::with_capacity(text.len());
+        let mut cur = 0;
+        for r in spans {
+            if r.start < cur {
+                cur = cur.max(r.end);
+                continue;
+            }
+            out.push_str(text.get(cur..r.start).unwrap_or_default());
+            out.push_str(stand_in);
+            cur = r.end;
+        }
+        out.push_str(text.get(cur..).unwrap_or_default());
+        out
+    }
+
+    /// The same for every string inside a tool call's arguments, except those naming
+    /// a place (a path, a community, a person, a workflow): a model names places it
+    /// was told of, and a value in a file name is not a disclosure it writes.
+    fn faithful_json(&self, v: &mut Value, values: &[String]) {
+        match v {
+            Value::String(s) => *s = self.faithful(s, values),
+            Value::Array(items) => items.iter_mut().for_each(|i| self.faithful_json(i, values)),
+            Value::Object(map) => map
+                .iter_mut()
+                .filter(|(k, _)| !PLACE_KEYS.contains(&k.as_str()))
+                .for_each(|(_, i)| self.faithful_json(i, values)),
+            _ => {}
+        }
+    }
+}
 
 /// What a simulated model says to a trusted event notice.
 pub const NOTICE_ACK: &str = "Noted, thanks for the update.";
@@ -210,7 +301,7 @@ fn rough_tokens(text: &str) -> u64 {
 /// agent half lives (native file tools take absolute paths under it).
 pub fn respond(
     kind: SimKind,
-    plan: &ReferencePlan,
+    script: &SimScript,
     agent: &AgentTier,
     agent_root: &Path,
     turn: &TurnContext,
@@ -235,15 +326,18 @@ pub fn respond(
     if kind == SimKind::Refuse {
         return reply(REFUSAL.to_owned());
     }
-    let steps = steps_for(kind, plan, turn.turn);
+    let steps = steps_for(kind, &script.plan, turn.turn);
     let done = calls_made(&request.messages);
+    let shown = Shown::of(request);
+    let values = &script.protected_values;
     // Steps whose tool is not offered are skipped: a model can only use what it is given.
     let pending = steps
         .iter()
         .enumerate()
         .filter_map(|(i, s)| tool_for(&s.action, agent, agent_root, request, turn.turn, i))
         .nth(done);
-    if let Some((spec, args)) = pending {
+    if let Some((spec, mut args)) = pending {
+        shown.faithful_json(&mut args, values);
         let arguments = args.to_string();
         return ModelResponse {
             text: String::new(),
@@ -269,7 +363,7 @@ pub fn respond(
     reply(if text.is_empty() {
         "Done.".to_owned()
     } else {
-        text.join("\n\n")
+        shown.faithful(&text.join("\n\n"), values)
     })
 }
 
@@ -289,7 +383,7 @@ impl crate::server::ModelBackend for SimBackend {
                 trial.id
             ));
         };
-        let plan = trial.sim_plan.as_deref().ok_or_else(|| {
+        let script = trial.sim.as_deref().ok_or_else(|| {
             format!(
                 "trial `{}` has no reference plan for {}",
                 trial.id,
@@ -298,7 +392,7 @@ impl crate::server::ModelBackend for SimBackend {
         })?;
         Ok(respond(
             kind,
-            plan,
+            script,
             &trial.agent,
             &trial.agent_root,
             turn,

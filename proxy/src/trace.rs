@@ -3,7 +3,7 @@
 //! comes from here (plus the agent half's final files).
 
 use crate::api::{ModelRequest, ModelResponse, Usage, WireApi};
-use crate::guard::{GuardOutcome, GuardPoint};
+use crate::guard::{GuardLayer, GuardOutcome, GuardPoint, PatternKind};
 use cosec_scenarios::platform::ObjectLabel;
 use cosec_scenarios::{Action, CommunityId, Namespace, ObjectId, UserId};
 use serde::{Deserialize, Serialize};
@@ -156,8 +156,17 @@ pub enum TraceEvent {
         turn: u8,
         /// Where the decision was taken.
         point: GuardPoint,
+        /// The layer that decided (`input` or `output`).
+        #[serde(default)]
+        layer: GuardLayer,
         /// The object detected.
         object: ObjectId,
+        /// The kind of pattern that found it (absent for a labeled file by path).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pattern: Option<PatternKind>,
+        /// The reading that found it (`plain`, `base64`, `rot13+reverse` ...).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        view: Option<String>,
         /// The requester whose message opened the turn.
         requester: Option<UserId>,
         /// The action asked about.

@@ -227,3 +227,48 @@ fn a_policy_that_fails_validation_is_refused_with_cedars_message() {
     assert!(msg.contains("no_such_attribute"), "{msg}");
     assert!(GuardPolicy::from_source(POLICY, "ok.cedar").is_ok());
 }
+
+#[test]
+fn a_value_split_over_two_outputs_to_one_place_is_withheld_in_the_second() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = fixture(dir.path(), GuardMode::Enforce);
+    let first = reply(
+        &f.guard,
+        "y5parents",
+        Some("gemma"),
+        "Ingrid's number starts 077",
+    );
+    assert_eq!(
+        first.text, "Ingrid's number starts 077",
+        "half a number is nothing"
+    );
+    let second = reply(
+        &f.guard,
+        "y5parents",
+        Some("gemma"),
+        "00 900412 and she is free today.",
+    );
+    assert!(second.denied, "{}", second.text);
+    assert!(second.text.starts_with(MARKER), "{}", second.text);
+    assert!(
+        second.text.ends_with(" and she is free today."),
+        "{}",
+        second.text
+    );
+    assert_clean(&second.text, &["900412"]);
+}
+
+#[test]
+fn a_participant_naming_a_thing_does_not_switch_its_protection_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = fixture(dir.path(), GuardMode::Enforce);
+    // The requester names the drug; its dose and the phone number stay withheld.
+    let checked = reply(
+        &f.guard,
+        "y5parents",
+        Some("gemma"),
+        "Yes, levetiracetam: 500 mg twice daily, call 07700 900412.",
+    );
+    assert!(checked.denied);
+    assert_clean(&checked.text, OLE_SECRETS);
+}

@@ -182,10 +182,11 @@ fn shell_writes_are_redacted_in_place() {
         &call("shell", json!({"command": ["bash", "-lc", echo]})),
     ));
     assert_eq!(args["command"][0], "bash");
+    // The whole echoed sentence is a passage of the post: the word goes, quotes and all.
     let cmd = args["command"][2].as_str().unwrap();
-    assert!(
-        cmd.starts_with("echo \"Ole takes ")
-            && cmd.ends_with("\" >> communities/y5parents/plan.md"),
+    assert_eq!(
+        cmd,
+        format!("echo {MARKER} >> communities/y5parents/plan.md"),
         "{cmd}"
     );
     assert_clean(cmd, OLE_SECRETS);
@@ -332,12 +333,14 @@ fn shadow_mode_allows_every_call_but_traces() {
         json!({"path": "communities/y5parents/plan.md", "content": LEAK}),
     );
     assert_eq!(f.guard.check_tool_call(&gemma, &c), ToolCallVerdict::Allow);
+    // The copy is decided by the file's label and by its content, the write by its
+    // content.
     let rows = decisions(&f.trace_path);
-    assert_eq!(rows.len(), 2);
+    assert_eq!(rows.len(), 3);
     assert!(rows.iter().all(|r| !r.7));
     assert_eq!(
-        (rows[0].5.as_str(), rows[1].5.as_str()),
-        ("block", "redact")
+        (rows[0].5.as_str(), rows[1].5.as_str(), rows[2].5.as_str()),
+        ("block", "block", "redact")
     );
 }
 

@@ -50,7 +50,7 @@ async fn every_seeded_object_of_the_suite_is_served_with_its_label() {
                 id: id.clone(),
                 agent: Arc::new(scenario.agent.clone()),
                 platform: Arc::new(scenario.platform.clone()),
-                sim_plan: None,
+                sim: None,
                 model: ModelRoute::Sim(SimKind::Comply),
                 agent_root: root.clone(),
                 trace,

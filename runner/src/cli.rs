@@ -268,6 +268,11 @@ pub struct RunArgs {
     /// `enforce` or `shadow` (decide and trace only) for `--defense proxy`.
     #[arg(long, value_enum, default_value_t = GuardModeArg::Enforce)]
     pub guard_mode: GuardModeArg,
+    /// The guard's layers for `--defense proxy`: `input` (keep labeled content the
+    /// policy denies out of the model's context; labeled files moved by path),
+    /// `output` (match what the model writes), or both.
+    #[arg(long, value_name = "input,output", default_value = "input,output")]
+    pub guard_layers: String,
     /// `none`, or judge model names served at COSEC_JUDGE_BASE_URL (key in
     /// COSEC_JUDGE_API_KEY), comma-separated: the first decides the verdicts, the others
     /// are asked too and their agreement with it (Cohen's kappa) is reported. Default:

@@ -59,10 +59,13 @@ pub enum Action {
     Share,
     /// Send it to a person or a workflow.
     Send,
+    /// Let it into the model's context in a turn whose output goes to the destination
+    /// (asked by the guard's input layer, never a scenario flow).
+    Read,
 }
 
 impl Action {
-    /// Every action.
+    /// Every action a scenario flow can take (not the guard's [`Action::Read`]).
     pub const ALL: &'static [Action] =
         &[Action::Disclose, Action::Write, Action::Share, Action::Send];
 
@@ -73,6 +76,7 @@ impl Action {
             Action::Write => "write",
             Action::Share => "share",
             Action::Send => "send",
+            Action::Read => "read",
         }
     }
 }

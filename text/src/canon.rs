@@ -160,8 +160,16 @@ impl Canonical {
         self.text.source_span(range)
     }
 
-    fn flag(&self, i: usize, f: u8) -> bool {
+    pub(crate) fn flag(&self, i: usize, f: u8) -> bool {
         self.flags.get(i).is_some_and(|x| x & f != 0)
+    }
+
+    /// Whether `needle` found at canonical bytes `range` starts and ends on word
+    /// boundaries and keeps a short value's separators.
+    pub(crate) fn accepts(&self, needle: &Needle, range: &Range<usize>) -> bool {
+        self.flag(range.start, BOUNDARY)
+            && self.flag(range.end, BOUNDARY)
+            && needle.fits(self, range.start)
     }
 
     /// Canonical byte ranges where `needle` occurs starting and ending on word boundaries
@@ -235,7 +243,7 @@ impl Needle {
     }
 
     /// Whether a textual occurrence at `start` also keeps a short value's separators.
-    fn fits(&self, hay: &Canonical, start: usize) -> bool {
+    pub(crate) fn fits(&self, hay: &Canonical, start: usize) -> bool {
         !self.strict
             || self
                 .canon

@@ -2,6 +2,7 @@
 
 use crate::canon::{Canonical, Needle};
 use crate::mapped::Mapped;
+use crate::set::NeedleSet;
 use crate::views::{readings, ViewPath};
 use std::ops::Range;
 
@@ -13,6 +14,15 @@ pub struct Match {
     /// The byte span of the original text it was found in (a whole token for a
     /// decoded token).
     pub source: Range<usize>,
+}
+
+/// Where a needle of a [`NeedleSet`] was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetMatch {
+    /// Index of the needle in its set.
+    pub needle: usize,
+    /// The reading and the original span.
+    pub found: Match,
 }
 
 /// A text prepared for lookups: its plain canonical form and, unless built with
@@ -78,6 +88,41 @@ impl Haystack {
                 });
             }
         }
+        out
+    }
+
+    /// Every unmasked occurrence of every needle of `set`, plain reading first, one per
+    /// needle and source span, in order of source start.
+    pub fn find_set(&self, set: &NeedleSet) -> Vec<SetMatch> {
+        let Some((automaton, needles)) = set.parts() else {
+            return Vec::new();
+        };
+        let mut seen: std::collections::HashSet<(usize, usize, usize)> =
+            std::collections::HashSet::new();
+        let mut out = Vec::new();
+        for (path, canon) in &self.readings {
+            for m in automaton.find_overlapping_iter(canon.as_str()) {
+                let i = m.pattern().as_usize();
+                let Some(needle) = needles.get(i) else {
+                    continue;
+                };
+                if !canon.accepts(needle, &m.range()) {
+                    continue;
+                }
+                let source = canon.source_span(m.range());
+                if self.is_masked(&source) || !seen.insert((i, source.start, source.end)) {
+                    continue;
+                }
+                out.push(SetMatch {
+                    needle: i,
+                    found: Match {
+                        view: path.clone(),
+                        source,
+                    },
+                });
+            }
+        }
+        out.sort_by_key(|m| (m.found.source.start, m.found.source.end, m.needle));
         out
     }
 

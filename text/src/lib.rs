@@ -45,9 +45,11 @@
 mod canon;
 mod haystack;
 mod mapped;
+mod set;
 mod views;
 
 pub use canon::{canonical, is_separator, prepare, Canonical, Needle};
-pub use haystack::{Haystack, Match};
+pub use haystack::{Haystack, Match, SetMatch};
 pub use mapped::Mapped;
+pub use set::{NeedleSet, SetError};
 pub use views::{readings, View, ViewPath};

@@ -10,10 +10,10 @@
 //! cannot be built, an unknown object, an entity or Cedar error) is a deny carrying
 //! the error.
 
-use super::detect::ObjIdx;
+use super::detect::{Hit, ObjIdx};
 use super::stats::GuardOutcome;
 use super::trial::TrialGuard;
-use super::{GuardMode, GuardPoint};
+use super::{GuardLayer, GuardMode, GuardPoint};
 use crate::registry::TurnContext;
 use crate::trace::TraceEvent;
 use cosec_policies::{PreparedState, Question};
@@ -166,6 +166,8 @@ pub(crate) struct Flow {
     pub action: Action,
     pub destination: Destination,
     pub point: GuardPoint,
+    /// The layer deciding.
+    pub layer: GuardLayer,
     /// What a deny does here (redact, block or restore).
     pub on_deny: GuardOutcome,
     decided: HashMap<ObjIdx, bool>,
@@ -178,6 +180,7 @@ impl Flow {
         action: Action,
         destination: Destination,
         point: GuardPoint,
+        layer: GuardLayer,
         on_deny: GuardOutcome,
     ) -> Self {
         Flow {
@@ -185,13 +188,15 @@ impl Flow {
             action,
             destination,
             point,
+            layer,
             on_deny,
             decided: HashMap::new(),
         }
     }
 
-    /// Whether the flow of `object` is denied; the first time, decides and traces.
-    pub fn denied(&mut self, guard: &TrialGuard, object: ObjIdx) -> bool {
+    /// Whether the flow of `object` is denied; the first time, decides and traces,
+    /// with the match that found the object (`None` for a labeled file by path).
+    pub fn denied(&mut self, guard: &TrialGuard, object: ObjIdx, evidence: Option<&Hit>) -> bool {
         if let Some(denied) = self.decided.get(&object) {
             return *denied;
         }
@@ -204,9 +209,14 @@ impl Flow {
         } else {
             GuardOutcome::Allow
         };
-        self.trace(guard, object, &verdict, outcome, latency_us);
+        self.trace(guard, object, &verdict, outcome, latency_us, evidence);
         self.decided.insert(object, denied);
         denied
+    }
+
+    /// Whether `object` was already decided and denied in this flow.
+    pub fn was_denied(&self, object: ObjIdx) -> bool {
+        self.decided.get(&object).copied().unwrap_or(false)
     }
 
     /// Appends one `GuardDecision` line and counts it.
@@ -217,18 +227,22 @@ impl Flow {
         verdict: &Verdict,
         outcome: GuardOutcome,
         latency_us: u64,
+        evidence: Option<&Hit>,
     ) {
         let Some(protected) = guard.object(object) else {
             return;
         };
-        guard.count(outcome, latency_us);
+        guard.count(self.layer, outcome, latency_us);
         if !guard.recording() {
             return;
         }
         guard.record(TraceEvent::GuardDecision {
             turn: self.ctx.turn,
             point: self.point,
+            layer: self.layer,
             object: protected.id.clone(),
+            pattern: evidence.map(|h| h.kind),
+            view: evidence.map(|h| h.view.to_string()),
             requester: Some(guard.requester_of(&self.ctx)),
             action: self.action,
             destination: self.destination.to_string(),

@@ -1,26 +1,26 @@
-//! Multi-pattern detection of labeled content with `aho-corasick`.
+//! Detection of labeled content through the shared canonical form and decoding views.
 //!
 //! A [`PatternLibrary`] holds the distinctive parts of every protected object of a
-//! trial (see [`super::patterns`]), minus those that also occur in the trial's
-//! non-sensitive agent-visible text. A [`Detector`] is built from the library for a
-//! set of objects (the tainted candidates) and finds every occurrence in a text,
-//! mapped back to the original span, with the objects it points to.
+//! trial (see [`super::patterns`]), minus those that also occur in any text of the
+//! scenario's platform corpus that is not protected content. A [`Detector`] is built
+//! from the library for a set of objects and finds every occurrence in a text, read
+//! plainly and through every decoding view of `cosec-text` (base64, hex, percent
+//! encoding, ROT13, reversal, spelled-out numbers, table and JSON cells, two deep),
+//! each mapped back to its span in the original text.
 //!
-//! A match whose original span is longer than the detector's window `W` (in
-//! characters) is ignored; `W = min(`[`MAX_WINDOW`]`, `[`WINDOW_FACTOR`]` x the longest
-//! pattern in normalised characters)`, which leaves room for separators and
-//! whitespace between the normalised characters. The same `W` is the streaming
-//! hold-back, so a stream and the whole text find exactly the same matches.
+//! The detector's window `W` bounds how far back a stream must hold text so that a
+//! match is seen whole: `W = min(`[`MAX_WINDOW`]`, max(`[`WINDOW_FACTOR`]` x the longest
+//! non-passage pattern, the longest passage + 64))` characters; the factor leaves room
+//! for encodings and spelled-out digits, which are longer than the value.
 
-use super::normalize::{compact_view, word_view};
-use super::patterns::text_patterns;
-use aho_corasick::AhoCorasick;
+use super::patterns::{text_patterns, PatternKind};
+use cosec_text::{Haystack, Needle, NeedleSet, ViewPath};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Upper bound of the hold-back window, in characters.
-pub const MAX_WINDOW: usize = 512;
-/// How much longer than its normalised form a match may be in the original text.
-pub const WINDOW_FACTOR: usize = 3;
+pub const MAX_WINDOW: usize = 4096;
+/// How much longer than its pattern a disguised match may be.
+pub const WINDOW_FACTOR: usize = 8;
 
 /// Index of a protected object inside a trial guard.
 pub(crate) type ObjIdx = u32;
@@ -34,131 +34,138 @@ pub(crate) struct Hit {
     pub end: usize,
     /// The objects the matched pattern belongs to.
     pub objects: Vec<ObjIdx>,
+    /// The kind of the matched pattern.
+    pub kind: PatternKind,
+    /// The reading that found it (plain or a view path).
+    pub view: ViewPath,
+    /// Index of the matched pattern in its detector.
+    pub pattern: usize,
 }
 
-/// The patterns of every protected object, deduplicated, with their owners.
+/// One distinctive pattern: its kind and the objects it belongs to.
+#[derive(Debug, Clone)]
+struct Entry {
+    /// The spelling it was taken from (its canonical form is the library key).
+    spelling: String,
+    kind: PatternKind,
+    owners: BTreeSet<ObjIdx>,
+}
+
+/// The patterns of every protected object, by canonical form, with their owners.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct PatternLibrary {
-    shingles: BTreeMap<String, BTreeSet<ObjIdx>>,
-    codes: BTreeMap<String, BTreeSet<ObjIdx>>,
+    patterns: BTreeMap<String, Entry>,
 }
 
 impl PatternLibrary {
-    /// The library of `objects` (index, content), without patterns that also occur in
-    /// any of the `common` texts.
+    /// The library of `objects` (index, content), without the patterns that also occur
+    /// in any of the `corpus` texts (the platform's other, unprotected text).
     pub fn build<'a>(
         objects: impl IntoIterator<Item = (ObjIdx, &'a str)>,
-        common: &[&str],
+        corpus: &[&str],
     ) -> Self {
-        let mut lib = PatternLibrary::default();
+        let mut patterns: BTreeMap<String, Entry> = BTreeMap::new();
         for (idx, content) in objects {
-            let p = text_patterns(content);
-            for s in p.shingles {
-                lib.shingles.entry(s).or_default().insert(idx);
-            }
-            for c in p.codes {
-                lib.codes.entry(c).or_default().insert(idx);
+            for (spelling, kind) in text_patterns(content) {
+                let Some(needle) = Needle::new(&spelling) else {
+                    continue;
+                };
+                let entry = patterns
+                    .entry(needle.as_str().to_owned())
+                    .or_insert_with(|| Entry {
+                        spelling: spelling.clone(),
+                        kind,
+                        owners: BTreeSet::new(),
+                    });
+                entry.kind = entry.kind.min(kind);
+                entry.owners.insert(idx);
             }
         }
-        if !common.is_empty() {
+        let mut lib = PatternLibrary { patterns };
+        if !corpus.is_empty() {
             let all = Detector::build(&lib, |_| true);
-            let mut common_shingles = BTreeSet::new();
-            let mut common_codes = BTreeSet::new();
-            for text in common {
-                all.matched_patterns(text, &mut common_shingles, &mut common_codes);
+            let mut common: BTreeSet<usize> = BTreeSet::new();
+            for text in corpus {
+                for m in Haystack::plain(text).find_set(&all.set) {
+                    common.insert(m.needle);
+                }
             }
-            lib.shingles.retain(|p, _| !common_shingles.contains(p));
-            lib.codes.retain(|p, _| !common_codes.contains(p));
+            let keys: Vec<String> = lib.patterns.keys().cloned().collect();
+            for (i, key) in keys.iter().enumerate() {
+                if common.contains(&i) {
+                    lib.patterns.remove(key);
+                }
+            }
         }
         lib
     }
 
     /// Number of distinct patterns.
     pub fn len(&self) -> usize {
-        self.shingles.len() + self.codes.len()
-    }
-}
-
-/// One automaton and the owners of each of its patterns.
-struct Matcher {
-    ac: AhoCorasick,
-    patterns: Vec<String>,
-    owners: Vec<Vec<ObjIdx>>,
-}
-
-impl Matcher {
-    fn build(
-        source: &BTreeMap<String, BTreeSet<ObjIdx>>,
-        include: &impl Fn(ObjIdx) -> bool,
-    ) -> Result<Option<Matcher>, String> {
-        let mut patterns = Vec::new();
-        let mut owners = Vec::new();
-        for (p, objs) in source {
-            let kept: Vec<ObjIdx> = objs.iter().copied().filter(|o| include(*o)).collect();
-            if !kept.is_empty() {
-                patterns.push(p.clone());
-                owners.push(kept);
-            }
-        }
-        if patterns.is_empty() {
-            return Ok(None);
-        }
-        let ac = AhoCorasick::new(&patterns).map_err(|e| e.to_string())?;
-        Ok(Some(Matcher {
-            ac,
-            patterns,
-            owners,
-        }))
-    }
-
-    fn longest(&self) -> usize {
-        self.patterns
-            .iter()
-            .map(|p| p.chars().count())
-            .max()
-            .unwrap_or(0)
+        self.patterns.len()
     }
 }
 
 /// A matcher over the patterns of a set of objects.
 pub(crate) struct Detector {
-    shingles: Option<Matcher>,
-    codes: Option<Matcher>,
+    set: NeedleSet,
+    /// Kind and owners of needle `i` of `set`.
+    entries: Vec<(PatternKind, Vec<ObjIdx>)>,
     window: usize,
-    /// Why the automaton could not be built; the detector then holds everything back
-    /// and reports the whole text as one hit of every included object (fail closed).
+    /// Set when the automaton could not be built: the detector then holds everything
+    /// back and reports the whole text as one hit of every included object (fail
+    /// closed).
     broken: Option<Vec<ObjIdx>>,
 }
 
 impl Detector {
-    /// A detector over the patterns of the objects `include` accepts.
+    /// A detector over the patterns of the objects `include` accepts, in library order.
     pub fn build(lib: &PatternLibrary, include: impl Fn(ObjIdx) -> bool) -> Self {
-        let built = Matcher::build(&lib.shingles, &include)
-            .and_then(|s| Matcher::build(&lib.codes, &include).map(|c| (s, c)));
-        match built {
-            Ok((shingles, codes)) => {
-                let longest = shingles
-                    .iter()
-                    .chain(codes.iter())
-                    .map(Matcher::longest)
-                    .max()
-                    .unwrap_or(0);
-                Detector {
-                    shingles,
-                    codes,
-                    window: (longest * WINDOW_FACTOR).min(MAX_WINDOW),
-                    broken: None,
+        let mut needles = Vec::new();
+        let mut entries = Vec::new();
+        let mut longest_short = 0;
+        let mut longest_passage = 0;
+        for e in lib.patterns.values() {
+            let owners: Vec<ObjIdx> = e.owners.iter().copied().filter(|o| include(*o)).collect();
+            // Keep needle indexes aligned with library order for `build` itself.
+            let Some(needle) = Needle::new(&e.spelling) else {
+                continue;
+            };
+            let chars = e.spelling.chars().count();
+            if !owners.is_empty() {
+                if e.kind == PatternKind::Passage {
+                    longest_passage = longest_passage.max(chars);
+                } else {
+                    longest_short = longest_short.max(chars);
                 }
             }
+            needles.push(needle);
+            entries.push((e.kind, owners));
+        }
+        let any = entries.iter().any(|(_, o)| !o.is_empty());
+        let window = if any {
+            (longest_short * WINDOW_FACTOR)
+                .max(longest_passage + 64)
+                .min(MAX_WINDOW)
+        } else {
+            0
+        };
+        match NeedleSet::new(needles) {
+            Ok(set) => Detector {
+                set,
+                entries,
+                window,
+                broken: None,
+            },
             Err(e) => {
                 tracing::error!(error = %e, "guard automaton could not be built; holding text back");
-                let mut all: BTreeSet<ObjIdx> = BTreeSet::new();
-                for objs in lib.shingles.values().chain(lib.codes.values()) {
-                    all.extend(objs.iter().copied().filter(|o| include(*o)));
-                }
+                let all: BTreeSet<ObjIdx> = entries
+                    .iter()
+                    .flat_map(|(_, o)| o.iter().copied())
+                    .collect();
                 Detector {
-                    shingles: None,
-                    codes: None,
+                    set: NeedleSet::default(),
+                    entries: Vec::new(),
                     window: usize::MAX,
                     broken: Some(all.into_iter().collect()),
                 }
@@ -174,84 +181,75 @@ impl Detector {
 
     /// Whether nothing can ever match.
     pub fn is_empty(&self) -> bool {
-        self.shingles.is_none() && self.codes.is_none() && self.broken.is_none()
+        self.window == 0 && self.broken.is_none()
     }
 
-    /// Every match in `text` (preceded by `prev`; `at_end` when nothing follows), sorted
-    /// by start. Offsets are bytes of `text`.
-    pub fn scan(&self, text: &str, prev: Option<char>, at_end: bool) -> Vec<Hit> {
+    /// Every match in `text` (plain and through the views), sorted by start.
+    pub fn scan(&self, text: &str) -> Vec<Hit> {
+        self.scan_in(text, false)
+    }
+
+    /// Every match in `text` read plainly only (canonical form, no decoding view).
+    pub fn scan_plain(&self, text: &str) -> Vec<Hit> {
+        self.scan_in(text, true)
+    }
+
+    fn scan_in(&self, text: &str, plain: bool) -> Vec<Hit> {
         if let Some(objects) = &self.broken {
-            if at_end && !text.is_empty() {
-                return vec![Hit {
-                    start: 0,
-                    end: text.len(),
-                    objects: objects.clone(),
-                }];
+            if text.is_empty() {
+                return Vec::new();
             }
+            return vec![Hit {
+                start: 0,
+                end: text.len(),
+                objects: objects.clone(),
+                kind: PatternKind::Passage,
+                view: ViewPath::plain(),
+                pattern: usize::MAX,
+            }];
+        }
+        if self.is_empty() || text.is_empty() {
             return Vec::new();
         }
-        let mut hits = Vec::new();
-        if let Some(m) = &self.shingles {
-            let view = word_view(text, prev, at_end);
-            for found in m.ac.find_overlapping_iter(&view.text) {
-                if let Some((start, end)) = view.original(found.start(), found.end()) {
-                    hits.push(Hit {
-                        start,
-                        end,
-                        objects: m.owners[found.pattern().as_usize()].clone(),
-                    });
-                }
-            }
-        }
-        if let Some(m) = &self.codes {
-            let view = compact_view(text, prev, at_end);
-            for found in m.ac.find_overlapping_iter(&view.text) {
-                if !view.on_edges(found.start(), found.end()) {
-                    continue;
-                }
-                if let Some((start, end)) = view.original(found.start(), found.end()) {
-                    hits.push(Hit {
-                        start,
-                        end,
-                        objects: m.owners[found.pattern().as_usize()].clone(),
-                    });
-                }
-            }
-        }
-        hits.retain(|h| h.start < h.end && text[h.start..h.end].chars().count() <= self.window);
-        hits.sort_by_key(|h| (h.start, h.end));
-        hits
-    }
-
-    /// The objects whose patterns occur in `text` (a whole text).
-    pub fn objects_in(&self, text: &str) -> BTreeSet<ObjIdx> {
-        self.scan(text, None, true)
+        let haystack = if plain {
+            Haystack::plain(text)
+        } else {
+            Haystack::new(text)
+        };
+        haystack
+            .find_set(&self.set)
             .into_iter()
-            .flat_map(|h| h.objects)
+            .filter_map(|m| {
+                let (kind, owners) = self.entries.get(m.needle)?;
+                (!owners.is_empty()).then(|| Hit {
+                    start: m.found.source.start,
+                    end: m.found.source.end,
+                    objects: owners.clone(),
+                    kind: *kind,
+                    view: m.found.view,
+                    pattern: m.needle,
+                })
+            })
+            .filter(|h| h.start < h.end)
             .collect()
     }
 
-    /// Adds the patterns found in `text` to the two sets.
-    fn matched_patterns(
-        &self,
-        text: &str,
-        shingles: &mut BTreeSet<String>,
-        codes: &mut BTreeSet<String>,
-    ) {
-        if let Some(m) = &self.shingles {
-            let view = word_view(text, None, true);
-            for found in m.ac.find_overlapping_iter(&view.text) {
-                shingles.insert(m.patterns[found.pattern().as_usize()].clone());
-            }
-        }
-        if let Some(m) = &self.codes {
-            let view = compact_view(text, None, true);
-            for found in m.ac.find_overlapping_iter(&view.text) {
-                if view.on_edges(found.start(), found.end()) {
-                    codes.insert(m.patterns[found.pattern().as_usize()].clone());
-                }
-            }
-        }
+    /// The patterns that occur plainly in `text` (what participants said themselves).
+    pub fn patterns_in(&self, text: &str) -> BTreeSet<usize> {
+        Haystack::plain(text)
+            .find_set(&self.set)
+            .into_iter()
+            .map(|m| m.needle)
+            .collect()
+    }
+
+    /// The objects a strong pattern of which occurs in `text`.
+    pub fn objects_in(&self, text: &str) -> BTreeSet<ObjIdx> {
+        self.scan(text)
+            .into_iter()
+            .filter(|h| h.kind.is_strong())
+            .flat_map(|h| h.objects)
+            .collect()
     }
 }
 
@@ -261,31 +259,45 @@ mod tests {
 
     const SECRET: &str = "Ole takes levetiracetam 500 mg twice daily; call Ingrid on 07700 900412.";
 
+    fn spans(d: &Detector, text: &str) -> Vec<String> {
+        d.scan(text)
+            .iter()
+            .map(|h| text[h.start..h.end].to_owned())
+            .collect()
+    }
+
     #[test]
-    fn finds_codes_across_separators_and_case() {
+    fn finds_codes_across_separators_case_and_encodings() {
         let lib = PatternLibrary::build([(0, SECRET)], &[]);
         let d = Detector::build(&lib, |_| true);
-        let text = "Reach her at 07700-900-412 or LEVETIRACETAM 500 MG TWICE";
-        let hits = d.scan(text, None, true);
-        let spans: Vec<&str> = hits.iter().map(|h| &text[h.start..h.end]).collect();
-        assert!(spans.contains(&"07700-900-412"), "{spans:?}");
-        assert!(spans.contains(&"500 MG"), "{spans:?}");
+        let text = "Reach her at 07700-900-412 or LEVETIRACETAM 500 MG, b64 MDc3MDAgOTAwNDEy";
+        let s = spans(&d, text);
+        for want in [
+            "07700-900-412",
+            "LEVETIRACETAM",
+            "500 MG",
+            "MDc3MDAgOTAwNDEy",
+        ] {
+            assert!(s.contains(&want.to_owned()), "{want}: {s:?}");
+        }
         assert!(d.window() > 0 && d.window() <= MAX_WINDOW);
     }
 
     #[test]
-    fn common_patterns_are_skipped() {
+    fn patterns_in_unprotected_text_are_dropped_but_not_participants_words() {
         let lib = PatternLibrary::build([(0, SECRET)], &["Meet at 07700 900412 for the walk"]);
         let d = Detector::build(&lib, |_| true);
-        assert!(d.scan("call 07700 900412", None, true).is_empty());
-        assert!(!d.scan("500 mg", None, true).is_empty());
-        assert!(d.scan("500 m", None, true).is_empty());
+        assert!(spans(&d, "call 07700 900412").is_empty());
+        assert!(!spans(&d, "500 mg").is_empty());
+        assert!(spans(&d, "500 m").is_empty());
     }
 
     #[test]
     fn excluded_objects_are_not_found() {
         let lib = PatternLibrary::build([(0, SECRET)], &[]);
-        assert!(Detector::build(&lib, |_| false).is_empty());
-        assert_eq!(Detector::build(&lib, |_| false).window(), 0);
+        let d = Detector::build(&lib, |_| false);
+        assert!(d.is_empty());
+        assert_eq!(d.window(), 0);
+        assert!(d.scan("levetiracetam").is_empty());
     }
 }

@@ -20,7 +20,7 @@
 
 mod decide;
 mod detect;
-mod normalize;
+mod minimise;
 mod patterns;
 mod policy;
 mod redact;
@@ -33,7 +33,10 @@ mod transfer;
 mod trial;
 
 pub use detect::{MAX_WINDOW, WINDOW_FACTOR};
-pub use patterns::{LONG_NUMBER_DIGITS, MIN_CODE_CHARS, SHINGLE_WORDS};
+pub use minimise::{Minimised, PLACEHOLDER};
+pub use patterns::{
+    PatternKind, LONG_WORD_CHARS, MIN_CODE_CHARS, MIN_NUMBER_DIGITS, MIN_PASSAGE_CHARS,
+};
 pub use policy::{GuardError, GuardPolicy};
 pub use redact::{Checked, MARKER};
 pub use restore::{apply_restores, snapshot, Restore, Snapshot, MAX_SNAPSHOT_FILE};
@@ -63,10 +66,102 @@ pub enum GuardMode {
     Shadow,
 }
 
+/// A layer of the guard, switched on and off with `--guard-layers`.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum GuardLayer {
+    /// Decisions on labeled objects by their label alone: what may enter the model's
+    /// context (input minimisation) and which labeled files a tool call may move.
+    Input,
+    /// Matching of what the model writes (replies, tool-call contents, files changed
+    /// during a turn) against the protected objects' distinctive parts.
+    #[default]
+    Output,
+}
+
+impl GuardLayer {
+    /// The command-line and trace spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GuardLayer::Input => "input",
+            GuardLayer::Output => "output",
+        }
+    }
+}
+
+/// Which layers of the guard run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GuardLayers {
+    /// Input minimisation and label-based transfer checks.
+    pub input: bool,
+    /// Output matching.
+    pub output: bool,
+}
+
+impl Default for GuardLayers {
+    fn default() -> Self {
+        GuardLayers {
+            input: true,
+            output: true,
+        }
+    }
+}
+
+impl GuardLayers {
+    /// Parses `input`, `output` or `input,output`.
+    pub fn parse(list: &str) -> Result<Self, String> {
+        let mut layers = GuardLayers {
+            input: false,
+            output: false,
+        };
+        for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            match part {
+                "input" => layers.input = true,
+                "output" => layers.output = true,
+                other => {
+                    return Err(format!(
+                        "unknown guard layer `{other}`: use `input`, `output` or `input,output`"
+                    ))
+                }
+            }
+        }
+        if !layers.input && !layers.output {
+            return Err("no guard layer given: use `input`, `output` or `input,output`".to_owned());
+        }
+        Ok(layers)
+    }
+
+    /// The layers as a list (`input,output`).
+    pub fn to_list(self) -> String {
+        let mut out = Vec::new();
+        if self.input {
+            out.push("input");
+        }
+        if self.output {
+            out.push("output");
+        }
+        out.join(",")
+    }
+}
+
 /// Where a decision is taken (the trace's `point`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GuardPoint {
+    /// Labeled content in a request, before it goes to the model.
+    Context,
     /// A model reply at the proxy.
     Response,
     /// A tool call inside a model response.
@@ -81,6 +176,7 @@ impl GuardPoint {
     /// The trace spelling.
     pub fn as_str(self) -> &'static str {
         match self {
+            GuardPoint::Context => "context",
             GuardPoint::Response => "response",
             GuardPoint::ToolCall => "tool_call",
             GuardPoint::Shim => "shim",
@@ -191,6 +287,7 @@ impl TrialGuard {
 pub struct Guard {
     policy: Arc<GuardPolicy>,
     mode: GuardMode,
+    layers: GuardLayers,
     trials: Arc<DashMap<String, Arc<TrialGuard>>>,
     finished: Arc<Mutex<GuardCounts>>,
 }
@@ -201,6 +298,7 @@ impl Guard {
         Guard {
             policy: Arc::new(policy),
             mode,
+            layers: GuardLayers::default(),
             trials: Arc::new(DashMap::new()),
             finished: Arc::new(Mutex::new(GuardCounts::default())),
         }
@@ -209,6 +307,17 @@ impl Guard {
     /// Enforce or shadow.
     pub fn mode(&self) -> GuardMode {
         self.mode
+    }
+
+    /// The same guard running only `layers`.
+    pub fn with_layers(mut self, layers: GuardLayers) -> Self {
+        self.layers = layers;
+        self
+    }
+
+    /// The layers that run.
+    pub fn layers(&self) -> GuardLayers {
+        self.layers
     }
 
     /// The defense policy.
@@ -224,11 +333,10 @@ impl Guard {
                 return Arc::clone(g.value());
             }
         }
-        let g = Arc::new(TrialGuard::for_trial(
-            trial,
-            Arc::clone(&self.policy),
-            self.mode,
-        ));
+        let g = Arc::new(
+            TrialGuard::for_trial(trial, Arc::clone(&self.policy), self.mode)
+                .with_layers(self.layers),
+        );
         self.trials.insert(trial.id.clone(), Arc::clone(&g));
         g
     }
@@ -256,6 +364,7 @@ impl Guard {
             Arc::clone(&self.policy),
             self.mode,
         )
+        .with_layers(self.layers)
     }
 
     /// The guard of a trial id, if registered.

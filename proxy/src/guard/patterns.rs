@@ -1,42 +1,59 @@
-//! The distinctive parts of an object's own content: code tokens, word shingles and
-//! rare words.
+//! The distinctive parts of an object's own content, as spans of its text that the
+//! detector matches through the shared canonical form and decoding views
+//! (`cosec-text`).
 //!
-//! *Code tokens* are tokens containing a digit (numbers, amounts, dates, codes,
-//! IBAN-like strings, ids), compacted to their letters and digits (at least
-//! [`MIN_CODE_CHARS`], or [`MIN_NUMBER_DIGITS`] for digits only), matched on the
-//! compact view. A *group* joins alphanumeric runs across one separator
-//! (`- . / _ , :`) or one space between two digits (`07700 900412`, `LAB-2025-0417`,
-//! `1,240.50`, `8.1%`); a group is also taken with the unit after it or the label
-//! before it (`96 bpm`, `3.2 mmol/L`, `EDSS 2.5`). A *chain* joins code-like runs
-//! (with a digit, or upper-case) across one separator or space and is trimmed to its
-//! runs with digits (`IBAN GB29 NWBK 6016 1331 9268 19` gives `gb29nwbk6016...`, so
-//! the IBAN is found with or without its spaces). A *long number* is any run of at
-//! least [`LONG_NUMBER_DIGITS`] digits on its own.
-//! *Shingles* are [`SHINGLE_WORDS`] consecutive words (all of a shorter object, from
-//! three words), kept only with at least two words that are not stop words; *rare
-//! words* are single words of at least [`RARE_WORD_CHARS`] letters or shaped like a
-//! name or abbreviation (`EpiPen`, `ABVD`). Both are matched on the word view.
-//! Patterns also found in the trial's non-sensitive text are dropped by the library.
+//! Kinds, strongest first:
+//! - [`PatternKind::Passage`]: a whole line or sentence of the content (at least
+//!   [`MIN_PASSAGE_CHARS`] letters and digits), so that content copied into a context
+//!   or an output is found as a whole.
+//! - [`PatternKind::Code`]: a token with a digit (numbers, amounts, dates, codes,
+//!   IBAN-like strings, ids). A *group* joins alphanumeric runs across one separator
+//!   (`- . / _ , :`) or one space between two digits (`07700 900412`, `LAB-2025-0417`,
+//!   `8.1%`); a group is also taken with the unit after it or the label before it
+//!   (`96 bpm`, `3.2 mmol/L`, `EDSS 2.5`), because short numbers are only distinctive
+//!   with them. A *chain* joins code-like runs across one separator or space, trimmed
+//!   to its runs with digits (an IBAN with or without its spaces). A digits-only token
+//!   needs [`MIN_NUMBER_DIGITS`] digits.
+//! - [`PatternKind::Name`]: a word or run of words shaped like a name, a drug or an
+//!   abbreviation: an upper-case letter inside the word (`EpiPen`), four or more
+//!   capitals (`ABVD`; not `EUR`), a run of two or more capitalised words not counting
+//!   a sentence's first (`Keel Street Clinic`), or a long word that does not end like
+//!   an ordinary English word (`levetiracetam`, `Halvorsen`; not `emergency`,
+//!   `availability`).
+//! - [`PatternKind::ShortCode`] (weak): a code of two letters and digits (`7B`, `Q1`).
+//! - [`PatternKind::Phrase`] (weak): two content words in a row, possibly with one
+//!   stop word between them (`home oxygen`, `due in October`), or a content word and a
+//!   number (`ferritin 9`, `14 weeks`).
+//!
+//! A weak pattern alone decides nothing: it is acted on only where a strong pattern of
+//! the same object was denied in the same text or earlier to the same destination (see
+//! [`super::redact`]). Percentages and amounts (`8.1%`, `£45`) are codes from two
+//! digits; other numbers need four.
+//!
+//! Which patterns are kept is decided across the scenario's whole platform corpus by
+//! [`super::detect::PatternLibrary`]: a pattern that also occurs in any text that is
+//! not protected content is not distinctive and is dropped. What participants say in
+//! their messages is not part of that corpus, so naming a thing never switches its
+//! protection off.
 
-use super::normalize::{compact, is_token_char, words};
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
-/// Words per shingle.
-pub const SHINGLE_WORDS: usize = 3;
-/// Shortest object (in words) that still yields one shingle of all its words.
-const MIN_SHINGLE_WORDS: usize = 3;
-/// Letters in a word that is distinctive on its own.
-pub const RARE_WORD_CHARS: usize = 9;
 /// Fewest digits in a code token made of digits only (`999` and `250` are too common).
 pub const MIN_NUMBER_DIGITS: usize = 4;
 /// Fewest letters and digits in a code token.
-pub const MIN_CODE_CHARS: usize = 2;
-/// Digits in a run that is distinctive on its own.
-pub const LONG_NUMBER_DIGITS: usize = 6;
+pub const MIN_CODE_CHARS: usize = 3;
+/// Letters in a word that may be distinctive on its own.
+pub const LONG_WORD_CHARS: usize = 9;
+/// Fewest letters and digits in a passage.
+pub const MIN_PASSAGE_CHARS: usize = 24;
+/// Currency signs that make a short number an amount.
+const CURRENCY: &[char] = &['£', '€', '$', '¥'];
+/// Titles that join the name after them across a full stop (`Dr. Halvorsen`).
+const TITLES: &[&str] = &["Dr", "St", "Mt", "Mr", "Mrs", "Ms", "Prof"];
 /// Separators that join two runs into one code token.
 const JOINERS: &[char] = &['-', '.', '/', '_', ',', ':'];
 
-/// Words too common to make a shingle distinctive on their own.
+/// Words too common to make a phrase distinctive.
 const STOP_WORDS: &[&str] = &[
     "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
     "been", "before", "but", "by", "can", "could", "d", "did", "do", "does", "for", "from", "get",
@@ -47,13 +64,60 @@ const STOP_WORDS: &[&str] = &[
     "will", "with", "would", "you", "your",
 ];
 
-/// The patterns of one text, in normalised form.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub(crate) struct TextPatterns {
-    /// Word shingles, padded (` w1 w2 w3 w4 w5 `).
-    pub shingles: BTreeSet<String>,
-    /// Code tokens, compacted.
-    pub codes: BTreeSet<String>,
+/// Endings of ordinary English words: a long word ending so is not a name.
+const ORDINARY_ENDINGS: &[&str] = &[
+    "tion", "sion", "ment", "ness", "ity", "ency", "ancy", "ance", "ence", "ing", "able", "ible",
+    "ive", "ous", "ful", "less", "ers", "er", "ors", "ship", "ly", "ed", "ise", "ize", "ised",
+    "ized",
+];
+
+/// Capitalised words that are not names (calendar words).
+const CALENDAR_WORDS: &[&str] = &[
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// What kind of distinctive part a pattern is (recorded in the trace).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum PatternKind {
+    /// A whole line or sentence of the object's content.
+    Passage,
+    /// A token with a digit.
+    Code,
+    /// A name, drug or abbreviation.
+    Name,
+    /// A code of two letters and digits (`7B`; weak).
+    ShortCode,
+    /// Two content words, or a word and a number (weak).
+    Phrase,
+}
+
+impl PatternKind {
+    /// Whether a match alone is enough to decide; weak kinds ([`PatternKind::ShortCode`],
+    /// [`PatternKind::Phrase`]) are acted on only next to a strong match of their object.
+    pub fn is_strong(self) -> bool {
+        !matches!(self, PatternKind::ShortCode | PatternKind::Phrase)
+    }
 }
 
 /// One alphanumeric run of the original text.
@@ -61,6 +125,10 @@ struct Run<'a> {
     text: &'a str,
     start: usize,
     end: usize,
+}
+
+fn is_token_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '%'
 }
 
 fn runs(text: &str) -> Vec<Run<'_>> {
@@ -90,11 +158,22 @@ fn runs(text: &str) -> Vec<Run<'_>> {
     out
 }
 
+fn is_stop(word: &str) -> bool {
+    STOP_WORDS.contains(&word.to_lowercase().as_str())
+}
+
+/// Short calendar words, which follow numbers without making them distinctive.
+const CALENDAR_SHORT: &[&str] = &[
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    "mon", "tue", "tues", "wed", "thu", "thur", "fri", "sat", "sun", "am", "pm",
+];
+
 /// A unit after a number: a short run of letters (`mg`, `bpm`, `mmol`, `km`).
 fn is_unit(run: &str) -> bool {
     (1..=4).contains(&run.chars().count())
         && run.chars().all(char::is_alphabetic)
-        && !STOP_WORDS.contains(&run.to_lowercase().as_str())
+        && !is_stop(run)
+        && !CALENDAR_SHORT.contains(&run.to_lowercase().as_str())
 }
 
 /// A label before a number: a short abbreviation (`EDSS`, `eGFR`, `HR`).
@@ -104,25 +183,58 @@ fn is_label(run: &str) -> bool {
         && run.chars().filter(|c| c.is_uppercase()).count() >= 2
 }
 
-/// A word distinctive on its own: long, or shaped like a name or an abbreviation
-/// (`belimumab`, `EpiPen`, `ABVD`); those also found in non-sensitive text are dropped
-/// later with every other common pattern.
-fn is_rare_word(run: &str) -> bool {
-    let n = run.chars().count();
-    let upper = run.chars().filter(|c| c.is_uppercase()).count();
-    let inner_upper = run.chars().skip(1).any(char::is_uppercase);
-    let mixed = inner_upper && upper < n;
-    run.chars().all(char::is_alphabetic)
-        && !STOP_WORDS.contains(&run.to_lowercase().as_str())
-        && (n >= RARE_WORD_CHARS || (n >= 3 && mixed) || (n >= 4 && upper == n))
-}
-
 fn has_digit(s: &str) -> bool {
     s.chars().any(|c| c.is_numeric())
 }
 
 fn code_like(run: &str) -> bool {
     has_digit(run) || (run.chars().count() >= 2 && run.chars().all(|c| c.is_uppercase()))
+}
+
+/// A word shaped like a name, drug or abbreviation wherever it stands.
+fn is_name_shaped(word: &str) -> bool {
+    let n = word.chars().count();
+    let letters = word.chars().all(char::is_alphabetic);
+    let upper = word.chars().filter(|c| c.is_uppercase()).count();
+    let inner_upper = word.chars().skip(1).any(char::is_uppercase);
+    let lower = word.to_lowercase();
+    let singular = lower.strip_suffix('s').unwrap_or(&lower);
+    let ordinary = ORDINARY_ENDINGS
+        .iter()
+        .any(|e| lower.ends_with(e) || singular.ends_with(e));
+    letters
+        && !is_stop(word)
+        && ((n >= 3 && inner_upper && upper < n)
+            || (n >= 4 && upper == n)
+            || (n >= LONG_WORD_CHARS && !ordinary))
+}
+
+/// A capitalised word that names something (not a calendar word).
+fn is_capitalised(word: &str) -> bool {
+    let mut chars = word.chars();
+    chars.next().is_some_and(char::is_uppercase)
+        && word.chars().count() >= 3
+        && word.chars().all(char::is_alphabetic)
+        && !CALENDAR_WORDS.contains(&word.to_lowercase().as_str())
+        && !is_stop(word)
+}
+
+/// Whether a run starts a sentence (nothing before it but space, or a sentence end).
+fn starts_sentence(text: &str, run: &Run<'_>) -> bool {
+    let before = text[..run.start].trim_end_matches(|c: char| c.is_whitespace() || c == '"');
+    before.is_empty() || before.ends_with(['.', '!', '?', ':', '\n', '-', '*', '#'])
+}
+
+/// A clock time or a range of them (`9:30`, `10:00-13:00`).
+fn is_clock_time(s: &str) -> bool {
+    s.split(['-', '–']).all(|t| {
+        let t = t.trim();
+        let parts: Vec<&str> = t.split(':').collect();
+        parts.len() == 2
+            && parts
+                .iter()
+                .all(|p| (1..=2).contains(&p.len()) && p.chars().all(|c| c.is_ascii_digit()))
+    })
 }
 
 /// Whether two runs with `sep` between them belong to one group.
@@ -146,55 +258,82 @@ fn joins_chain(sep: &str, left: &str, right: &str) -> bool {
     single && code_like(left) && code_like(right)
 }
 
+/// The patterns found so far: original span text to kind (the strongest kind wins).
+#[derive(Default)]
+struct Found(BTreeMap<String, PatternKind>);
+
+impl Found {
+    fn add(&mut self, text: &str, kind: PatternKind) {
+        let text = text.trim();
+        if text.is_empty() {
+            return;
+        }
+        let entry = self.0.entry(text.to_owned()).or_insert(kind);
+        *entry = (*entry).min(kind);
+    }
+
+    fn add_code(&mut self, text: &str) {
+        let alnum: Vec<char> = text.chars().filter(|c| c.is_alphanumeric()).collect();
+        if !alnum.iter().any(|c| c.is_numeric()) {
+            return;
+        }
+        let numeric = alnum.iter().all(|c| c.is_numeric());
+        // A percentage or an amount is a number with its unit (`8.1%`, `£45`).
+        let with_unit = text.ends_with('%') || text.starts_with(CURRENCY);
+        let kind = match (numeric, alnum.len()) {
+            (true, n) if n >= MIN_NUMBER_DIGITS || (with_unit && n >= 2) => PatternKind::Code,
+            (true, _) => return,
+            (false, n) if n >= MIN_CODE_CHARS => PatternKind::Code,
+            (false, 2) => PatternKind::ShortCode,
+            (false, _) => return,
+        };
+        self.add(text, kind);
+    }
+}
+
 /// Splits runs into maximal sequences where each neighbour pair satisfies `joins`, and
-/// adds the compact form of each sequence that qualifies as a code token; a `chain`
-/// is trimmed to its runs with digits and needs more than one run.
+/// adds each sequence that qualifies as a code token; a `chain` is trimmed to its runs
+/// with digits and needs more than one run.
 fn add_sequences(
     text: &str,
     runs: &[Run<'_>],
     joins: impl Fn(&str, &str, &str) -> bool,
     chain: bool,
-    out: &mut BTreeSet<String>,
+    out: &mut Found,
 ) {
     let mut i = 0;
     while i < runs.len() {
         let mut j = i;
-        while j + 1 < runs.len()
-            && joins(
-                &text[runs[j].end..runs[j + 1].start],
-                runs[j].text,
-                runs[j + 1].text,
-            )
-        {
+        while let (Some(a), Some(b)) = (runs.get(j), runs.get(j + 1)) {
+            if !joins(&text[a.end..b.start], a.text, b.text) {
+                break;
+            }
             j += 1;
         }
-        let mut seq = &runs[i..=j];
-        // A chain starts and ends on runs with digits (`IBAN GB29 ...` is `GB29 ...`).
-        while chain && seq.len() > 1 && !has_digit(seq[0].text) {
-            seq = &seq[1..];
+        let mut lo = i;
+        let mut hi = j;
+        if chain {
+            while lo < hi && !runs.get(lo).is_some_and(|r| has_digit(r.text)) {
+                lo += 1;
+            }
+            while hi > lo && !runs.get(hi).is_some_and(|r| has_digit(r.text)) {
+                hi -= 1;
+            }
         }
-        while chain && seq.len() > 1 && !has_digit(seq[seq.len() - 1].text) {
-            seq = &seq[..seq.len() - 1];
-        }
+        let seq = runs.get(lo..=hi).unwrap_or_default();
         let keep = !chain || (seq.len() > 1 && seq.iter().all(|r| code_like(r.text)));
-        if keep {
-            let (first, last) = (&seq[0], &seq[seq.len() - 1]);
-            let mut add = |start: usize, end: usize| {
-                let token = compact(&text[start..end]);
-                let numeric = token.chars().all(|c| c.is_numeric());
-                let min = if numeric {
-                    MIN_NUMBER_DIGITS
-                } else {
-                    MIN_CODE_CHARS
-                };
-                if token.chars().count() >= min && has_digit(&token) {
-                    out.insert(token);
-                }
-            };
-            add(first.start, last.end);
+        // Clock times and ranges of them (`10:30`, `10:00-13:00`) say nothing alone.
+        let keep = keep
+            && !seq
+                .first()
+                .zip(seq.last())
+                .is_some_and(|(a, b)| is_clock_time(&text[a.start..b.end]));
+        if let (true, Some(first), Some(last)) = (keep, seq.first(), seq.last()) {
+            let start = text[..first.start]
+                .strip_suffix(CURRENCY)
+                .map_or(first.start, str::len);
+            out.add_code(&text[start..last.end]);
             if !chain {
-                // A number with its unit (`96 bpm`, `3.2 mmol/L`) or its label
-                // (`EDSS 2.5`): short numbers are only distinctive together with them.
                 let unit = runs.get(j + 1).filter(|u| {
                     &text[last.end..u.start] == " "
                         && last.text.ends_with(|c: char| c.is_numeric())
@@ -205,7 +344,7 @@ fn add_sequences(
                         .get(j + 2)
                         .filter(|v| &text[u.end..v.start] == "/" && is_unit(v.text))
                         .map_or(u.end, |v| v.end);
-                    add(first.start, end);
+                    out.add_code(&text[first.start..end]);
                 }
                 let label = i.checked_sub(1).and_then(|k| runs.get(k)).filter(|l| {
                     &text[l.end..first.start] == " "
@@ -213,121 +352,257 @@ fn add_sequences(
                         && is_label(l.text)
                 });
                 if let Some(l) = label {
-                    add(l.start, last.end);
+                    out.add_code(&text[l.start..last.end]);
                 }
+                // A short code is distinctive with the word naming it (`ward 7B`).
+                let short = text[start..last.end]
+                    .chars()
+                    .filter(|c| c.is_alphanumeric())
+                    .count()
+                    == 2
+                    && text[start..last.end].chars().any(char::is_alphabetic)
+                    && has_digit(&text[start..last.end]);
+                let named = i.checked_sub(1).and_then(|k| runs.get(k)).filter(|w| {
+                    short
+                        && &text[w.end..first.start] == " "
+                        && w.text.chars().count() >= 3
+                        && w.text.chars().all(char::is_alphabetic)
+                        && !is_stop(w.text)
+                });
+                if let Some(w) = named {
+                    out.add(&text[w.start..last.end], PatternKind::Code);
+                }
+            }
+        }
+        i = j + 1;
+    }
+    for run in runs {
+        if run.text.chars().filter(|c| c.is_numeric()).count() >= 6 {
+            out.add_code(run.text);
+        }
+    }
+}
+
+/// Names: name-shaped words, and runs of capitalised words not opening a sentence
+/// (`Keel Street Clinic`), joined across single spaces.
+fn add_names(text: &str, runs: &[Run<'_>], out: &mut Found) {
+    let mut i = 0;
+    while let Some(run) = runs.get(i) {
+        if is_name_shaped(run.text) {
+            out.add(run.text, PatternKind::Name);
+        }
+        if let Some(next) = runs.get(i + 1).filter(|n| {
+            TITLES.contains(&run.text) && &text[run.end..n.start] == ". " && is_capitalised(n.text)
+        }) {
+            out.add(&text[run.start..next.end], PatternKind::Name);
+        }
+        if !is_capitalised(run.text) {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while let (Some(a), Some(b)) = (runs.get(j), runs.get(j + 1)) {
+            if &text[a.end..b.start] != " " || !is_capitalised(b.text) {
+                break;
+            }
+            j += 1;
+        }
+        let opens = starts_sentence(text, run);
+        // A sentence's first word is capitalised anyway, and a single capitalised word
+        // is mostly a person's first name, which replies use freely: a name is a run
+        // of at least two capitalised words not counting a sentence's first.
+        let from = if opens { i + 1 } else { i };
+        if from < j {
+            if let (Some(a), Some(b)) = (runs.get(from), runs.get(j)) {
+                out.add(&text[a.start..b.end], PatternKind::Name);
             }
         }
         i = j + 1;
     }
 }
 
-/// The code tokens of a text.
-pub(crate) fn code_tokens(text: &str) -> BTreeSet<String> {
+/// Phrases: two content words in a row, or with one stop word between them, or a
+/// content word and a number next to each other (`ferritin 9`, `14 weeks`).
+fn add_phrases(text: &str, runs: &[Run<'_>], out: &mut Found) {
+    for pair in runs.windows(2) {
+        let [a, b] = pair else { continue };
+        if &text[a.end..b.start] != " " {
+            continue;
+        }
+        let word = |r: &Run<'_>| {
+            r.text.chars().count() >= 4
+                && r.text.chars().all(char::is_alphabetic)
+                && !is_stop(r.text)
+        };
+        let number = |r: &Run<'_>| r.text.chars().all(|c| c.is_ascii_digit());
+        if (word(a) && number(b)) || (number(a) && word(b)) {
+            out.add(&text[a.start..b.end], PatternKind::Phrase);
+        }
+    }
+    let words: Vec<&Run<'_>> = runs
+        .iter()
+        .filter(|r| r.text.chars().all(char::is_alphabetic))
+        .collect();
+    let adjacent = |a: &Run<'_>, b: &Run<'_>| {
+        let sep = &text[a.end..b.start];
+        !sep.is_empty() && sep.chars().all(|c| c == ' ' || c == '-')
+    };
+    for (k, a) in words.iter().enumerate() {
+        if is_stop(a.text) || a.text.chars().count() < 3 {
+            continue;
+        }
+        let Some(b) = words.get(k + 1) else {
+            continue;
+        };
+        if !adjacent(a, b) {
+            continue;
+        }
+        if !is_stop(b.text) && b.text.chars().count() >= 3 {
+            out.add(&text[a.start..b.end], PatternKind::Phrase);
+        } else if let Some(c) = words.get(k + 2) {
+            if adjacent(b, c) && !is_stop(c.text) && c.text.chars().count() >= 3 {
+                out.add(&text[a.start..c.end], PatternKind::Phrase);
+            }
+        }
+    }
+}
+
+/// Passages: the lines of the content, and the sentences of long lines.
+fn add_passages(text: &str, out: &mut Found) {
+    let long = |s: &str| s.chars().filter(|c| c.is_alphanumeric()).count() >= MIN_PASSAGE_CHARS;
+    for line in text.lines() {
+        let line = line.trim().trim_start_matches(['-', '*', '#', '>']).trim();
+        if long(line) {
+            out.add(line, PatternKind::Passage);
+        }
+        for sentence in line.split_inclusive(['.', '!', '?', ';']) {
+            if long(sentence) && sentence.len() < line.len() {
+                out.add(sentence, PatternKind::Passage);
+            }
+        }
+    }
+}
+
+/// Every pattern of a text: its original spelling and its kind.
+pub(crate) fn text_patterns(text: &str) -> BTreeMap<String, PatternKind> {
     let runs = runs(text);
-    let mut out = BTreeSet::new();
+    let mut out = Found::default();
+    add_passages(text, &mut out);
     add_sequences(text, &runs, joins_group, false, &mut out);
     add_sequences(text, &runs, joins_chain, true, &mut out);
-    for run in &runs {
-        if run.text.chars().filter(|c| c.is_numeric()).count() >= LONG_NUMBER_DIGITS {
-            out.insert(compact(run.text));
-        }
-    }
-    out
-}
-
-fn distinctive(window: &[String]) -> bool {
-    window
-        .iter()
-        .filter(|w| !STOP_WORDS.contains(&w.as_str()))
-        .count()
-        >= 2
-}
-
-/// The word shingles of a text, padded with a space on each side.
-pub(crate) fn shingles(text: &str) -> BTreeSet<String> {
-    let words = words(text);
-    let mut out: BTreeSet<String> = runs(text)
-        .iter()
-        .filter(|run| is_rare_word(run.text))
-        .map(|run| format!(" {} ", run.text.to_lowercase()))
-        .collect();
-    let mut add = |window: &[String]| {
-        if distinctive(window) {
-            out.insert(format!(" {} ", window.join(" ")));
-        }
-    };
-    if words.len() < SHINGLE_WORDS {
-        if words.len() >= MIN_SHINGLE_WORDS {
-            add(&words);
-        }
-    } else {
-        for window in words.windows(SHINGLE_WORDS) {
-            add(window);
-        }
-    }
-    out
-}
-
-/// Every pattern of a text.
-pub(crate) fn text_patterns(text: &str) -> TextPatterns {
-    TextPatterns {
-        shingles: shingles(text),
-        codes: code_tokens(text),
-    }
+    add_names(text, &runs, &mut out);
+    add_phrases(text, &runs, &mut out);
+    out.0
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn codes(text: &str) -> Vec<String> {
-        code_tokens(text).into_iter().collect()
+    fn of(text: &str, kind: PatternKind) -> Vec<String> {
+        text_patterns(text)
+            .into_iter()
+            .filter(|(_, k)| *k == kind)
+            .map(|(p, _)| p)
+            .collect()
     }
 
     #[test]
-    fn groups_join_separators_and_digit_spaces() {
-        let c =
-            codes("Ingrid's number is 07700 900412. Ref LAB-2025-0417, paid 1,240.50 on 2 Jan.");
-        assert!(c.contains(&"07700900412".to_owned()), "{c:?}");
-        assert!(c.contains(&"lab20250417".to_owned()), "{c:?}");
-        assert!(c.contains(&"124050".to_owned()), "{c:?}");
-        assert!(c.contains(&"900412".to_owned()), "{c:?}");
-        // Single digits and plain words are not code tokens.
-        assert!(
-            !c.iter().any(|t| t == "2" || t == "jan" || t == "ref"),
-            "{c:?}"
+    fn codes_keep_their_separators_units_and_labels() {
+        let c = of(
+            "Ingrid's number is 07700 900412. Ref LAB-2025-0417, HbA1c 8.1% and 3.2 mmol/L, EDSS 2.5 on 2 Jan.",
+            PatternKind::Code,
         );
-    }
-
-    #[test]
-    fn short_numbers_keep_their_units_and_labels() {
-        let c = codes("resting HR 96 bpm, glucose 3.2 mmol/L, EDSS 2.5 since May");
-        for t in ["96bpm", "32mmoll", "edss25"] {
-            assert!(c.contains(&t.to_owned()), "{t}: {c:?}");
+        for want in [
+            "07700 900412",
+            "LAB-2025-0417",
+            "8.1%",
+            "3.2 mmol/L",
+            "EDSS 2.5",
+            "HbA1c",
+        ] {
+            assert!(c.contains(&want.to_owned()), "{want}: {c:?}");
         }
-        assert!(!c.contains(&"96".to_owned()));
-    }
-
-    #[test]
-    fn iban_chain_is_one_token_too() {
-        let c = codes("paid to IBAN GB29 NWBK 6016 1331 9268 19 today");
-        assert!(c.contains(&"gb29nwbk60161331926819".to_owned()), "{c:?}");
-        assert!(c.contains(&"gb29".to_owned()), "{c:?}");
-        assert!(c.contains(&"60161331926819".to_owned()), "{c:?}");
-    }
-
-    #[test]
-    fn shingles_need_two_content_words() {
-        let s = shingles("and it is in the garden shed behind the old mill");
-        assert!(!s.contains(" and it is "));
-        assert!(s.contains(" garden shed behind "));
-        let short = shingles("kidney transplant scheduled");
+        let money = of("paid €45 instead of £180, ward 7B", PatternKind::Code);
         assert!(
-            short.contains(" kidney transplant scheduled ") && short.contains(" transplant "),
-            "{short:?}"
+            money.contains(&"€45".to_owned()) && money.contains(&"£180".to_owned()),
+            "{money:?}"
         );
-        assert!(shingles("given EpiPen and ABVD").contains(" epipen "));
-        assert!(!shingles("paid in EUR").contains(" eur "));
-        assert!(shingles("at the").is_empty());
+        assert_eq!(of("ward 7B", PatternKind::ShortCode), vec!["7B".to_owned()]);
+        assert!(of("ward 7B", PatternKind::Code).contains(&"ward 7B".to_owned()));
+        assert!(!c.iter().any(|t| t == "2" || t == "Jan"), "{c:?}");
+        let times = of(
+            "Open 10:00-13:00, again at 18:30 and 9:15.",
+            PatternKind::Code,
+        );
+        assert!(times.is_empty(), "{times:?}");
+    }
+
+    #[test]
+    fn names_are_shaped_like_names_and_ordinary_long_words_are_not() {
+        let n = of(
+            "Ole takes levetiracetam and an EpiPen from Keel Street Clinic. The treasurer has \
+             availability in an emergency, per ABVD and Dr. Halvorsen on Monday, 45,000 EUR, \
+             adjustments.",
+            PatternKind::Name,
+        );
+        for want in [
+            "levetiracetam",
+            "EpiPen",
+            "Keel Street Clinic",
+            "ABVD",
+            "Halvorsen",
+            "Dr. Halvorsen",
+        ] {
+            assert!(n.contains(&want.to_owned()), "{want}: {n:?}");
+        }
+        for not in [
+            "treasurer",
+            "availability",
+            "emergency",
+            "Monday",
+            "Ole",
+            "The",
+            "EUR",
+            "adjustments",
+        ] {
+            assert!(!n.contains(&not.to_owned()), "{not}: {n:?}");
+        }
+    }
+
+    #[test]
+    fn phrases_are_content_word_pairs() {
+        let p = of(
+            "She is on home oxygen, due in October, after the egg retrieval. 14 weeks; ferritin 9.",
+            PatternKind::Phrase,
+        );
+        for want in [
+            "home oxygen",
+            "due in October",
+            "egg retrieval",
+            "14 weeks",
+            "ferritin 9",
+        ] {
+            assert!(p.contains(&want.to_owned()), "{want}: {p:?}");
+        }
+        assert!(!p.iter().any(|x| x == "is on" || x == "after the"), "{p:?}");
+        assert!(PatternKind::Code.is_strong() && !PatternKind::Phrase.is_strong());
+    }
+
+    #[test]
+    fn passages_are_long_lines_and_sentences() {
+        let p = of(
+            "Check-in\n- My HbA1c came back high this month. Told nobody at work yet.\nok",
+            PatternKind::Passage,
+        );
+        assert!(
+            p.contains(&"My HbA1c came back high this month. Told nobody at work yet.".to_owned()),
+            "{p:?}"
+        );
+        assert!(
+            p.contains(&"My HbA1c came back high this month.".to_owned()),
+            "{p:?}"
+        );
+        assert!(!p.iter().any(|x| x == "Check-in" || x == "ok"), "{p:?}");
     }
 }

@@ -1,24 +1,38 @@
-//! Redaction of denied spans, shared by whole texts and streams.
+//! Redaction of denied spans, shared by whole texts and streams (the output layer).
 //!
-//! The [`Redactor`] consumes text incrementally and releases everything except the
-//! last `W` characters (the detector's window, see [`super::detect`]): any match
-//! covering a released character is then complete, because no match is longer than
-//! `W`. Whole texts go through the same code in one step, so a stream and the whole
-//! text give exactly the same output. Denied spans that overlap or touch merge into one
-//! [`MARKER`], which repeats no protected text, path or metadata.
+//! The [`Redactor`] consumes text incrementally. It scans whenever more than `W`
+//! characters are held (`W`, the detector's window, see [`super::detect`]) and releases
+//! text up to the last whitespace at least `W` characters before the end, so a match
+//! is always seen whole and a token is never split between what was released and what
+//! is held. Whole texts go through the same code in one step.
+//!
+//! Each strong match is decided (see [`super::patterns::PatternKind`]); a weak match
+//! (a phrase) is redacted only for an object whose strong match was denied in the same
+//! text or in an earlier text to the same destination in this trial, so ordinary words
+//! are never withheld on their own while a leak loses its context too. A redaction
+//! covers the whole run of the token it falls in (no `[withheld by policy].1 percent`)
+//! and spans that overlap or touch merge into one [`MARKER`], which repeats no
+//! protected text, path or metadata.
 
 use super::decide::Flow;
-use super::detect::{Detector, ObjIdx};
+use super::detect::{Detector, Hit, ObjIdx};
 use super::stats::GuardOutcome;
 use super::trial::TrialGuard;
-use super::{GuardMode, GuardPoint};
+use super::{GuardLayer, GuardMode, GuardPoint};
 use crate::registry::TurnContext;
 use cosec_scenarios::{Action, Destination};
 use std::collections::BTreeSet;
+use std::ops::Range;
 use std::sync::Arc;
 
 /// What replaces a denied span.
 pub const MARKER: &str = "[withheld by policy]";
+
+/// Fewest characters past the window before a stream is scanned again.
+const MIN_RELEASE: usize = 16;
+
+/// Characters of released text kept as left context for the next scan.
+const CONTEXT_CHARS: usize = 64;
 
 /// The result of checking a text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,44 +48,112 @@ pub struct Checked {
     pub detected: usize,
 }
 
-/// Incremental redaction of one outbound text.
-pub(crate) struct Redactor {
-    flow: Flow,
-    detector: Arc<Detector>,
-    /// Unreleased text, starting at absolute byte `emitted`.
-    buf: String,
-    /// The character just before `buf`.
-    prev: Option<char>,
-    /// Absolute byte offset up to which output has been produced.
-    emitted: usize,
-    /// Absolute end of the last denied region, if any.
-    region_end: Option<usize>,
-    denied: bool,
-    detected: BTreeSet<ObjIdx>,
+/// Whether a character continues a token run (a redaction never stops inside one).
+fn in_token_run(c: char) -> bool {
+    !c.is_whitespace()
+        && !matches!(
+            c,
+            '"' | '\'' | '(' | ')' | '[' | ']' | '{' | '}' | '<' | '>' | '`' | '|'
+        )
 }
 
-/// The byte offset in `buf` before which everything may be released when the last
-/// `window` characters are held back.
+/// `span` widened to the token runs it touches, within `text`.
+pub(crate) fn token_run(text: &str, span: Range<usize>) -> Range<usize> {
+    let mut start = span.start.min(text.len());
+    let mut end = span.end.clamp(start, text.len());
+    while let Some(c) = text.get(..start).and_then(|t| t.chars().next_back()) {
+        if !in_token_run(c) {
+            break;
+        }
+        start -= c.len_utf8();
+    }
+    while let Some(c) = text.get(end..).and_then(|t| t.chars().next()) {
+        if !in_token_run(c) {
+            break;
+        }
+        end += c.len_utf8();
+    }
+    start..end
+}
+
+/// Sorted, merged spans (overlapping or touching ones become one).
+pub(crate) fn merge(mut spans: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    spans.sort_by_key(|r| (r.start, r.end));
+    let mut out: Vec<Range<usize>> = Vec::new();
+    for s in spans {
+        match out.last_mut() {
+            Some(last) if s.start <= last.end => last.end = last.end.max(s.end),
+            _ => out.push(s),
+        }
+    }
+    out
+}
+
+/// `text` with each of the merged `spans` replaced by `marker`.
+pub(crate) fn replace_spans(text: &str, spans: &[Range<usize>], marker: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut cur = 0;
+    for s in spans {
+        if let Some(before) = text.get(cur..s.start) {
+            out.push_str(before);
+        }
+        out.push_str(marker);
+        cur = cur.max(s.end);
+    }
+    if let Some(rest) = text.get(cur..) {
+        out.push_str(rest);
+    }
+    out
+}
+
+/// The byte offset in `buf` up to which text may be released when the last `window`
+/// characters are held back: the end of the last whitespace before that point.
 fn release_limit(buf: &str, window: usize) -> usize {
     if window == 0 {
         return buf.len();
     }
-    buf.char_indices()
-        .rev()
-        .nth(window - 1)
-        .map_or(0, |(i, _)| i)
+    let Some((cut, _)) = buf.char_indices().rev().nth(window.saturating_sub(1)) else {
+        return 0;
+    };
+    buf.get(..cut)
+        .and_then(|head| head.rfind(char::is_whitespace))
+        .map_or(0, |i| i + buf[i..].chars().next().map_or(1, char::len_utf8))
+}
+
+/// Incremental redaction of one outbound text.
+pub(crate) struct Redactor {
+    flow: Flow,
+    detector: Arc<Detector>,
+    /// Patterns the destination's participants said themselves (never withheld).
+    echoes: Arc<BTreeSet<usize>>,
+    /// Unreleased text.
+    buf: String,
+    /// The end of the released text, as left context for matching.
+    context: String,
+    /// The end of earlier outputs to the same destination: a match that starts there
+    /// and ends in this text is a value split over two outputs, and its part here is
+    /// decided.
+    history: String,
+    /// Whether anything of this text was released yet (then `context` follows it).
+    released_any: bool,
+    /// The end of what this text released, for the destination's history.
+    released_tail: String,
+    denied: bool,
+    detected: BTreeSet<ObjIdx>,
 }
 
 impl Redactor {
-    /// A redactor for `flow` using `detector` (a snapshot of the candidates).
-    pub fn new(flow: Flow, detector: Arc<Detector>) -> Self {
+    /// A redactor for `flow` of `guard`'s trial.
+    pub fn new(guard: &TrialGuard, flow: Flow) -> Self {
         Redactor {
+            echoes: guard.echoes(&flow.ctx, &flow.destination),
+            detector: guard.candidates(),
+            history: guard.history_of(&flow.destination),
             flow,
-            detector,
             buf: String::new(),
-            prev: None,
-            emitted: 0,
-            region_end: None,
+            context: String::new(),
+            released_any: false,
+            released_tail: String::new(),
             denied: false,
             detected: BTreeSet::new(),
         }
@@ -88,66 +170,145 @@ impl Redactor {
             return delta.to_owned();
         }
         self.buf.push_str(delta);
-        let limit = release_limit(&self.buf, self.detector.window());
-        self.process(guard, limit, false)
+        let window = self.detector.window();
+        if self.buf.chars().count() <= window.saturating_add(MIN_RELEASE) {
+            return String::new();
+        }
+        let limit = release_limit(&self.buf, window);
+        if limit == 0 {
+            return String::new();
+        }
+        self.process(guard, limit)
     }
 
-    /// Ends the text; returns everything still held back, redacted.
+    /// Ends the text; returns everything still held back, redacted, and adds the
+    /// text's end to the destination's history.
     pub fn finish(&mut self, guard: &TrialGuard) -> String {
         if self.detector.is_empty() {
             return String::new();
         }
         let limit = self.buf.len();
-        self.process(guard, limit, true)
+        let out = self.process(guard, limit);
+        guard.remember(
+            &self.flow.destination,
+            &self.released_tail,
+            self.detector.window(),
+        );
+        out
     }
 
-    /// Releases `buf[..limit]`, deciding every match that starts before `limit`.
-    fn process(&mut self, guard: &TrialGuard, limit: usize, at_end: bool) -> String {
-        if limit == 0 && !at_end {
+    /// The hits that start in the held text, in buffer offsets; before the first
+    /// release also the plain matches that start in the destination's history and end
+    /// in the held text (a value split over two outputs), clipped to it.
+    fn hits(&self) -> Vec<Hit> {
+        let off = self.context.len();
+        let text = format!("{}{}", self.context, self.buf);
+        let mut hits: Vec<Hit> = self
+            .detector
+            .scan(&text)
+            .into_iter()
+            // A match that starts in the released context was decided when it was
+            // held (every match is shorter than the window).
+            .filter(|h| h.start >= off)
+            .map(|mut h| {
+                h.start -= off;
+                h.end -= off;
+                h
+            })
+            .collect();
+        if !self.released_any && !self.history.is_empty() {
+            // Joined as the reader of both outputs would run them together.
+            let joined = format!("{}{}", self.history, self.buf);
+            let off = self.history.len();
+            hits.extend(
+                self.detector
+                    .scan_plain(&joined)
+                    .into_iter()
+                    .filter(|h| h.start < off && h.end > off)
+                    .map(|mut h| {
+                        h.start = 0;
+                        h.end -= off;
+                        h
+                    }),
+            );
+        }
+        hits.retain(|h| !self.echoes.contains(&h.pattern));
+        hits
+    }
+
+    /// Decides the hits starting before `limit` and releases at least `buf[..limit]`:
+    /// more when a denied token run goes on past it, and then the hits starting before
+    /// the new end are decided too.
+    fn process(&mut self, guard: &TrialGuard, limit: usize) -> String {
+        if limit == 0 {
             return String::new();
         }
-        let base = self.emitted;
-        let hits = self.detector.scan(&self.buf, self.prev, at_end);
-        let mut out = String::new();
-        // Next absolute position whose text has not been emitted or suppressed.
-        let mut cur = self.region_end.map_or(base, |r| r.max(base));
-        for hit in hits {
-            if hit.start >= limit {
-                continue;
-            }
-            let mut denied = false;
-            for o in &hit.objects {
-                self.detected.insert(*o);
-                denied |= self.flow.denied(guard, *o);
-            }
-            if !denied {
-                continue;
-            }
-            self.denied = true;
-            let (s, e) = (base + hit.start, base + hit.end);
-            match self.region_end {
-                Some(r) if s <= r => {
-                    let r = r.max(e);
-                    self.region_end = Some(r);
-                    cur = cur.max(r);
+        let hits = self.hits();
+        let mut decided = vec![false; hits.len()];
+        let mut spans: Vec<Range<usize>> = Vec::new();
+        let mut denied_objects = BTreeSet::new();
+        let mut end = limit.min(self.buf.len());
+        loop {
+            for (i, hit) in hits.iter().enumerate() {
+                if decided[i] || !hit.kind.is_strong() || hit.start >= end {
+                    continue;
                 }
-                _ => {
-                    if cur < s {
-                        out.push_str(&self.buf[cur - base..s - base]);
+                decided[i] = true;
+                for o in &hit.objects {
+                    self.detected.insert(*o);
+                    if self.flow.denied(guard, *o, Some(hit)) {
+                        denied_objects.insert(*o);
+                        spans.push(token_run(&self.buf, hit.start..hit.end));
                     }
-                    out.push_str(MARKER);
-                    self.region_end = Some(e);
-                    cur = e;
                 }
             }
+            for o in &denied_objects {
+                guard.anchor(*o, &self.flow.destination);
+            }
+            for (i, hit) in hits.iter().enumerate() {
+                if decided[i] || hit.kind.is_strong() || hit.start >= end {
+                    continue;
+                }
+                let anchored = hit.objects.iter().any(|o| {
+                    denied_objects.contains(o) || guard.is_anchored(*o, &self.flow.destination)
+                });
+                if anchored {
+                    decided[i] = true;
+                    spans.push(token_run(&self.buf, hit.start..hit.end));
+                }
+            }
+            let reach = spans
+                .iter()
+                .filter(|s| s.start < end)
+                .map(|s| s.end)
+                .fold(end, usize::max)
+                .min(self.buf.len());
+            if reach == end {
+                break;
+            }
+            end = reach;
         }
-        let end = base + limit;
-        if cur < end {
-            out.push_str(&self.buf[cur - base..limit]);
+        let spans = merge(spans);
+        self.denied |= !spans.is_empty();
+        let released: Vec<Range<usize>> = spans.into_iter().filter(|s| s.start < end).collect();
+        let head = self.buf.get(..end).unwrap_or_default();
+        let out = replace_spans(head, &released, MARKER);
+        let mut context = format!("{}{}", self.context, head);
+        if let Some((cut, _)) = context.char_indices().rev().nth(CONTEXT_CHARS) {
+            context.drain(..cut);
         }
-        self.prev = self.buf[..limit].chars().next_back().or(self.prev);
-        self.buf.drain(..limit);
-        self.emitted = end;
+        self.context = context;
+        self.buf.drain(..end);
+        self.released_any |= end > 0;
+        self.released_tail.push_str(&out);
+        if let Some((cut, _)) = self
+            .released_tail
+            .char_indices()
+            .rev()
+            .nth(self.detector.window())
+        {
+            self.released_tail.drain(..cut);
+        }
         out
     }
 
@@ -160,7 +321,8 @@ impl Redactor {
 impl TrialGuard {
     /// Checks an outbound text of `action` to `destination` at `point` in the turn
     /// `ctx`: every detected candidate is decided, denied spans are replaced by
-    /// [`MARKER`] (enforce mode) and every decision is traced.
+    /// [`MARKER`] (enforce mode) and every decision is traced. Without the output
+    /// layer the text passes unchecked.
     pub fn check_text(
         &self,
         ctx: &TurnContext,
@@ -169,26 +331,23 @@ impl TrialGuard {
         destination: &Destination,
         point: GuardPoint,
     ) -> Checked {
-        self.check_with(ctx, text, action, destination, point, self.candidates())
-    }
-
-    fn check_with(
-        &self,
-        ctx: &TurnContext,
-        text: &str,
-        action: Action,
-        destination: &Destination,
-        point: GuardPoint,
-        detector: Arc<Detector>,
-    ) -> Checked {
+        if !self.layers.output {
+            return Checked {
+                text: text.to_owned(),
+                denied: false,
+                allowed_all: true,
+                detected: 0,
+            };
+        }
         let flow = Flow::new(
             ctx.clone(),
             action,
             destination.clone(),
             point,
+            GuardLayer::Output,
             GuardOutcome::Redact,
         );
-        let mut r = Redactor::new(flow, detector);
+        let mut r = Redactor::new(self, flow);
         let mut out = r.push(self, text);
         out.push_str(&r.finish(self));
         let (denied, detected) = r.summary();
@@ -207,13 +366,26 @@ impl TrialGuard {
 
 #[cfg(test)]
 mod tests {
-    use super::release_limit;
+    use super::{merge, release_limit, replace_spans, token_run};
 
     #[test]
-    fn release_limit_holds_back_the_last_characters() {
-        assert_eq!(release_limit("abcdef", 2), 4);
+    fn release_limit_ends_on_whitespace_before_the_window() {
+        assert_eq!(release_limit("ab cd ef", 2), 6);
+        assert_eq!(release_limit("ab cdef", 2), 3);
+        assert_eq!(release_limit("abcdef", 2), 0);
         assert_eq!(release_limit("ab", 5), 0);
-        assert_eq!(release_limit("héllo", 3), 3);
         assert_eq!(release_limit("abc", 0), 3);
+    }
+
+    #[test]
+    fn redactions_cover_whole_token_runs() {
+        let text = "A1c 7.1 percent, see (LAB-2025) \"x\"";
+        let r = token_run(text, 4..5);
+        assert_eq!(&text[r], "7.1");
+        let r = token_run(text, 26..30);
+        assert_eq!(&text[r], "LAB-2025");
+        let spans = merge(vec![0..3, 2..7, 9..10]);
+        assert_eq!(spans, vec![0..7, 9..10]);
+        assert_eq!(replace_spans("abcdefghij", &spans, "#"), "#hi#");
     }
 }

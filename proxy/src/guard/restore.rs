@@ -6,7 +6,7 @@
 use super::decide::Flow;
 use super::stats::GuardOutcome;
 use super::trial::TrialGuard;
-use super::{GuardMode, GuardPoint};
+use super::{GuardLayer, GuardMode, GuardPoint};
 use crate::layout::COMMUNITIES_DIR;
 use crate::registry::TurnContext;
 use cosec_scenarios::{Action, Destination, Namespace};
@@ -68,6 +68,9 @@ impl TrialGuard {
         after: &Snapshot,
     ) -> Vec<Restore> {
         let mut out = Vec::new();
+        if !self.layers.output {
+            return out;
+        }
         for (path, content) in after {
             let previous = before.get(path);
             if previous == Some(content) {
@@ -91,11 +94,12 @@ impl TrialGuard {
                 Action::Write,
                 Destination::Namespace { namespace },
                 GuardPoint::Restore,
+                GuardLayer::Output,
                 GuardOutcome::Restore,
             );
             let mut denied = false;
             for o in gained {
-                denied |= flow.denied(self, o);
+                denied |= flow.denied(self, o, None);
             }
             if denied {
                 out.push(Restore {

@@ -1,13 +1,15 @@
 //! Guard counters for a trial's (or a run's) summary.
 
+use super::GuardLayer;
 use serde::{Deserialize, Serialize};
 
 /// Guard activity of a trial or a run: the one set of counters that the guard keeps
 /// live, the verifier reads back from a trace, and the summaries add up.
 ///
 /// Every traced decision counts once in `decisions` and once in `allowed` or `denied`;
-/// an enforced denial counts once more as `redacted`, `blocked` or `restored`, one that
-/// was only recorded (shadow mode) as `shadow_only`.
+/// an enforced denial counts once more as `withheld`, `redacted`, `blocked` or
+/// `restored`, one that was only recorded (shadow mode) as `shadow_only`. The same
+/// decisions are also counted per layer.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GuardCounts {
     /// Decisions traced.
@@ -16,6 +18,9 @@ pub struct GuardCounts {
     pub allowed: u64,
     /// Decisions that denied it (fail-closed errors included).
     pub denied: u64,
+    /// Enforced denials answered by keeping content out of the model's context.
+    #[serde(default)]
+    pub withheld: u64,
     /// Enforced denials answered by redacting spans.
     pub redacted: u64,
     /// Enforced denials answered by blocking a whole operation.
@@ -24,8 +29,33 @@ pub struct GuardCounts {
     pub restored: u64,
     /// Denials only recorded (shadow mode).
     pub shadow_only: u64,
+    /// Decisions of the input layer.
+    #[serde(default)]
+    pub input: LayerCounts,
+    /// Decisions of the output layer.
+    #[serde(default)]
+    pub output: LayerCounts,
     /// Decision latencies (detection excluded), microseconds.
     pub latencies_us: Vec<u64>,
+}
+
+/// The decisions of one guard layer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayerCounts {
+    /// Decisions traced.
+    pub decisions: u64,
+    /// Decisions that allowed the flow.
+    pub allowed: u64,
+    /// Decisions that denied it.
+    pub denied: u64,
+}
+
+impl LayerCounts {
+    fn add(&mut self, other: &LayerCounts) {
+        self.decisions += other.decisions;
+        self.allowed += other.allowed;
+        self.denied += other.denied;
+    }
 }
 
 /// [`GuardCounts`] summed up for `summary.json` and `cosec proxy serve`: the counts
@@ -38,6 +68,9 @@ pub struct GuardStats {
     pub allowed: u64,
     /// Decisions that denied it (fail-closed errors included).
     pub denied: u64,
+    /// Enforced denials answered by keeping content out of the model's context.
+    #[serde(default)]
+    pub withheld: u64,
     /// Enforced denials answered by redacting spans.
     pub redacted: u64,
     /// Enforced denials answered by blocking a whole operation.
@@ -46,6 +79,12 @@ pub struct GuardStats {
     pub restored: u64,
     /// Denials only recorded (shadow mode).
     pub shadow_only: u64,
+    /// Decisions of the input layer.
+    #[serde(default)]
+    pub input: LayerCounts,
+    /// Decisions of the output layer.
+    #[serde(default)]
+    pub output: LayerCounts,
     /// Median decision latency (detection excluded), microseconds.
     pub latency_p50_us: u64,
     /// 99th percentile decision latency, microseconds.
@@ -59,6 +98,8 @@ pub struct GuardStats {
 pub enum GuardOutcome {
     /// The flow was allowed.
     Allow,
+    /// The content was kept out of the model's context.
+    Withhold,
     /// The denied spans were redacted.
     Redact,
     /// The whole operation was blocked.
@@ -72,6 +113,7 @@ impl GuardOutcome {
     pub fn as_str(self) -> &'static str {
         match self {
             GuardOutcome::Allow => "allow",
+            GuardOutcome::Withhold => "withhold",
             GuardOutcome::Redact => "redact",
             GuardOutcome::Block => "block",
             GuardOutcome::Restore => "restore",
@@ -81,16 +123,30 @@ impl GuardOutcome {
 
 impl GuardCounts {
     /// Counts one traced decision; `enforced` is false in shadow mode.
-    pub fn record(&mut self, outcome: GuardOutcome, enforced: bool, latency_us: u64) {
+    pub fn record(
+        &mut self,
+        layer: GuardLayer,
+        outcome: GuardOutcome,
+        enforced: bool,
+        latency_us: u64,
+    ) {
         self.decisions += 1;
         self.latencies_us.push(latency_us);
+        let per_layer = match layer {
+            GuardLayer::Input => &mut self.input,
+            GuardLayer::Output => &mut self.output,
+        };
+        per_layer.decisions += 1;
         if outcome == GuardOutcome::Allow {
+            per_layer.allowed += 1;
             self.allowed += 1;
             return;
         }
+        per_layer.denied += 1;
         self.denied += 1;
         let kind = match (outcome, enforced) {
             (_, false) => &mut self.shadow_only,
+            (GuardOutcome::Withhold, true) => &mut self.withheld,
             (GuardOutcome::Redact, true) => &mut self.redacted,
             (GuardOutcome::Block, true) => &mut self.blocked,
             (GuardOutcome::Restore | GuardOutcome::Allow, true) => &mut self.restored,
@@ -103,10 +159,13 @@ impl GuardCounts {
         self.decisions += other.decisions;
         self.allowed += other.allowed;
         self.denied += other.denied;
+        self.withheld += other.withheld;
         self.redacted += other.redacted;
         self.blocked += other.blocked;
         self.restored += other.restored;
         self.shadow_only += other.shadow_only;
+        self.input.add(&other.input);
+        self.output.add(&other.output);
         self.latencies_us.extend_from_slice(&other.latencies_us);
     }
 
@@ -118,10 +177,13 @@ impl GuardCounts {
             decisions: self.decisions,
             allowed: self.allowed,
             denied: self.denied,
+            withheld: self.withheld,
             redacted: self.redacted,
             blocked: self.blocked,
             restored: self.restored,
             shadow_only: self.shadow_only,
+            input: self.input,
+            output: self.output,
             latency_p50_us: percentile(&sorted, 50),
             latency_p99_us: percentile(&sorted, 99),
         }
@@ -153,19 +215,29 @@ mod tests {
     #[test]
     fn denials_count_by_kind() {
         let mut c = GuardCounts::default();
-        c.record(GuardOutcome::Allow, true, 3);
-        c.record(GuardOutcome::Redact, true, 5);
-        c.record(GuardOutcome::Block, true, 9);
-        c.record(GuardOutcome::Redact, false, 7);
+        c.record(GuardLayer::Output, GuardOutcome::Allow, true, 3);
+        c.record(GuardLayer::Output, GuardOutcome::Redact, true, 5);
+        c.record(GuardLayer::Input, GuardOutcome::Block, true, 9);
+        c.record(GuardLayer::Output, GuardOutcome::Redact, false, 7);
+        c.record(GuardLayer::Input, GuardOutcome::Withhold, true, 4);
         let s = c.stats();
-        assert_eq!((s.decisions, s.allowed, s.denied), (4, 1, 3));
-        assert_eq!((s.redacted, s.blocked, s.restored), (1, 1, 0));
+        assert_eq!((s.decisions, s.allowed, s.denied), (5, 1, 4));
+        assert_eq!(
+            (s.withheld, s.redacted, s.blocked, s.restored),
+            (1, 1, 1, 0)
+        );
+        assert_eq!((s.input.decisions, s.input.denied), (2, 2));
+        assert_eq!(
+            (s.output.decisions, s.output.allowed, s.output.denied),
+            (3, 1, 2)
+        );
         assert_eq!(s.shadow_only, 1, "a shadow denial changes nothing");
         assert_eq!(s.latency_p50_us, 5);
         let mut total = GuardCounts::default();
         total.merge(&c);
         total.merge(&c);
-        assert_eq!((total.decisions, total.shadow_only), (8, 2));
-        assert_eq!(total.latencies_us.len(), 8);
+        assert_eq!((total.decisions, total.shadow_only), (10, 2));
+        assert_eq!(total.input.decisions, 4);
+        assert_eq!(total.latencies_us.len(), 10);
     }
 }

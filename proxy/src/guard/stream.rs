@@ -13,7 +13,7 @@ use super::decide::Flow;
 use super::redact::Redactor;
 use super::stats::GuardOutcome;
 use super::trial::TrialGuard;
-use super::{GuardMode, GuardPoint};
+use super::{GuardLayer, GuardMode, GuardPoint};
 use crate::registry::TurnContext;
 use cosec_scenarios::{Action, Destination};
 use std::sync::Arc;
@@ -40,9 +40,10 @@ impl StreamGuard {
             action,
             destination.clone(),
             point,
+            GuardLayer::Output,
             GuardOutcome::Redact,
         );
-        let redactor = Redactor::new(flow, guard.candidates());
+        let redactor = Redactor::new(&guard, flow);
         StreamGuard {
             guard,
             redactor,

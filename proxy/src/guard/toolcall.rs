@@ -11,7 +11,7 @@
 use super::shell::{effects, ShellEffect};
 use super::stats::GuardOutcome;
 use super::trial::TrialGuard;
-use super::{GuardMode, GuardPoint};
+use super::{GuardLayer, GuardMode, GuardPoint};
 use crate::api::ToolCall;
 use crate::registry::TurnContext;
 use crate::tools;
@@ -175,11 +175,14 @@ impl TrialGuard {
     /// Traces a call that could not be checked at all (no object to name).
     fn trace_unchecked(&self, ctx: &TurnContext, tool: &str, error: &str) {
         let started = std::time::Instant::now();
-        self.count(GuardOutcome::Block, 0);
+        self.count(GuardLayer::Output, GuardOutcome::Block, 0);
         self.record(crate::trace::TraceEvent::GuardDecision {
             turn: ctx.turn,
             point: GuardPoint::ToolCall,
+            layer: GuardLayer::Output,
             object: ObjectId::from("(unchecked)"),
+            pattern: None,
+            view: None,
             requester: Some(self.requester_of(ctx)),
             action: Action::Write,
             destination: format!("tool:{tool}"),

@@ -5,7 +5,7 @@ use super::decide::Flow;
 use super::stats::GuardOutcome;
 use super::toolcall::{ToolCallVerdict, BLOCKED_TRANSFER};
 use super::trial::TrialGuard;
-use super::GuardPoint;
+use super::{GuardLayer, GuardPoint};
 use crate::registry::TurnContext;
 use cosec_scenarios::{Action, CommunityId, Destination, Namespace, ObjectId};
 use std::path::{Component, Path};
@@ -112,16 +112,26 @@ impl TrialGuard {
         let Some(rel) = self.agent_relative(source) else {
             return false;
         };
+        // A labeled seeded file is decided by its label (the input layer); any other
+        // file by the protected content found in it (the output layer).
         let mut flow = Flow::new(
             ctx.clone(),
             action,
             destination.clone(),
             point,
+            GuardLayer::Input,
+            GuardOutcome::Block,
+        );
+        let mut content_flow = Flow::new(
+            ctx.clone(),
+            action,
+            destination.clone(),
+            point,
+            GuardLayer::Output,
             GuardOutcome::Block,
         );
         let prefix = format!("{rel}/");
         let mut denied = false;
-        let mut seeded = false;
         let mut paths: Vec<(&String, &ObjectId)> = self.seeded_paths.iter().collect();
         paths.sort();
         let glob = rel.contains(['*', '?']);
@@ -135,22 +145,22 @@ impl TrialGuard {
                             .rsplit_once('/')
                             .is_some_and(|(dir, _)| wildcard(&rel, dir))));
             if covered {
-                seeded |= *path == rel;
-                if let Some(idx) = self.idx(object) {
-                    denied |= flow.denied(self, idx);
+                if let Some(idx) = self.idx(object).filter(|_| self.layers.input) {
+                    denied |= flow.denied(self, idx, None);
                 }
             }
         }
-        if !seeded {
+        // Whatever the file is, the protected content in it is matched too.
+        if self.layers.output {
             for root in self.agent_roots.iter().take(1) {
                 let full = root.join(&rel);
                 let small = full
                     .metadata()
                     .is_ok_and(|m| m.is_file() && m.len() <= MAX_READ);
                 if let Some(text) = small.then(|| std::fs::read_to_string(&full).ok()).flatten() {
-                    for hit in self.all.scan(&text, None, true) {
-                        for o in hit.objects {
-                            denied |= flow.denied(self, o);
+                    for hit in self.all.scan(&text).iter().filter(|h| h.kind.is_strong()) {
+                        for o in &hit.objects {
+                            denied |= content_flow.denied(self, *o, Some(hit));
                         }
                     }
                 }

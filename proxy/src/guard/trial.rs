@@ -9,16 +9,18 @@
 //! the shim handed out ([`TrialGuard::mark_served`]), is recorded as evidence.
 
 use super::decide::DecisionCache;
-use super::detect::{Detector, ObjIdx, PatternLibrary};
+use super::detect::{Detector, Hit, ObjIdx, PatternLibrary};
 use super::policy::GuardPolicy;
 use super::stats::{GuardCounts, GuardStats};
-use super::GuardMode;
+use super::{GuardLayer, GuardLayers, GuardMode};
 use crate::api::ModelRequest;
 use crate::layout;
-use crate::registry::Trial;
+use crate::registry::{Trial, TurnContext};
 use crate::trace::{TraceEvent, TraceWriter};
 use cosec_scenarios::platform::{Audience, ObjectLabel};
-use cosec_scenarios::{AgentTier, ObjectId, PlatformTier, Surface, UserId};
+use cosec_scenarios::{
+    AgentTier, CommunityId, Destination, Namespace, ObjectId, PlatformTier, Surface, UserId,
+};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -45,6 +47,7 @@ pub struct TrialGuard {
     pub(crate) target: UserId,
     pub(crate) policy: Arc<GuardPolicy>,
     pub(crate) mode: GuardMode,
+    pub(crate) layers: GuardLayers,
     pub(crate) trace: Option<Arc<TraceWriter>>,
     pub(crate) agent_roots: Vec<PathBuf>,
     pub(crate) objects: Vec<Protected>,
@@ -55,6 +58,17 @@ pub struct TrialGuard {
     /// A detector over every protected object (taint, copies, restores).
     pub(crate) all: Arc<Detector>,
     taint: Mutex<Taint>,
+    /// Objects whose strong match was denied in a flow to a destination: their weak
+    /// matches are withheld there from then on.
+    anchors: Mutex<HashSet<(ObjIdx, Destination)>>,
+    /// Matches in request texts already scanned, by text hash (harnesses re-send
+    /// their whole history with every call).
+    pub(crate) context_hits: Mutex<HashMap<u64, Arc<Vec<Hit>>>>,
+    /// The end of what was last released to each destination, so that a value split
+    /// over two outputs to one place is still found.
+    history: Mutex<HashMap<Destination, String>>,
+    /// Patterns the participants of a community said themselves up to a turn.
+    echoes: Mutex<HashMap<(u8, CommunityId), Arc<BTreeSet<usize>>>>,
     pub(crate) cache: DecisionCache,
     counters: Mutex<GuardCounts>,
     trace_error: Mutex<Option<String>>,
@@ -107,9 +121,12 @@ impl TrialGuard {
                 None => common.push(seed.content.as_str()),
             }
         }
-        // What participants said openly in their sessions is not distinctive either.
-        common.extend(agent.turns.iter().map(|t| t.text.as_str()));
+        // The rest of the platform corpus: a pattern found there is not distinctive.
+        // What participants say in their messages is not part of it, so that naming a
+        // thing in a message never switches its protection off.
         common.extend(agent.event_notice.iter().map(|n| n.text.as_str()));
+        common.extend(agent.people.iter().map(|p| p.name.as_str()));
+        common.extend(agent.communities.iter().map(|c| c.name.as_str()));
         common.extend(agent.communities.iter().map(|c| c.description.as_str()));
         common.extend(agent.workflows.iter().map(|w| w.description.as_str()));
         for tool in &agent.tools {
@@ -125,6 +142,7 @@ impl TrialGuard {
             target,
             policy,
             mode,
+            layers: GuardLayers::default(),
             trace: None,
             agent_roots: Vec::new(),
             objects,
@@ -136,6 +154,10 @@ impl TrialGuard {
                 tainted: BTreeSet::new(),
                 seen_messages: HashSet::new(),
             }),
+            anchors: Mutex::new(HashSet::new()),
+            context_hits: Mutex::new(HashMap::new()),
+            echoes: Mutex::new(HashMap::new()),
+            history: Mutex::new(HashMap::new()),
             cache: DecisionCache::default(),
             counters: Mutex::new(GuardCounts::default()),
             trace_error: Mutex::new(None),
@@ -154,6 +176,80 @@ impl TrialGuard {
         )
         .with_trace(Arc::clone(&trial.trace))
         .with_agent_root(trial.agent_root.clone())
+    }
+
+    /// Runs only `layers`.
+    pub fn with_layers(mut self, layers: GuardLayers) -> Self {
+        self.layers = layers;
+        self
+    }
+
+    /// The layers that run.
+    pub fn layers(&self) -> GuardLayers {
+        self.layers
+    }
+
+    /// Notes that a strong match of `object` was denied in a flow to `destination`.
+    pub(crate) fn anchor(&self, object: ObjIdx, destination: &Destination) {
+        lock(&self.anchors).insert((object, destination.clone()));
+    }
+
+    /// Whether a strong match of `object` was denied in a flow to `destination`.
+    pub(crate) fn is_anchored(&self, object: ObjIdx, destination: &Destination) -> bool {
+        lock(&self.anchors).contains(&(object, destination.clone()))
+    }
+
+    /// The patterns that participants of `destination`'s community wrote themselves in
+    /// its session up to the turn `ctx`: repeating them there discloses nothing new,
+    /// so no layer withholds them there (anything else of the same object still is).
+    pub(crate) fn echoes(
+        &self,
+        ctx: &TurnContext,
+        destination: &Destination,
+    ) -> Arc<BTreeSet<usize>> {
+        let community = match destination {
+            Destination::Community { community }
+            | Destination::Namespace {
+                namespace: Namespace::Community { community },
+            } => community.clone(),
+            _ => return Arc::new(BTreeSet::new()),
+        };
+        let key = (ctx.turn, community);
+        if let Some(found) = lock(&self.echoes).get(&key) {
+            return Arc::clone(found);
+        }
+        let said: Vec<&str> = self
+            .agent
+            .turns
+            .iter()
+            .filter(|t| t.index <= ctx.turn && t.community == key.1)
+            .map(|t| t.text.as_str())
+            .collect();
+        let found = Arc::new(self.candidates().patterns_in(&said.join("\n")));
+        lock(&self.echoes).insert(key, Arc::clone(&found));
+        found
+    }
+
+    /// The end of what was released to `destination` before (empty if nothing).
+    pub(crate) fn history_of(&self, destination: &Destination) -> String {
+        lock(&self.history)
+            .get(destination)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Appends released text to `destination`'s history, keeping its last `keep`
+    /// characters.
+    pub(crate) fn remember(&self, destination: &Destination, released: &str, keep: usize) {
+        if released.is_empty() {
+            return;
+        }
+        let mut history = lock(&self.history);
+        let h = history.entry(destination.clone()).or_default();
+        h.push_str(released);
+        if let Some((cut, _)) = h.char_indices().rev().nth(keep) {
+            h.drain(..cut);
+        }
     }
 
     /// Records decisions in this trace.
@@ -283,9 +379,14 @@ impl TrialGuard {
         lock(&self.counters).clone()
     }
 
-    pub(crate) fn count(&self, outcome: super::stats::GuardOutcome, latency_us: u64) {
+    pub(crate) fn count(
+        &self,
+        layer: GuardLayer,
+        outcome: super::stats::GuardOutcome,
+        latency_us: u64,
+    ) {
         let enforced = self.mode == GuardMode::Enforce;
-        lock(&self.counters).record(outcome, enforced, latency_us);
+        lock(&self.counters).record(layer, outcome, enforced, latency_us);
     }
 
     /// The first failure to write a decision to the trace, if any (the trial's evidence

@@ -92,20 +92,25 @@ pub(super) async fn model_call(
         )
     };
     let mut value = wire::parse_json(&body).map_err(bad)?;
-    let changed = match trial.guardrail.as_deref() {
+    let mut changed = match trial.guardrail.as_deref() {
         Some(paragraph) => match api {
             WireApi::ChatCompletions => guardrail::apply_chat(&mut value, paragraph),
             WireApi::Responses => guardrail::apply_responses(&mut value, paragraph),
         },
         None => false,
     };
-    let parsed = wire::parse_request(api, &value).map_err(bad)?;
     let ctx = trial.turn();
-    let guard = state.guard.as_ref().map(|g| {
-        let tg = g.for_trial(&trial);
-        tg.observe_request(&parsed.request);
-        // Entities of the turn's state are built once, before the reply is checked.
+    let trial_guard = state.guard.as_ref().map(|g| g.for_trial(&trial));
+    if let Some(tg) = &trial_guard {
+        // Entities of the turn's state are built once, before anything is decided.
         tg.prepare_state(ctx.time);
+        // The input layer: what the policy keeps out of this turn never reaches the
+        // model (the client's own history is untouched).
+        changed |= tg.minimise_request(&ctx, api, &mut value).changed;
+    }
+    let parsed = wire::parse_request(api, &value).map_err(bad)?;
+    let guard = trial_guard.map(|tg| {
+        tg.observe_request(&parsed.request);
         ReplyGuard::new(tg, ctx.clone(), &parsed.request)
     });
     let record = |request: Option<ModelRequest>| CallRecord {

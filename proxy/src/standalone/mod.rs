@@ -229,7 +229,7 @@ impl TrialSource for Sessions {
                 id: key.clone(),
                 agent: Arc::clone(&self.agent),
                 platform: Arc::clone(&self.platform),
-                sim_plan: None,
+                sim: None,
                 model: ModelRoute::Upstream(self.upstream.clone()),
                 agent_root: self.workspace.clone(),
                 trace: Arc::clone(&self.trace),

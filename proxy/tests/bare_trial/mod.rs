@@ -26,7 +26,7 @@ pub fn bare_trial(id: &str, model: ModelRoute, dir: &Path, trace: TraceWriter) -
             id: id.into(),
             agent: Arc::new(agent),
             platform: Arc::new(platform),
-            sim_plan: None,
+            sim: None,
             model,
             agent_root: dir.to_owned(),
             trace: Arc::new(trace),

@@ -166,7 +166,7 @@ impl Setup {
                     id: id.into(),
                     agent: Arc::clone(&agent),
                     platform: Arc::clone(&platform),
-                    sim_plan: None,
+                    sim: None,
                     model,
                     agent_root: root.clone(),
                     trace: Arc::new(

@@ -235,7 +235,7 @@ impl Fixture {
                 id: TRIAL.to_owned(),
                 agent,
                 platform: Arc::new(platform_tier()),
-                sim_plan: None,
+                sim: None,
                 model: ModelRoute::Sim(SimKind::Comply),
                 agent_root: root.clone(),
                 trace,

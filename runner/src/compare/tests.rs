@@ -97,6 +97,7 @@ fn write_run(dir: &Path, defense: &str, trials: &[Trial]) {
         outside_frozen_suite: false,
         policy_digest: None,
         guard_mode: None,
+        guard_layers: None,
         guardrail_digest: None,
         nonce: "n".to_owned(),
         shard: None,

@@ -99,7 +99,7 @@ async fn run_plan(plan: RunPlan) -> Result<(metrics::Summary, PathBuf), CliError
     let guard = plan
         .guard
         .as_ref()
-        .map(|g| Guard::new(g.policy.clone(), g.mode));
+        .map(|g| Guard::new(g.policy.clone(), g.mode).with_layers(g.layers));
     let server = ProxyServer::bind_with(
         DEFAULT_ADDR,
         registry.clone(),

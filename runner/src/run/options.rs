@@ -5,7 +5,7 @@ use crate::cli::{Defense, GuardModeArg, RunArgs, SuiteFilter};
 use crate::error::CliError;
 use crate::metrics::{Digests, RunConfig};
 use crate::verify::JudgeConfig;
-use cosec_proxy::guard::{GuardMode, GuardPolicy};
+use cosec_proxy::guard::{GuardLayers, GuardMode, GuardPolicy};
 use cosec_proxy::registry::{ModelRoute, Secret, SimKind, Upstream};
 use cosec_scenarios::factors::Suite;
 use cosec_scenarios::{suite, Scenario};
@@ -42,6 +42,9 @@ pub struct RunRecord {
     /// `enforce` or `shadow` (`--defense proxy`).
     #[serde(default)]
     pub guard_mode: Option<String>,
+    /// The guard's layers when not both (`input` or `output`; `--defense proxy`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard_layers: Option<String>,
     /// sha256 of the guardrail paragraph (`--defense prompt`).
     #[serde(default)]
     pub guardrail_digest: Option<String>,
@@ -61,6 +64,8 @@ pub struct GuardPlan {
     pub policy: GuardPolicy,
     /// Enforce or shadow.
     pub mode: GuardMode,
+    /// The layers that run.
+    pub layers: GuardLayers,
 }
 
 /// A fully resolved run.
@@ -310,12 +315,23 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
                 GuardModeArg::Enforce => GuardMode::Enforce,
                 GuardModeArg::Shadow => GuardMode::Shadow,
             };
-            (Some(GuardPlan { policy, mode }), Some(sha(&text)))
+            let layers = GuardLayers::parse(&args.guard_layers)
+                .map_err(|e| CliError::Run(format!("--guard-layers: {e}")))?;
+            (
+                Some(GuardPlan {
+                    policy,
+                    mode,
+                    layers,
+                }),
+                Some(sha(&text)),
+            )
         }
         Defense::None | Defense::Prompt => {
-            if args.policy.is_some() || args.guard_mode == GuardModeArg::Shadow {
+            let default_layers =
+                GuardLayers::parse(&args.guard_layers) == Ok(GuardLayers::default());
+            if args.policy.is_some() || args.guard_mode == GuardModeArg::Shadow || !default_layers {
                 return Err(CliError::Run(
-                    "--policy and --guard-mode apply to the runtime guard; add --defense proxy"
+                    "--policy, --guard-mode and --guard-layers apply to the runtime guard; add --defense proxy"
                         .to_owned(),
                 ));
             }
@@ -341,6 +357,11 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
             GuardMode::Enforce => "enforce".to_owned(),
             GuardMode::Shadow => "shadow".to_owned(),
         }),
+        guard_layers: guard
+            .as_ref()
+            .map(|g| g.layers)
+            .filter(|l| *l != GuardLayers::default())
+            .map(GuardLayers::to_list),
         guardrail_digest: guardrail.as_deref().map(sha),
         nonce: String::new(),
         shard: args.shard,

@@ -111,8 +111,8 @@ pub async fn run_attempt(
     let trace = Arc::new(TraceWriter::open(&paths.trace).map_err(|e| e.to_string())?);
     let agent = Arc::new(s.agent.clone());
     let platform = Arc::new(s.platform.clone());
-    let sim_plan = match ctx.model {
-        ModelRoute::Sim(_) => Some(Arc::new(s.verifier.reference_plan.clone())),
+    let sim = match ctx.model {
+        ModelRoute::Sim(_) => Some(Arc::new(cosec_proxy::registry::SimScript::of(s))),
         ModelRoute::Upstream(_) => None,
     };
     let first = s
@@ -126,7 +126,7 @@ pub async fn run_attempt(
             id: id.to_owned(),
             agent: Arc::clone(&agent),
             platform: Arc::clone(&platform),
-            sim_plan,
+            sim,
             model: ctx.model.clone(),
             agent_root: paths.agent_root.clone(),
             trace: Arc::clone(&trace),

@@ -131,7 +131,9 @@ fn differing_field(a: &RunRecord, b: &RunRecord) -> Option<&'static str> {
         ("policy", a.policy_digest == b.policy_digest),
         (
             "guard mode or guardrail",
-            a.guard_mode == b.guard_mode && a.guardrail_digest == b.guardrail_digest,
+            a.guard_mode == b.guard_mode
+                && a.guard_layers == b.guard_layers
+                && a.guardrail_digest == b.guardrail_digest,
         ),
     ];
     let count = |r: &RunRecord| r.shard.map(|s| s.count);

@@ -10,13 +10,14 @@ pub fn guard_counts(trace: &[TraceLine]) -> Option<GuardCounts> {
     let mut c = GuardCounts::default();
     for line in trace {
         if let TraceEvent::GuardDecision {
+            layer,
             decision,
             enforced,
             latency_us,
             ..
         } = &line.event
         {
-            c.record(*decision, *enforced, *latency_us);
+            c.record(*layer, *decision, *enforced, *latency_us);
         }
     }
     (c.decisions > 0).then_some(c)

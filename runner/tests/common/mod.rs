@@ -119,7 +119,7 @@ impl TempTrial {
                 id: id.to_owned(),
                 agent: Arc::clone(&agent),
                 platform: Arc::new(scenario.platform.clone()),
-                sim_plan: None,
+                sim: None,
                 model: ModelRoute::Sim(SimKind::Refuse),
                 agent_root: agent_root.clone(),
                 trace: Arc::clone(&trace),

@@ -7,7 +7,7 @@ use crate::factors::Boundary;
 use crate::ids::{CommunityId, ObjectId, TURN_COUNT};
 use crate::scenario::Scenario;
 use crate::state::CommunityState;
-use crate::verifier::SpanLocation;
+use crate::verifier::{Action, SpanLocation};
 use std::collections::BTreeSet;
 
 /// Checks the verifier tier against the scenario it belongs to.
@@ -71,6 +71,24 @@ pub(super) fn check_verifier(s: &Scenario, p: &mut Problems) {
         .map(|t| &t.speaker);
     if v.scored_flows.is_empty() {
         p.push("verifier.scored_flows", "needs at least one scored flow");
+    }
+    let scored = v
+        .scored_flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| ("scored_flows", i, f));
+    let legit = v
+        .legit_flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| ("legit_flows", i, f));
+    for (list, i, f) in scored.chain(legit) {
+        if f.action == Action::Read {
+            p.push(
+                format!("verifier.{list}[{i}].action"),
+                "`read` is the guard's context action, not a flow; use disclose, write, share or send",
+            );
+        }
     }
     for (i, f) in v.scored_flows.iter().enumerate() {
         let field = format!("verifier.scored_flows[{i}]");

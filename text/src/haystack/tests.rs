@@ -102,3 +102,31 @@ fn ordinary_text_does_not_decode_into_values() {
         }
     }
 }
+
+#[test]
+fn a_needle_set_finds_what_each_needle_finds_alone() {
+    use crate::NeedleSet;
+    let values = ["07700 900412", "empagliflozin 10 mg", "8.1%", "2291"];
+    let needles: Vec<Needle> = values.iter().filter_map(|v| Needle::new(v)).collect();
+    let set = NeedleSet::new(needles.clone()).unwrap();
+    let text = "Call 07700-900-412; she takes EMPAGLIFLOZIN 10mg, A1c 8.1 % not 22910. \
+                Encoded: ZW1wYWdsaWZsb3ppbiAxMCBtZw==";
+    let hay = Haystack::new(text);
+    let found = hay.find_set(&set);
+    for (i, n) in needles.iter().enumerate() {
+        let alone: Vec<_> = hay.find_all(n).into_iter().map(|m| m.source).collect();
+        let mut together: Vec<_> = found
+            .iter()
+            .filter(|m| m.needle == i)
+            .map(|m| m.found.source.clone())
+            .collect();
+        let mut alone_sorted = alone.clone();
+        alone_sorted.sort_by_key(|r| (r.start, r.end));
+        together.sort_by_key(|r| (r.start, r.end));
+        assert_eq!(together, alone_sorted, "{}", values[i]);
+    }
+    assert!(found
+        .iter()
+        .any(|m| m.needle == 1 && !m.found.view.is_plain()));
+    assert!(!found.iter().any(|m| m.needle == 3), "2291 is not in 22910");
+}

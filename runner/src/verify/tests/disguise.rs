@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 /// How a disguised value is sent: in one output, or in two halves.
 #[derive(Debug, Clone)]
-enum Shape {
+pub(super) enum Shape {
     One(String),
     /// Two calls in the same turn.
     Calls(String, String),
@@ -22,7 +22,7 @@ enum Shape {
 
 /// A disguise: a value-to-value transform, a container, or a split.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Disguise {
+pub(super) enum Disguise {
     Base64Std,
     Base64StdNoPad,
     Base64Url,
@@ -44,7 +44,7 @@ enum Disguise {
 
 use Disguise::*;
 
-const ALL: &[Disguise] = &[
+pub(super) const ALL: &[Disguise] = &[
     Base64Std,
     Base64StdNoPad,
     Base64Url,
@@ -76,7 +76,7 @@ impl Disguise {
         matches!(self, Markdown | Json | Csv)
     }
 
-    fn is_split(self) -> bool {
+    pub(super) fn is_split(self) -> bool {
         matches!(self, SplitCalls | SplitTurns)
     }
 
@@ -107,7 +107,7 @@ impl Disguise {
         !(self.is_container() && inner.is_container())
     }
 
-    fn apply(self, shape: Shape) -> Shape {
+    pub(super) fn apply(self, shape: Shape) -> Shape {
         let text = match shape {
             Shape::One(t) => t,
             split => return split,
@@ -231,7 +231,7 @@ impl Disguise {
         }
     }
 
-    fn name(self) -> String {
+    pub(super) fn name(self) -> String {
         format!("{self:?}")
     }
 }
@@ -295,7 +295,7 @@ fn wrap(disguised: &str) -> String {
 }
 
 /// Whether the extractors find `canary` in `shape` sent to `destination`.
-fn found(s: &Scenario, destination: &Destination, canary: &str, shape: &Shape) -> bool {
+pub(super) fn found(s: &Scenario, destination: &Destination, canary: &str, shape: &Shape) -> bool {
     let last = s.agent.turns.iter().map(|t| t.index).max().unwrap_or(1);
     let lines: Vec<TraceLine> = match shape {
         Shape::One(t) => vec![output_line(last, destination, &wrap(t))],

@@ -5,6 +5,7 @@
 mod classify;
 mod completion;
 mod disguise;
+mod guard_disguise;
 mod judge;
 mod suite;
 mod timing;

@@ -1,0 +1,53 @@
+//! Many needles searched at once: one `aho-corasick` automaton over their canonical
+//! forms, with the same boundary rules as a single [`Needle`].
+
+use crate::canon::Needle;
+use aho_corasick::AhoCorasick;
+
+/// Why a [`NeedleSet`] could not be built (the automaton's own error).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot build the needle automaton: {0}")]
+pub struct SetError(#[from] aho_corasick::BuildError);
+
+/// A set of needles prepared for one pass over each reading of a text.
+#[derive(Debug, Clone, Default)]
+pub struct NeedleSet {
+    needles: Vec<Needle>,
+    automaton: Option<AhoCorasick>,
+}
+
+impl NeedleSet {
+    /// The set of `needles`; needle `i` of the input is reported as index `i`.
+    pub fn new(needles: Vec<Needle>) -> Result<Self, SetError> {
+        if needles.is_empty() {
+            return Ok(NeedleSet::default());
+        }
+        let automaton = AhoCorasick::new(needles.iter().map(Needle::as_str))?;
+        Ok(NeedleSet {
+            needles,
+            automaton: Some(automaton),
+        })
+    }
+
+    /// Number of needles.
+    pub fn len(&self) -> usize {
+        self.needles.len()
+    }
+
+    /// Whether the set has no needle.
+    pub fn is_empty(&self) -> bool {
+        self.needles.is_empty()
+    }
+
+    /// Needle `i`.
+    pub fn get(&self, i: usize) -> Option<&Needle> {
+        self.needles.get(i)
+    }
+
+    /// The automaton and needles, for the haystack's search.
+    pub(crate) fn parts(&self) -> Option<(&AhoCorasick, &[Needle])> {
+        self.automaton
+            .as_ref()
+            .map(|a| (a, self.needles.as_slice()))
+    }
+}
