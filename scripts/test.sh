@@ -21,3 +21,4 @@ fi
 scripts/tiers/harnesses.sh
 scripts/tiers/slurm.sh
 scripts/tiers/browser.sh
+scripts/tiers/local-model.sh

@@ -95,6 +95,7 @@ async fn fake_handle(fake: Fake, req: Request<Incoming>) -> Result<Response<Body
     let (tx, rx) = mpsc::channel::<Bytes>(8);
     let gate = fake.gate.lock().unwrap().take();
     let is_chat = path.ends_with("/chat/completions");
+    let hold_end = body["metadata"]["hold_end"] == json!(true);
     tokio::spawn(async move {
         if is_chat {
             tx.send(chat_chunk(
@@ -134,6 +135,13 @@ async fn fake_handle(fake: Fake, req: Request<Incoming>) -> Result<Response<Body
             .unwrap();
             tx.send(event("response.completed", json!({"type": "response.completed",
                 "response": {"id": "r1", "usage": {"input_tokens": 30, "output_tokens": 5, "total_tokens": 35}}}))).await.unwrap();
+            // Like a server that closes its stream a while after the final event.
+            if hold_end {
+                if let Some(gate) = gate {
+                    gate.await.unwrap();
+                }
+            }
+            drop(tx);
         }
     });
     let chunks = futures_util::stream::unfold(rx, |mut rx| async move {
@@ -554,6 +562,44 @@ async fn calls_one_after_another_reuse_one_upstream_connection() {
         1,
         "each call went upstream on the connection the previous one used"
     );
+}
+
+#[tokio::test]
+async fn a_client_that_leaves_after_the_final_event_is_traced_as_complete() {
+    let mut f = Fixture::new().await;
+    let body = json!({"model": "client-model", "stream": true, "input": "hi",
+        "metadata": {"hold_end": true}});
+    let resp = f.post("keyed", "responses", body).await;
+    let mut stream = resp.bytes_stream();
+    let mut got = String::new();
+    while !got.contains("event: response.completed") {
+        got.push_str(std::str::from_utf8(&stream.next().await.unwrap().unwrap()).unwrap());
+    }
+    // The client has the whole reply and hangs up while the upstream's stream is open.
+    drop(stream);
+    let calls = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            let calls = f.model_calls("keyed");
+            if !calls.is_empty() {
+                return calls;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the call is traced once the client is gone");
+    f.release.take().unwrap().send(()).unwrap();
+    let [TraceEvent::ModelCall {
+        response: Some(response),
+        error,
+        ..
+    }] = &calls[..]
+    else {
+        panic!("{calls:?}")
+    };
+    assert_eq!(error, &None, "{response:?}");
+    assert_eq!(response.tool_calls.len(), 1);
+    assert_eq!(response.usage.output_tokens, 5);
 }
 
 #[tokio::test]

@@ -36,6 +36,10 @@ fn run_against_the_local_model(harness: &str, defense: &str, scenarios: &[&str])
         .args(["--out", out.to_str().unwrap()])
         .env_remove("COSEC_JUDGE_BASE_URL")
         .env_remove("COSEC_MODEL_API_KEY");
+    if harness == "builtin" {
+        // A 135M model goes on until it is stopped; short answers keep the tier short.
+        cmd.args(["--max-output-tokens", "64"]);
+    }
     for s in scenarios {
         cmd.args(["--scenario", s]);
     }

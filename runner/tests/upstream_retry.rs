@@ -108,6 +108,11 @@ fn a_transient_failure_is_retried_in_the_proxy_and_counted() {
     let s = json(&out.join("summary.json"));
     assert_eq!(s["trials"]["valid"], 1, "{s}");
     assert_eq!(s["usage"]["upstream_retries"], 2, "{}", s["usage"]);
+    let printed = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        printed.contains("model calls (2 upstream retries)"),
+        "the printed summary counts them too:\n{printed}"
+    );
     let seen = seen.lock().unwrap();
     assert!(
         seen.len() >= 10,

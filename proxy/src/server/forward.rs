@@ -172,7 +172,8 @@ fn guard_json(api: WireApi, guard: &ReplyGuard, bytes: Bytes) -> Result<Bytes, S
 /// A streamed upstream reply on its way to the client: each upstream chunk goes
 /// through the guard (if any) and into the trace's assembler (if traced) and is
 /// relayed at once. The call is traced when the upstream ends, before the client sees
-/// the end; a client that goes away early leaves it traced as disconnected.
+/// the end; a client that goes away before the reply is finished leaves it traced as
+/// disconnected.
 struct Relay {
     call: Call,
     body: Pin<Box<UpstreamBody>>,
@@ -275,9 +276,23 @@ impl Relay {
 }
 
 impl Drop for Relay {
+    /// The client left before the upstream ended. A client may hang up as soon as it
+    /// holds the reply's final event (Codex does, after `response.completed`), before
+    /// the upstream closes its stream: when every frame was handed over and they make
+    /// a finished reply, the call is complete; otherwise it was cut short.
     fn drop(&mut self) {
-        if !self.ended {
-            self.trace(Some("client disconnected during the stream".to_owned()));
+        if self.ended {
+            return;
         }
+        let Some(assembler) = self.assembler.take() else {
+            return;
+        };
+        let handed_over = self.pending.is_empty();
+        let Assembled { response, error } = assembler.finish();
+        let error = (error.is_some() || !handed_over)
+            .then(|| "client disconnected during the stream".to_owned());
+        self.call
+            .record
+            .record(&self.call.trial, Some(response), error);
     }
 }
