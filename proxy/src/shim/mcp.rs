@@ -34,7 +34,7 @@ pub enum RelayError {
     },
     /// The MCP handshake with the harness failed.
     #[error("MCP initialization failed: {0}")]
-    Initialize(#[source] rmcp::service::ServerInitializeError),
+    Initialize(#[source] Box<rmcp::service::ServerInitializeError>),
     /// The MCP service task failed.
     #[error("MCP service failed: {0}")]
     Service(#[source] tokio::task::JoinError),
@@ -205,7 +205,7 @@ where
     let running = relay
         .serve((reader, writer))
         .await
-        .map_err(RelayError::Initialize)?;
+        .map_err(|e| RelayError::Initialize(Box::new(e)))?;
     running.waiting().await.map_err(RelayError::Service)?;
     Ok(())
 }

@@ -22,7 +22,7 @@ pub fn report(args: &ReportArgs) -> Result<ExitCode, CliError> {
     };
     if let Some(out) = &args.html {
         let page = crate::report::render_report(&runs, prices.as_ref())?;
-        std::fs::write(out, &page).map_err(CliError::io(&out))?;
+        std::fs::write(out, &page).map_err(CliError::io(out))?;
         eprintln!(
             "report: {} ({} runs, {} bytes)",
             out.display(),

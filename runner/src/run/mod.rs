@@ -294,5 +294,5 @@ pub fn write_json_atomically<T: serde::Serialize>(path: &Path, value: &T) -> Res
     text.push('\n');
     let tmp = path.with_extension("json.tmp");
     std::fs::write(&tmp, text).map_err(CliError::io(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(CliError::io(&path))
+    std::fs::rename(&tmp, path).map_err(CliError::io(path))
 }

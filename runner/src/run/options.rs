@@ -104,7 +104,7 @@ fn select(args: &RunArgs) -> Result<(Vec<Scenario>, String, bool), CliError> {
         let mut scenarios = Vec::new();
         let mut hasher = Sha256::new();
         for path in &args.scenario_files {
-            let bytes = std::fs::read(path).map_err(CliError::io(&path))?;
+            let bytes = std::fs::read(path).map_err(CliError::io(path))?;
             hasher.update(&bytes);
             scenarios.push(suite::load_scenario_file(path)?);
         }
