@@ -227,14 +227,15 @@ pub enum TraceError {
         source: std::io::Error,
     },
     /// A line is not a trace event.
-    #[error("trace {path}:{line}: {message}")]
+    #[error("trace {path}:{line}: {source}")]
     Parse {
         /// The trace file.
         path: PathBuf,
         /// 1-based line number.
         line: usize,
-        /// serde's message.
-        message: String,
+        /// serde's error.
+        #[source]
+        source: serde_json::Error,
     },
 }
 
@@ -293,10 +294,10 @@ impl TraceWriter {
             ms: u64::try_from(self.opened.elapsed().as_millis()).unwrap_or(u64::MAX),
             event,
         };
-        let mut text = serde_json::to_string(&line).map_err(|e| TraceError::Parse {
+        let mut text = serde_json::to_string(&line).map_err(|source| TraceError::Parse {
             path: self.path.clone(),
             line: 0,
-            message: e.to_string(),
+            source,
         })?;
         text.push('\n');
         let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -318,10 +319,10 @@ pub fn read_trace(path: &Path) -> Result<Vec<TraceLine>, TraceError> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| {
-            serde_json::from_str(l).map_err(|e| TraceError::Parse {
+            serde_json::from_str(l).map_err(|source| TraceError::Parse {
                 path: path.to_owned(),
                 line: i + 1,
-                message: e.to_string(),
+                source,
             })
         })
         .collect()

@@ -25,9 +25,87 @@ pub enum CliError {
     /// An audit command failed.
     #[error(transparent)]
     Audit(#[from] crate::audit::AuditError),
-    /// A run could not start or finish; the message names the file or flag.
+    /// A flag, a combination of flags or a run folder that does not fit; the message
+    /// names the flag or folder and the fix (no underlying error to keep).
     #[error("{0}")]
     Run(String),
+    /// A file or folder could not be read, written or created.
+    #[error("{path}: {source}{hint}")]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+        /// What the path should have been, if that helps (may be empty).
+        hint: String,
+    },
+    /// A JSON file of a run or matrix folder is not what this version writes.
+    #[error("{path}: {source}")]
+    JsonFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A run's `results.jsonl` could not be read or appended.
+    #[error(transparent)]
+    Results(#[from] crate::run::results::ResultsError),
+    /// A price file is invalid or has no price for a run's model.
+    #[error(transparent)]
+    Prices(#[from] crate::cost::PriceError),
+    /// Shards could not be merged.
+    #[error(transparent)]
+    Merge(#[from] crate::scale::merge::MergeError),
+    /// A matrix file is invalid.
+    #[error(transparent)]
+    Matrix(#[from] crate::scale::matrix::spec::SpecError),
+    /// The judge panel could not be set up.
+    #[error(transparent)]
+    Judge(#[from] crate::verify::JudgeError),
+    /// The HTML report could not be built.
+    #[error(transparent)]
+    Report(#[from] crate::report::ReportError),
+    /// A harness could not be prepared.
+    #[error(transparent)]
+    Harness(#[from] crate::harness::HarnessError),
+    /// The run's model-API proxy could not start.
+    #[error(transparent)]
+    Proxy(#[from] cosec_proxy::server::ProxyError),
+    /// `cosec proxy` could not start.
+    #[error(transparent)]
+    Serve(#[from] cosec_proxy::standalone::StandaloneError),
+    /// The socket the native harnesses reach the shim through could not be opened.
+    #[error(transparent)]
+    ShimSocket(#[from] cosec_proxy::shim::ShimSocketError),
+    /// A defense policy (`--policy FILE` or the built-in one) does not compile.
+    #[error("{origin}: {source}")]
+    GuardPolicy {
+        /// `--policy FILE` or `built-in defense policy`.
+        origin: String,
+        /// Why.
+        #[source]
+        source: cosec_proxy::guard::GuardError,
+    },
+    /// The async runtime could not start.
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    /// `cosec proxy` could not wait for Ctrl-C.
+    #[error("cannot wait for Ctrl-C: {0}")]
+    CtrlC(#[source] std::io::Error),
+    /// A trial task ended abnormally, so its verdict was not recorded.
+    #[error("a trial task failed, its verdict is not recorded: {0}")]
+    TrialTask(#[source] tokio::task::JoinError),
+    /// One cell of a matrix failed.
+    #[error("matrix {cell}: {source}")]
+    Cell {
+        /// The cell's tag.
+        cell: String,
+        /// Why.
+        #[source]
+        source: Box<CliError>,
+    },
     /// The sandbox the native harnesses run in is unavailable.
     #[error("the native harnesses cannot run: {0}")]
     Sandbox(#[from] crate::sandbox::SandboxError),
@@ -50,6 +128,23 @@ pub enum CliError {
 }
 
 impl CliError {
+    /// A filesystem failure at `path`, for `map_err`.
+    pub fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> CliError + '_ {
+        move |source| CliError::Io {
+            path: path.to_owned(),
+            source,
+            hint: String::new(),
+        }
+    }
+
+    /// A JSON file that does not parse, for `map_err`.
+    pub fn json_file(path: &std::path::Path) -> impl FnOnce(serde_json::Error) -> CliError + '_ {
+        move |source| CliError::JsonFile {
+            path: path.to_owned(),
+            source,
+        }
+    }
+
     /// Whether the reader of standard output went away (`cosec scenarios list | head`);
     /// the command then stops quietly with success, as other Unix tools do.
     pub fn is_closed_pipe(&self) -> bool {

@@ -194,7 +194,7 @@ fn the_html_report_is_one_self_contained_file_with_every_trace() {
         "id=\"paired-2\"",
         "id=\"t0-3\"",
         "id=\"t1-3\"",
-        "\"type\":\"guard_decision\"",
+        "\"guard_decision\":[",
     ] {
         assert!(page.contains(needle), "missing {needle}");
     }
@@ -269,6 +269,12 @@ fn chromium_renders_the_table_a_heatmap_and_a_trace_opened_from_the_url() {
         &title[..80.min(title.len())]
     );
     assert!(dom.contains("class=\"ev ev-delivery\"") && dom.contains("class=\"ev ev-reply\""));
+    // The packed trial was expanded: texts, not references into the string table.
+    let trace = dom.split("id=\"trace-view\"").nth(1).unwrap_or_default();
+    assert!(
+        !trace.contains("<pre>@") && !trace.contains("<pre></pre>"),
+        "packed references left in the trace"
+    );
     if let Ok(shot) = std::env::var("COSEC_REPORT_SCREENSHOT") {
         let o = chromium(profile.path())
             .args([

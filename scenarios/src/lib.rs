@@ -8,6 +8,10 @@
 //! scenarios is produced by [`generate::generate_suite`] and loaded, with its manifest
 //! checked, by [`suite`].
 
+// Library code reads text and files it did not write: an index out of range must be a
+// handled case (`get`), never a panic. Tests may index what they just built.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 pub mod agent;
 pub mod factors;
 pub mod generate;

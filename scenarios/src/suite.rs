@@ -46,7 +46,7 @@ pub enum SuiteError {
         source: std::io::Error,
     },
     /// A file is not valid JSON for its type.
-    #[error("{path}:{line}:{column}: {message}")]
+    #[error("{path}:{line}:{column}: {source}")]
     Parse {
         /// The file.
         path: PathBuf,
@@ -55,7 +55,8 @@ pub enum SuiteError {
         /// 1-based column.
         column: usize,
         /// What serde reported (names the field).
-        message: String,
+        #[source]
+        source: serde_json::Error,
     },
     /// A scenario failed structural validation.
     #[error("{path}: invalid scenario `{id}`:\n{}", render_problems(.problems))]
@@ -229,7 +230,7 @@ pub fn parse_scenario(path: &Path, bytes: &[u8]) -> Result<Scenario, SuiteError>
         path: path.to_owned(),
         line: e.line(),
         column: e.column(),
-        message: e.to_string(),
+        source: e,
     })
 }
 
@@ -307,7 +308,7 @@ fn load_files(
             path: manifest_path,
             line: e.line(),
             column: e.column(),
-            message: e.to_string(),
+            source: e,
         })?;
     let actual = build_manifest(&files);
     let listed: BTreeMap<&str, &str> = manifest

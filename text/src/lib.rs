@@ -42,6 +42,10 @@
 //! Every derived text is a [`Mapped`]: each of its bytes knows the original byte span
 //! it came from, so a match can be located (and redacted) in what was written.
 
+// Library code reads text and files it did not write: an index out of range must be a
+// handled case (`get`), never a panic. Tests may index what they just built.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 mod canon;
 mod haystack;
 mod mapped;

@@ -34,10 +34,10 @@ pub enum RelayError {
     },
     /// The MCP handshake with the harness failed.
     #[error("MCP initialization failed: {0}")]
-    Initialize(String),
+    Initialize(#[source] Box<rmcp::service::ServerInitializeError>),
     /// The MCP service task failed.
     #[error("MCP service failed: {0}")]
-    Service(String),
+    Service(#[source] tokio::task::JoinError),
 }
 
 type Connection = (BufReader<OwnedReadHalf>, OwnedWriteHalf);
@@ -205,11 +205,8 @@ where
     let running = relay
         .serve((reader, writer))
         .await
-        .map_err(|e| RelayError::Initialize(e.to_string()))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| RelayError::Service(e.to_string()))?;
+        .map_err(|e| RelayError::Initialize(Box::new(e)))?;
+    running.waiting().await.map_err(RelayError::Service)?;
     Ok(())
 }
 

@@ -41,7 +41,7 @@ const ERROR_SNIPPET_CHARS: usize = 1000;
 pub enum UpstreamError {
     /// The HTTP client could not be built (TLS setup).
     #[error("cannot build the upstream HTTP client: {0}")]
-    Client(String),
+    Client(#[source] rustls::Error),
 }
 
 /// The body of an upstream reply: fails after [`READ_TIMEOUT`] without a frame.
@@ -190,7 +190,7 @@ impl UpstreamClient {
         http.set_connect_timeout(Some(CONNECT_TIMEOUT));
         let connector = hyper_rustls::HttpsConnectorBuilder::new()
             .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())
-            .map_err(|e| UpstreamError::Client(e.to_string()))?
+            .map_err(UpstreamError::Client)?
             .https_or_http()
             .enable_http1()
             .wrap_connector(http);

@@ -56,16 +56,21 @@ fn sheet_error(path: &Path, message: String) -> AuditError {
     }
 }
 
+/// A CSV error in `path`, for `map_err`.
+fn csv_error(path: &Path) -> impl Fn(csv::Error) -> AuditError + '_ {
+    move |source| AuditError::Csv {
+        path: path.to_owned(),
+        source,
+    }
+}
+
 /// Reads a sheet or adjudication file. Columns are found by their header names.
 pub fn read_labels(path: &Path) -> Result<LabelFile, AuditError> {
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
         .from_path(path)
-        .map_err(|e| sheet_error(path, e.to_string()))?;
-    let headers = reader
-        .headers()
-        .map_err(|e| sheet_error(path, e.to_string()))?
-        .clone();
+        .map_err(csv_error(path))?;
+    let headers = reader.headers().map_err(csv_error(path))?.clone();
     let column = |name: &str| {
         headers.iter().position(|h| {
             h.trim_start_matches('\u{feff}')
@@ -86,7 +91,7 @@ pub fn read_labels(path: &Path) -> Result<LabelFile, AuditError> {
     let mut rows = BTreeMap::new();
     for (i, record) in reader.records().enumerate() {
         let line = i + 2;
-        let record = record.map_err(|e| sheet_error(path, e.to_string()))?;
+        let record = record.map_err(csv_error(path))?;
         let item = record.get(item_col).unwrap_or("").trim().to_owned();
         if item.is_empty() {
             continue;

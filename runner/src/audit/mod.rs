@@ -39,14 +39,36 @@ pub enum AuditError {
         /// Cause.
         source: std::io::Error,
     },
-    /// A JSON file does not parse.
-    #[error("{path}: {message}")]
+    /// A JSON file does not parse, or a value could not be written as JSON.
+    #[error("{path}: {source}")]
     Json {
         /// The file.
         path: PathBuf,
-        /// serde's message.
-        message: String,
+        /// Cause.
+        #[source]
+        source: serde_json::Error,
     },
+    /// A sheet or adjudication file is not readable CSV.
+    #[error("{path}: {source}")]
+    Csv {
+        /// The file.
+        path: PathBuf,
+        /// Cause.
+        #[source]
+        source: csv::Error,
+    },
+    /// The suite could not be loaded.
+    #[error(transparent)]
+    Suite(#[from] cosec_scenarios::suite::SuiteError),
+    /// A sampled run folder could not be read.
+    #[error(transparent)]
+    Run(Box<crate::error::CliError>),
+    /// A sampled run's `results.jsonl` could not be read.
+    #[error(transparent)]
+    Results(#[from] crate::run::results::ResultsError),
+    /// A trial's trace could not be read.
+    #[error(transparent)]
+    Trace(#[from] cosec_proxy::trace::TraceError),
     /// A sheet or adjudication file is not as expected.
     #[error("{path}: {message}")]
     Sheet {
@@ -64,6 +86,11 @@ pub enum AuditError {
 }
 
 impl AuditError {
+    /// A run folder that could not be read (its `run.json`).
+    pub fn run(e: crate::error::CliError) -> AuditError {
+        AuditError::Run(Box::new(e))
+    }
+
     /// An I/O error on `path`.
     pub fn io(path: &Path) -> impl FnOnce(std::io::Error) -> AuditError + '_ {
         move |source| AuditError::Io {
@@ -171,17 +198,17 @@ pub struct VerdictsFile {
 /// Reads and parses a JSON file.
 pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, AuditError> {
     let text = std::fs::read_to_string(path).map_err(AuditError::io(path))?;
-    serde_json::from_str(&text).map_err(|e| AuditError::Json {
+    serde_json::from_str(&text).map_err(|source| AuditError::Json {
         path: path.to_owned(),
-        message: e.to_string(),
+        source,
     })
 }
 
 /// Writes pretty JSON with a final newline.
 pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), AuditError> {
-    let mut text = serde_json::to_string_pretty(value).map_err(|e| AuditError::Json {
+    let mut text = serde_json::to_string_pretty(value).map_err(|source| AuditError::Json {
         path: path.to_owned(),
-        message: e.to_string(),
+        source,
     })?;
     text.push('\n');
     std::fs::write(path, text).map_err(AuditError::io(path))

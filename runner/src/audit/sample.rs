@@ -55,10 +55,9 @@ pub fn load_runs(dirs: &[PathBuf]) -> Result<(Vec<SampledRun>, Vec<Candidate>), 
     let mut seen = BTreeSet::new();
     for (index, dir) in dirs.iter().enumerate() {
         let abs = std::fs::canonicalize(dir).map_err(AuditError::io(dir))?;
-        let record = read_record(&abs).map_err(|e| AuditError::Invalid(e.to_string()))?;
+        let record = read_record(&abs).map_err(AuditError::run)?;
         let results = abs.join("results.jsonl");
-        let verdicts: Vec<Verdict> =
-            read_results(&results).map_err(|e| AuditError::Invalid(e.to_string()))?;
+        let verdicts: Vec<Verdict> = read_results(&results)?;
         let mut last: BTreeMap<String, Verdict> = BTreeMap::new();
         for v in verdicts {
             last.insert(v.trial.clone(), v);

@@ -281,9 +281,9 @@ pub fn score(
     let settled = settle(&items, &a, &b, adj.as_ref())?;
     let r = report(&verdicts, &settled);
     if json {
-        let mut text = serde_json::to_string_pretty(&r).map_err(|e| AuditError::Json {
+        let mut text = serde_json::to_string_pretty(&r).map_err(|source| AuditError::Json {
             path: dir.join(VERDICTS_FILE),
-            message: e.to_string(),
+            source,
         })?;
         text.push('\n');
         return Ok(text);

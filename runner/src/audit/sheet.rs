@@ -25,12 +25,11 @@ fn scenarios_by_run(
     let loaded = match &source.suite_dir {
         Some(dir) => suite::load_dir(dir, source.allow_modified),
         None => suite::load_embedded(source.allow_modified),
-    }
-    .map_err(|e| AuditError::Invalid(e.to_string()))?;
+    }?;
     let mut warnings = Vec::new();
     let mut per_run = Vec::new();
     for run in &sample.runs {
-        let record = read_record(&run.dir).map_err(|e| AuditError::Invalid(e.to_string()))?;
+        let record = read_record(&run.dir).map_err(AuditError::run)?;
         if record.suite_digest == loaded.suite_digest {
             per_run.push(Some(
                 loaded
@@ -138,7 +137,7 @@ pub fn sheet(dir: &Path, source: &SuiteSource) -> Result<String, AuditError> {
             .join(&item.trial)
             .join("hidden")
             .join("trace.jsonl");
-        let trace = read_trace(&trace_path).map_err(|e| AuditError::Invalid(e.to_string()))?;
+        let trace = read_trace(&trace_path)?;
         let scenario = scenarios
             .get(item.run)
             .and_then(Option::as_ref)

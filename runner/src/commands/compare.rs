@@ -24,7 +24,7 @@ pub fn compare(args: &CompareArgs) -> Result<ExitCode, CliError> {
     }
     let runs = compare::load_runs(&args.dirs)?;
     let prices = match &args.prices {
-        Some(path) => Some(PriceTable::load(path).map_err(|e| CliError::Run(e.to_string()))?),
+        Some(path) => Some(PriceTable::load(path)?),
         None => None,
     };
     if args.table {
@@ -109,7 +109,7 @@ fn cost_table(runs: &[LoadedRun], prices: Option<&PriceTable>) -> Result<String,
             t.trial_p90
         );
         if let Some(prices) = prices {
-            let c = cost::run_cost(run, prices).map_err(|e| CliError::Run(e.to_string()))?;
+            let c = cost::run_cost(run, prices)?;
             line.push_str(&format!(
                 "  {} {}, {}",
                 cost::money(c.total),

@@ -46,8 +46,7 @@ fn selected(which: InstallChoice) -> Vec<&'static (&'static str, &'static str, D
 /// `cosec harness install`.
 pub fn install(which: InstallChoice, dir: Option<PathBuf>) -> Result<ExitCode, CliError> {
     let cache = dir.unwrap_or_else(cache_dir);
-    std::fs::create_dir_all(&cache)
-        .map_err(|e| CliError::Run(format!("{}: {e}", cache.display())))?;
+    std::fs::create_dir_all(&cache).map_err(CliError::io(&cache))?;
     if let Some(missing) = missing_sandbox() {
         eprintln!("warning: {missing}");
     }

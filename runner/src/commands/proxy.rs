@@ -10,13 +10,18 @@ use std::process::ExitCode;
 /// Runs the standalone guard until interrupted.
 pub fn serve(args: ServeArgs) -> Result<ExitCode, CliError> {
     let policy = match &args.policy {
-        Some(path) => GuardPolicy::from_file(path)
-            .map_err(|e| CliError::Run(format!("--policy {}: {e}", path.display())))?,
+        Some(path) => GuardPolicy::from_file(path).map_err(|source| CliError::GuardPolicy {
+            origin: format!("--policy {}", path.display()),
+            source,
+        })?,
         None => GuardPolicy::from_source(
             cosec_policies::evaluate::DEFAULT_DEFENSE_SOURCE,
             cosec_policies::evaluate::DEFAULT_DEFENSE_FILE_NAME,
         )
-        .map_err(|e| CliError::Run(format!("built-in defense policy: {e}")))?,
+        .map_err(|source| CliError::GuardPolicy {
+            origin: "built-in defense policy".to_owned(),
+            source,
+        })?,
     };
     let config = StandaloneConfig {
         listen: args.listen,
@@ -39,14 +44,14 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode, CliError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| CliError::Run(format!("cannot start the async runtime: {e}")))?;
+        .map_err(CliError::Runtime)?;
     runtime.block_on(async {
         let started = if args.guard_mode == ServeGuardModeArg::Off {
             serve_unguarded(config).await
         } else {
             serve_standalone(config).await
         };
-        let server = started.map_err(|e| CliError::Run(e.to_string()))?;
+        let server = started?;
         if server.guarded() {
             eprintln!(
                 "cosec proxy: guarding on {} (point your agent's OpenAI base URL there); Ctrl-C stops",
@@ -60,7 +65,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode, CliError> {
         }
         tokio::signal::ctrl_c()
             .await
-            .map_err(|e| CliError::Run(format!("cannot wait for Ctrl-C: {e}")))?;
+            .map_err(CliError::CtrlC)?;
         server.shutdown().await;
         Ok(ExitCode::SUCCESS)
     })

@@ -17,13 +17,12 @@ pub fn report(args: &ReportArgs) -> Result<ExitCode, CliError> {
     }
     let runs = compare::load_runs(&args.dirs)?;
     let prices = match &args.prices {
-        Some(path) => Some(PriceTable::load(path).map_err(|e| CliError::Run(e.to_string()))?),
+        Some(path) => Some(PriceTable::load(path)?),
         None => None,
     };
     if let Some(out) = &args.html {
-        let page = crate::report::render_report(&runs, prices.as_ref())
-            .map_err(|e| CliError::Run(e.to_string()))?;
-        std::fs::write(out, &page).map_err(|e| CliError::Run(format!("{}: {e}", out.display())))?;
+        let page = crate::report::render_report(&runs, prices.as_ref())?;
+        std::fs::write(out, &page).map_err(CliError::io(out))?;
         eprintln!(
             "report: {} ({} runs, {} bytes)",
             out.display(),
@@ -40,7 +39,7 @@ pub fn report(args: &ReportArgs) -> Result<ExitCode, CliError> {
         text.push_str(&metrics::render_table(&run.summary));
         text.push('\n');
         let cost = match &prices {
-            Some(p) => Some(cost::run_cost(run, p).map_err(|e| CliError::Run(e.to_string()))?),
+            Some(p) => Some(cost::run_cost(run, p)?),
             None => None,
         };
         text.push_str(&cost::render_cost_and_time(run, cost.as_ref()));

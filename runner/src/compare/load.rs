@@ -53,8 +53,7 @@ pub fn short_digest(digest: &str) -> &str {
 /// `DIR/summary.json` when `cosec run` finished and wrote it.
 pub fn load_run(dir: &Path) -> Result<LoadedRun, CliError> {
     let record = read_record(dir)?;
-    let all: Vec<Verdict> =
-        read_results(&dir.join("results.jsonl")).map_err(|e| CliError::Run(e.to_string()))?;
+    let all: Vec<Verdict> = read_results(&dir.join("results.jsonl"))?;
     let mut last: BTreeMap<String, usize> = BTreeMap::new();
     for (i, v) in all.iter().enumerate() {
         last.insert(v.scenario.to_string(), i);

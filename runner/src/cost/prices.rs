@@ -25,12 +25,13 @@ pub enum PriceError {
         source: std::io::Error,
     },
     /// The file is not a valid price table.
-    #[error("--prices {path}: {message}\n  expected: currency = \"USD\" and one [models.\"MODEL\"] table per model with input = and output = (per million tokens), cached_input = optional")]
+    #[error("--prices {path}: {}\n  expected: currency = \"USD\" and one [models.\"MODEL\"] table per model with input = and output = (per million tokens), cached_input = optional", source.to_string().trim_end())]
     Parse {
         /// The price file.
         path: PathBuf,
-        /// toml's message, with line and column.
-        message: String,
+        /// toml's error, with line and column.
+        #[source]
+        source: toml::de::Error,
     },
     /// A price is negative or not a number.
     #[error("--prices {path}: [models.\"{model}\"] {field} = {value} is not a price; use a number >= 0 (per million tokens)")]
@@ -103,9 +104,9 @@ impl PriceTable {
 
     /// Parses the text of a price file (`path` names it in errors).
     pub fn parse(text: &str, path: &Path) -> Result<Self, PriceError> {
-        let file: PriceFile = toml::from_str(text).map_err(|e| PriceError::Parse {
+        let file: PriceFile = toml::from_str(text).map_err(|source| PriceError::Parse {
             path: path.to_owned(),
-            message: e.to_string().trim_end().to_owned(),
+            source,
         })?;
         for (model, p) in &file.models {
             let fields = [

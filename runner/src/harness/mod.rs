@@ -110,13 +110,12 @@ pub fn select(
     max_output_tokens: u32,
 ) -> Result<Arc<dyn Harness>, crate::error::CliError> {
     use crate::cli::HarnessName;
-    use crate::error::CliError;
     let cache = install::cache_dir();
     Ok(match name {
-        HarnessName::Builtin => Arc::new(
-            builtin::BuiltinHarness::new(turn_timeout, max_output_tokens)
-                .map_err(|e| CliError::Run(e.to_string()))?,
-        ),
+        HarnessName::Builtin => Arc::new(builtin::BuiltinHarness::new(
+            turn_timeout,
+            max_output_tokens,
+        )?),
         HarnessName::Codex => {
             native_harness::<codex::Codex>(install::codex::detect(&cache), turn_timeout)?
         }
@@ -145,7 +144,13 @@ fn native_harness<A: native::Adapter>(
     })?;
     let sandbox = crate::sandbox::Bubblewrap::locate()?;
     let relay = std::env::current_exe()
-        .map_err(|e| CliError::Run(format!("cannot find the cosec executable: {e}")))?
+        .map_err(|source| CliError::Io {
+            path: "cosec".into(),
+            source,
+            hint:
+                " (cannot find the running executable, beside which the MCP relay cosec-shim lies)"
+                    .to_owned(),
+        })?
         .with_file_name("cosec-shim");
     if !relay.is_file() {
         return Err(CliError::Run(format!(

@@ -1,11 +1,13 @@
 //! `cosec report --html`: one self-contained HTML file over one or more runs. No
 //! network, no external script or style: tables and inline SVG charts are rendered
-//! here; each trial's condensed trace sits in its own JSON data island and is rendered
-//! by the page's small script only when opened, so a 13-run matrix stays usable.
+//! here; each trial's condensed trace sits in its own JSON data island, packed against
+//! one string table shared by all trials (see [`pack`]), and is expanded and rendered by
+//! the page's small script only when opened, so a 13-run matrix stays small and quick.
 //!
 //! A trace can be opened at load with `#trace=R/SCENARIO` (run number from 1).
 
 mod html;
+pub mod pack;
 mod sections;
 pub mod svg;
 pub mod traces;
@@ -51,6 +53,7 @@ pub fn render_report(
     let mut islands = String::new();
     let mut index = Vec::new();
     let mut guard_by_run = Vec::new();
+    let mut packer = pack::Packer::default();
     for (r, run) in runs.iter().enumerate() {
         let mut guard = std::collections::BTreeMap::new();
         let run_cost = costs.get(r).and_then(Option::as_ref);
@@ -62,7 +65,10 @@ pub fn render_report(
                     *a += b;
                 }
             }
-            islands.push_str(&json_island(&format!("t{r}-{t}"), &data.json));
+            islands.push_str(&json_island(
+                &format!("t{r}-{t}"),
+                &packer.trial(&data.verdict, &data.events, &data.problems),
+            ));
             let f = &v.factors;
             index.push(json!([
                 r,
@@ -149,6 +155,8 @@ pub fn render_report(
         "index",
         &serde_json::Value::Array(index).to_string(),
     ));
+    page.push_str(&json_island("strings", &packer.strings_json()));
+    page.push_str(&json_island("layouts", &packer.layouts_json()));
     page.push_str(&islands);
     let _ = writeln!(page, "<script>{SCRIPT}</script>\n</body></html>");
     Ok(page)

@@ -14,19 +14,51 @@
   fill($("f-event"), uniq(4));
   const body = document.querySelector("#trials tbody");
 
+  // Trials are packed (see report/pack.rs): "@N" is entry N of the string table, and an
+  // event is an array in its type's field order. Both tables are read on first use.
+  let strings = null, layouts = null;
+  const expand = (v) => {
+    if (typeof v === "string") return v[0] === "@" ? strings[Number(v.slice(1))] : v;
+    if (Array.isArray(v)) return v.map(expand);
+    if (v && typeof v === "object") { const o = {}; for (const k in v) o[k] = expand(v[k]); return o; }
+    return v;
+  };
+  const record = (o, keys, values) => { keys.forEach((k, i) => { o[k] = i < values.length ? expand(values[i]) : null; }); return o; };
+  function trial(island) {
+    if (!strings) { strings = data("strings"); layouts = data("layouts"); }
+    const [verdict, events, problems] = JSON.parse(island.textContent);
+    return {
+      verdict: record({}, layouts.verdict || [], verdict),
+      problems: expand(problems),
+      events: events.map((a) => { const type = expand(a[0]); return record({type}, layouts[type] || [], a.slice(1)); }),
+    };
+  }
+
+  // The list is built in chunks as it is scrolled: a 13-run matrix has thousands of
+  // trials, and laying out every row at load would delay the page.
+  const CHUNK = 300;
+  let matches = [], rendered = 0;
+  const rowHtml = (r) => "<tr data-r=\"" + r[0] + "\" data-t=\"" + r[1] + "\"><td>" + esc(runs[r[0]].name) + "</td><td>" + esc(r[2]) + "</td><td>" + esc(r[3]) + "</td><td>" + esc(r[6]) + "</td><td>" + esc(r[7]) + "</td><td>" + esc(r[4]) + "</td><td class=\"v-" + esc(r[5]) + "\">" + esc(r[5]) + "</td><td>" + esc(r[8]) + "</td><td>" + (r[9] == null ? "-" : esc(r[9].toPrecision(3))) + "</td></tr>";
+  function renderMore() {
+    if (rendered >= matches.length) return;
+    const next = matches.slice(rendered, rendered + CHUNK);
+    body.insertAdjacentHTML("beforeend", next.map(rowHtml).join(""));
+    rendered += next.length;
+  }
+
   function renderList() {
     const run = $("f-run").value, verdict = $("f-verdict").value, family = $("f-family").value, event = $("f-event").value;
     const text = $("f-text").value.trim();
-    const rows = [];
-    let shown = 0;
-    for (const r of index) {
-      if ((run && String(r[0]) !== run) || (verdict && r[5] !== verdict) || (family && r[3] !== family) || (event && r[4] !== event) || (text && !r[2].includes(text))) continue;
-      shown++;
-      rows.push("<tr data-r=\"" + r[0] + "\" data-t=\"" + r[1] + "\"><td>" + esc(runs[r[0]].name) + "</td><td>" + esc(r[2]) + "</td><td>" + esc(r[3]) + "</td><td>" + esc(r[6]) + "</td><td>" + esc(r[7]) + "</td><td>" + esc(r[4]) + "</td><td class=\"v-" + esc(r[5]) + "\">" + esc(r[5]) + "</td><td>" + esc(r[8]) + "</td><td>" + (r[9] == null ? "-" : esc(r[9].toPrecision(3))) + "</td></tr>");
-    }
-    body.innerHTML = rows.join("");
-    $("f-count").textContent = shown + " of " + index.length + " trials";
+    matches = index.filter((r) => !((run && String(r[0]) !== run) || (verdict && r[5] !== verdict) || (family && r[3] !== family) || (event && r[4] !== event) || (text && !r[2].includes(text))));
+    body.innerHTML = "";
+    rendered = 0;
+    renderMore();
+    $("f-count").textContent = matches.length + " of " + index.length + " trials";
   }
+  const wrap = document.querySelector(".trials-wrap");
+  wrap.addEventListener("scroll", () => {
+    if (wrap.scrollTop + wrap.clientHeight > wrap.scrollHeight - 200) renderMore();
+  });
 
   function highlight(text, canaries) {
     let html = esc(text);
@@ -45,7 +77,7 @@
         return k + (e.notice ? "platform notice" : "from " + esc(e.speaker)) + " in " + esc(e.community) + pre(e.text);
       case "model_call": {
         const tools = (e.tool_calls || []).map((t) => "<div>tool call <b>" + esc(t.name) + "</b>" + pre(t.arguments) + "</div>").join("");
-        return "<details><summary>" + k + esc(e.messages) + " messages in, " + esc(e.input_tokens) + " / " + esc(e.output_tokens) + " tokens, " + esc(Math.round((e.latency_us || 0) / 1000)) + " ms" + (e.error ? " <b>error</b>" : "") + "</summary>" +
+        return "<details><summary>" + k + esc(e.messages) + " messages in, " + esc(e.input_tokens) + " / " + esc(e.output_tokens) + " tokens, " + esc(e.latency_ms || 0) + " ms" + (e.error ? " <b>error</b>" : "") + "</summary>" +
           "<div>last message (" + esc(e.last_role) + ")" + pre(e.last || "") + "</div>" + (e.response ? "<div>response" + pre(e.response) + "</div>" : "") + tools + (e.error ? pre(e.error) : "") + "</details>";
       }
       case "tool_call":
@@ -71,7 +103,7 @@
     const island = document.getElementById("t" + r + "-" + t);
     const view = $("trace-view");
     if (!island) { view.hidden = false; view.textContent = "No such trial."; return; }
-    const d = JSON.parse(island.textContent);
+    const d = trial(island);
     const entry = index.find((x) => x[0] === r && x[1] === t);
     const v = d.verdict;
     const canaries = (v.violations || []).map((x) => x.canary);

@@ -8,7 +8,7 @@
 
 use crate::run::trial::TrialPaths;
 use crate::verify::{TrialStatus, Verdict};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -51,11 +51,17 @@ pub fn verdict_class(v: &Verdict) -> &'static str {
     }
 }
 
-/// One trace line condensed for the viewer, `None` for lines with nothing to show.
+/// Microseconds as whole milliseconds, as the viewer shows them.
+fn millis(us: Option<&Value>) -> Value {
+    us.and_then(Value::as_u64)
+        .map_or(Value::Null, |us| json!(us.saturating_add(500) / 1000))
+}
+
+/// One trace line condensed to what the viewer shows (the trace file keeps the rest,
+/// e.g. timestamps and labels), `None` for lines with nothing to show.
 fn condense(line: &Value) -> Option<Value> {
     let kind = str_of(line, "type");
     let turn = line.get("turn").cloned().unwrap_or(Value::Null);
-    let ms = line.get("ms").cloned().unwrap_or(Value::Null);
     let mut out = match kind {
         "delivery" => json!({
             "community": str_of(line, "community"),
@@ -92,7 +98,7 @@ fn condense(line: &Value) -> Option<Value> {
                 "tool_calls": tools,
                 "input_tokens": line.pointer("/usage/input_tokens"),
                 "output_tokens": line.pointer("/usage/output_tokens"),
-                "latency_us": line.get("latency_us"),
+                "latency_ms": millis(line.get("latency_us")),
                 "error": line.get("error"),
             })
         }
@@ -106,7 +112,6 @@ fn condense(line: &Value) -> Option<Value> {
         "object_served" => json!({
             "object": compact(line.get("object")),
             "via": str_of(line, "via"),
-            "label": cap(&compact(line.get("label")), LAST_MESSAGE_CAP),
         }),
         "effect" => json!({
             "community": str_of(line, "community"),
@@ -126,7 +131,6 @@ fn condense(line: &Value) -> Option<Value> {
             "policies": line.get("policies"),
             "errors": line.get("errors"),
             "enforced": line.get("enforced"),
-            "latency_us": line.get("latency_us"),
         }),
         "harness_output" => json!({
             "source": str_of(line, "source"),
@@ -139,7 +143,6 @@ fn condense(line: &Value) -> Option<Value> {
     if let Value::Object(map) = &mut out {
         map.insert("type".to_owned(), Value::String(kind.to_owned()));
         map.insert("turn".to_owned(), turn);
-        map.insert("ms".to_owned(), ms);
     }
     Some(out)
 }
@@ -178,8 +181,12 @@ fn verdict_json(v: &Verdict) -> Value {
 
 /// What one trial contributes to the page.
 pub struct TrialData {
-    /// The condensed trace and verdict, as JSON text for a data island.
-    pub json: String,
+    /// The verdict part shown above the trace.
+    pub verdict: Value,
+    /// The condensed trace events, in order.
+    pub events: Vec<Value>,
+    /// Why (part of) the trace could not be read.
+    pub problems: Vec<String>,
     /// Guard decisions by layer: `[decisions, allow, redact, block, restore, shadow-only]`.
     pub guard_by_layer: BTreeMap<String, [u64; 6]>,
 }
@@ -212,12 +219,10 @@ pub fn trial_data(run_dir: &Path, v: &Verdict) -> TrialData {
         }
         Err(e) => problems.push(format!("{}: {e}", path.display())),
     }
-    let mut data = Map::new();
-    data.insert("verdict".to_owned(), verdict_json(v));
-    data.insert("events".to_owned(), Value::Array(events));
-    data.insert("problems".to_owned(), json!(problems));
     TrialData {
-        json: Value::Object(data).to_string(),
+        verdict: verdict_json(v),
+        events,
+        problems,
         guard_by_layer,
     }
 }

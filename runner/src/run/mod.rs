@@ -47,16 +47,12 @@ pub fn run(args: crate::cli::RunArgs) -> Result<ExitCode, CliError> {
     println!("{}", metrics::render_table(&summary));
     // The price file was checked against the run's model before any trial started.
     let prices = match &args.prices {
-        Some(path) => {
-            Some(crate::cost::PriceTable::load(path).map_err(|e| CliError::Run(e.to_string()))?)
-        }
+        Some(path) => Some(crate::cost::PriceTable::load(path)?),
         None => None,
     };
     let loaded = crate::compare::load_run(&out)?;
     let cost = match &prices {
-        Some(p) => {
-            Some(crate::cost::run_cost(&loaded, p).map_err(|e| CliError::Run(e.to_string()))?)
-        }
+        Some(p) => Some(crate::cost::run_cost(&loaded, p)?),
         None => None,
     };
     print!(
@@ -74,15 +70,14 @@ pub fn execute(args: &crate::cli::RunArgs) -> Result<(metrics::Summary, PathBuf)
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| CliError::Run(format!("cannot start the async runtime: {e}")))?;
+        .map_err(CliError::Runtime)?;
     runtime.block_on(run_plan(plan))
 }
 
 async fn run_plan(plan: RunPlan) -> Result<(metrics::Summary, PathBuf), CliError> {
     let started = Instant::now();
     let out = plan.out.clone();
-    let done: BTreeSet<String> = read_results::<Verdict>(&out.join("results.jsonl"))
-        .map_err(|e| CliError::Run(e.to_string()))?
+    let done: BTreeSet<String> = read_results::<Verdict>(&out.join("results.jsonl"))?
         .into_iter()
         .map(|v| v.scenario.to_string())
         .collect();
@@ -92,8 +87,7 @@ async fn run_plan(plan: RunPlan) -> Result<(metrics::Summary, PathBuf), CliError
         .filter(|s| !done.contains(s.id.as_str()))
         .cloned()
         .collect();
-    let results =
-        ResultsFile::open(&out.join("results.jsonl")).map_err(|e| CliError::Run(e.to_string()))?;
+    let results = ResultsFile::open(&out.join("results.jsonl"))?;
 
     let registry = TrialRegistry::new();
     let guard = plan
@@ -110,16 +104,14 @@ async fn run_plan(plan: RunPlan) -> Result<(metrics::Summary, PathBuf), CliError
             retry: plan.upstream_retry,
         },
     )
-    .await
-    .map_err(|e| CliError::Run(e.to_string()))?;
+    .await?;
     let proxy_root = format!("http://{}", server.local_addr());
     let shim = ShimService::with_guard(registry.clone(), guard.clone());
     let judges = plan
         .judges
         .iter()
         .map(|config| JudgeClient::new(config.clone(), &judge_cache_dir(&out)))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| CliError::Run(e.to_string()))?;
+        .collect::<Result<Vec<_>, _>>()?;
     let harness = crate::harness::select(
         plan.harness,
         Duration::from_secs(plan.turn_timeout),
@@ -130,11 +122,9 @@ async fn run_plan(plan: RunPlan) -> Result<(metrics::Summary, PathBuf), CliError
         None
     } else {
         let dir = out.join("sock");
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| CliError::Run(format!("{}: {e}", dir.display())))?;
+        std::fs::create_dir_all(&dir).map_err(CliError::io(&dir))?;
         let path = dir.join("shim.sock");
-        let socket = ShimSocketServer::bind(&path, shim.clone())
-            .map_err(|e| CliError::Run(e.to_string()))?;
+        let socket = ShimSocketServer::bind(&path, shim.clone())?;
         tokio::spawn(socket.serve());
         Some(path)
     };
@@ -172,28 +162,28 @@ async fn run_plan(plan: RunPlan) -> Result<(metrics::Summary, PathBuf), CliError
         tasks.spawn(async move {
             let _permit = jobs.acquire_owned().await;
             let verdict = run_trial(&shared, &scenario).await;
-            let line = shared.results.append(&verdict).map_err(|e| e.to_string());
+            let line = shared.results.append(&verdict);
             shared.progress.inc(1);
             line
         });
     }
-    let mut write_errors = Vec::new();
+    // Every task is awaited before the first failure is reported, so that no trial is
+    // left running.
+    let mut first_error: Option<CliError> = None;
     while let Some(joined) = tasks.join_next().await {
-        match joined {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => write_errors.push(e),
-            Err(e) => write_errors.push(format!("a trial task failed: {e}")),
-        }
+        let failed = match joined {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(CliError::Results(e)),
+            Err(e) => Some(CliError::TrialTask(e)),
+        };
+        first_error = first_error.or(failed);
     }
     shared.progress.finish_and_clear();
     server.shutdown().await;
-    if let Some(e) = write_errors.first() {
-        return Err(CliError::Run(format!(
-            "could not record every verdict: {e}"
-        )));
+    if let Some(e) = first_error {
+        return Err(e);
     }
-    let verdicts: Vec<Verdict> =
-        read_results(&out.join("results.jsonl")).map_err(|e| CliError::Run(e.to_string()))?;
+    let verdicts: Vec<Verdict> = read_results(&out.join("results.jsonl"))?;
     let summary = metrics::summarize(
         summary_config(&shared.plan, shared.harness.as_ref()),
         &verdicts,
@@ -303,6 +293,6 @@ pub fn write_json_atomically<T: serde::Serialize>(path: &Path, value: &T) -> Res
     let mut text = serde_json::to_string_pretty(value)?;
     text.push('\n');
     let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, text).map_err(|e| CliError::Run(format!("{}: {e}", tmp.display())))?;
-    std::fs::rename(&tmp, path).map_err(|e| CliError::Run(format!("{}: {e}", path.display())))
+    std::fs::write(&tmp, text).map_err(CliError::io(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(CliError::io(path))
 }

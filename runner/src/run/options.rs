@@ -109,8 +109,7 @@ fn select(args: &RunArgs) -> Result<(Vec<Scenario>, String, bool), CliError> {
         let mut scenarios = Vec::new();
         let mut hasher = Sha256::new();
         for path in &args.scenario_files {
-            let bytes = std::fs::read(path)
-                .map_err(|e| CliError::Run(format!("{}: {e}", path.display())))?;
+            let bytes = std::fs::read(path).map_err(CliError::io(path))?;
             hasher.update(&bytes);
             scenarios.push(suite::load_scenario_file(path)?);
         }
@@ -229,14 +228,12 @@ fn utc_stamp(secs: u64) -> String {
 /// Reads `DIR/run.json`.
 pub fn read_record(dir: &Path) -> Result<RunRecord, CliError> {
     let path = dir.join("run.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        CliError::Run(format!(
-            "{}: {e} (is {} a cosec run folder?)",
-            path.display(),
-            dir.display()
-        ))
+    let text = std::fs::read_to_string(&path).map_err(|source| CliError::Io {
+        path: path.clone(),
+        source,
+        hint: format!(" (is {} a cosec run folder?)", dir.display()),
     })?;
-    serde_json::from_str(&text).map_err(|e| CliError::Run(format!("{}: {e}", path.display())))
+    serde_json::from_str(&text).map_err(CliError::json_file(&path))
 }
 
 /// The summary config of a run from its record (for `cosec report`).
@@ -278,27 +275,29 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
     let model = model_route(args)?;
     let prices = match &args.prices {
         Some(path) => {
-            let table =
-                crate::cost::PriceTable::load(path).map_err(|e| CliError::Run(e.to_string()))?;
-            table
-                .require(args.model.trim())
-                .map_err(|e| CliError::Run(e.to_string()))?;
+            let table = crate::cost::PriceTable::load(path)?;
+            table.require(args.model.trim())?;
             Some(table)
         }
         None => None,
     };
-    let judges = JudgeConfig::panel_from_flag(args.judge.as_deref())
-        .map_err(|e| CliError::Run(e.to_string()))?;
+    let judges = JudgeConfig::panel_from_flag(args.judge.as_deref())?;
     let (scenarios, suite_digest, outside) = select(args)?;
     let sha = |text: &str| hex::encode(Sha256::digest(text.as_bytes()));
     let (guard, policy_digest) = match args.defense {
         Defense::Proxy => {
             let (policy, text) = match &args.policy {
                 Some(path) => {
-                    let text = std::fs::read_to_string(path)
-                        .map_err(|e| CliError::Run(format!("--policy {}: {e}", path.display())))?;
+                    let text = std::fs::read_to_string(path).map_err(|source| CliError::Io {
+                        path: path.clone(),
+                        source,
+                        hint: " (--policy)".to_owned(),
+                    })?;
                     let policy = GuardPolicy::from_source(&text, &path.display().to_string())
-                        .map_err(|e| CliError::Run(format!("--policy {}: {e}", path.display())))?;
+                        .map_err(|source| CliError::GuardPolicy {
+                            origin: format!("--policy {}", path.display()),
+                            source,
+                        })?;
                     (policy, text)
                 }
                 None => {
@@ -307,7 +306,10 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
                         text,
                         cosec_policies::evaluate::DEFAULT_DEFENSE_FILE_NAME,
                     )
-                    .map_err(|e| CliError::Run(format!("built-in defense policy: {e}")))?;
+                    .map_err(|source| CliError::GuardPolicy {
+                        origin: "built-in defense policy".to_owned(),
+                        source,
+                    })?;
                     (policy, text.to_owned())
                 }
             };
@@ -390,8 +392,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
                 out.display()
             )));
         }
-        std::fs::create_dir_all(&out)
-            .map_err(|e| CliError::Run(format!("{}: {e}", out.display())))?;
+        std::fs::create_dir_all(&out).map_err(CliError::io(&out))?;
         let salt = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());

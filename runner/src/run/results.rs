@@ -24,14 +24,15 @@ pub enum ResultsError {
         source: std::io::Error,
     },
     /// A complete line is not a verdict.
-    #[error("{path}:{line}: not a verdict line: {message}")]
+    #[error("{path}:{line}: not a verdict line: {source}")]
     Parse {
         /// The results file.
         path: PathBuf,
         /// 1-based line.
         line: usize,
-        /// serde's message.
-        message: String,
+        /// serde's error.
+        #[source]
+        source: serde_json::Error,
     },
 }
 
@@ -70,10 +71,10 @@ impl ResultsFile {
 
     /// Appends one value as a whole line and syncs it to disk.
     pub fn append<T: Serialize>(&self, value: &T) -> Result<(), ResultsError> {
-        let mut line = serde_json::to_string(value).map_err(|e| ResultsError::Parse {
+        let mut line = serde_json::to_string(value).map_err(|source| ResultsError::Parse {
             path: self.path.clone(),
             line: 0,
-            message: e.to_string(),
+            source,
         })?;
         line.push('\n');
         let io = |source| ResultsError::Io {
@@ -104,10 +105,10 @@ pub fn read_results<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ResultsE
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| {
-            serde_json::from_str(l).map_err(|e| ResultsError::Parse {
+            serde_json::from_str(l).map_err(|source| ResultsError::Parse {
                 path: path.to_owned(),
                 line: i + 1,
-                message: e.to_string(),
+                source,
             })
         })
         .collect()

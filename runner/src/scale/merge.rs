@@ -21,9 +21,21 @@ pub enum MergeError {
     /// Nothing to merge.
     #[error("name at least one shard folder to merge")]
     NoShards,
-    /// A shard folder could not be read.
-    #[error("{0}")]
-    Read(String),
+    /// A shard's `run.json` could not be read, or a merged file not written.
+    #[error(transparent)]
+    Folder(Box<crate::error::CliError>),
+    /// A shard's `results.jsonl` could not be read.
+    #[error(transparent)]
+    Results(#[from] crate::run::results::ResultsError),
+    /// A shard's `summary.json` is not a summary.
+    #[error("{path}: {source}")]
+    Summary {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: serde_json::Error,
+    },
     /// A folder is not a shard (`cosec run --shard K/N`).
     #[error("{dir} is not a shard (its run.json has no shard; run it with --shard K/N)")]
     NotAShard {
@@ -60,9 +72,21 @@ pub enum MergeError {
         /// Scenario ids with more than one verdict, each with its trial ids and folders.
         doubled: Vec<(String, Vec<String>)>,
     },
+    /// The merged run's folder exists already.
+    #[error("{0} already exists; choose another --out for the merged run")]
+    OutExists(PathBuf),
     /// The merged folder could not be written.
-    #[error("{0}")]
-    Write(String),
+    #[error("{path}: {source}")]
+    Write {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A verdict could not be serialized.
+    #[error("could not serialize a verdict: {0}")]
+    Json(#[from] serde_json::Error),
 }
 
 fn incomplete_message(missing: &[String], doubled: &[(String, Vec<String>)]) -> String {
@@ -97,13 +121,16 @@ struct ShardRun {
 }
 
 fn read_shard(dir: &Path) -> Result<ShardRun, MergeError> {
-    let record = read_record(dir).map_err(|e| MergeError::Read(e.to_string()))?;
-    let verdicts =
-        read_results(&dir.join("results.jsonl")).map_err(|e| MergeError::Read(e.to_string()))?;
-    let summary = match std::fs::read_to_string(dir.join("summary.json")) {
-        Ok(text) => Some(serde_json::from_str(&text).map_err(|e| {
-            MergeError::Read(format!("{}: {e}", dir.join("summary.json").display()))
-        })?),
+    let record = read_record(dir).map_err(|e| MergeError::Folder(Box::new(e)))?;
+    let verdicts = read_results(&dir.join("results.jsonl"))?;
+    let summary_path = dir.join("summary.json");
+    let summary = match std::fs::read_to_string(&summary_path) {
+        Ok(text) => Some(
+            serde_json::from_str(&text).map_err(|source| MergeError::Summary {
+                path: summary_path,
+                source,
+            })?,
+        ),
         Err(_) => None,
     };
     Ok(ShardRun {
@@ -287,24 +314,26 @@ pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, MergeError> {
 /// Writes a merged run into `out` (which must not exist yet): `run.json`,
 /// `results.jsonl`, `summary.json` and `shards.json`.
 pub fn write_merged(merged: &Merged, out: &Path) -> Result<(), MergeError> {
-    let fail = |e: String| MergeError::Write(e);
+    let folder = |e: crate::error::CliError| MergeError::Folder(Box::new(e));
     if out.exists() {
-        return Err(fail(format!(
-            "{} already exists; choose another --out for the merged run",
-            out.display()
-        )));
+        return Err(MergeError::OutExists(out.to_owned()));
     }
-    std::fs::create_dir_all(out).map_err(|e| fail(format!("{}: {e}", out.display())))?;
-    write_json_atomically(&out.join("run.json"), &merged.record)
-        .map_err(|e| fail(e.to_string()))?;
+    std::fs::create_dir_all(out).map_err(|source| MergeError::Write {
+        path: out.to_owned(),
+        source,
+    })?;
+    write_json_atomically(&out.join("run.json"), &merged.record).map_err(folder)?;
     let mut lines = String::new();
     for v in &merged.verdicts {
-        let line = serde_json::to_string(v).map_err(|e| fail(e.to_string()))?;
+        let line = serde_json::to_string(v)?;
         lines.push_str(&line);
         lines.push('\n');
     }
     let results = out.join("results.jsonl");
-    std::fs::write(&results, lines).map_err(|e| fail(format!("{}: {e}", results.display())))?;
+    std::fs::write(&results, lines).map_err(|source| MergeError::Write {
+        path: results.clone(),
+        source,
+    })?;
     let shards = ShardsFile {
         shards: merged
             .shards
@@ -317,7 +346,6 @@ pub fn write_merged(merged: &Merged, out: &Path) -> Result<(), MergeError> {
             })
             .collect(),
     };
-    write_json_atomically(&out.join("shards.json"), &shards).map_err(|e| fail(e.to_string()))?;
-    write_json_atomically(&out.join("summary.json"), &merged.summary)
-        .map_err(|e| fail(e.to_string()))
+    write_json_atomically(&out.join("shards.json"), &shards).map_err(folder)?;
+    write_json_atomically(&out.join("summary.json"), &merged.summary).map_err(folder)
 }

@@ -11,8 +11,8 @@ use std::process::ExitCode;
 
 /// `cosec merge SHARD_DIR... --out DIR`: merges, writes, prints the metrics table.
 pub fn merge_command(dirs: &[PathBuf], out: &Path) -> Result<ExitCode, CliError> {
-    let merged = merge::merge_shards(dirs).map_err(|e| CliError::Run(e.to_string()))?;
-    merge::write_merged(&merged, out).map_err(|e| CliError::Run(e.to_string()))?;
+    let merged = merge::merge_shards(dirs)?;
+    merge::write_merged(&merged, out)?;
     eprintln!(
         "cosec merge: {} shard(s), {} trials -> {}",
         dirs.len(),

@@ -174,27 +174,38 @@ fn adjacent(s: &str, gap: Range<usize>) -> bool {
 /// is no number word.
 pub(super) fn digits(text: &Mapped) -> Option<Mapped> {
     let s = text.as_str();
-    let ws = words(s);
-    let kinds: Vec<Option<Word>> = ws.iter().map(|r| word(&s[r.clone()])).collect();
+    // Every ASCII word with its byte range and the number word it is, if any.
+    let ws: Vec<(Range<usize>, Option<Word>)> = words(s)
+        .into_iter()
+        .map(|r| {
+            let w = s.get(r.clone()).and_then(word);
+            (r, w)
+        })
+        .collect();
+    let is_number = |k: usize| ws.get(k).is_some_and(|(_, w)| w.is_some());
+    let joined = |a: usize, b: usize| match (ws.get(a), ws.get(b)) {
+        (Some((x, _)), Some((y, _))) => adjacent(s, x.end..y.start),
+        _ => false,
+    };
+    let is_and = |k: usize| {
+        ws.get(k)
+            .and_then(|(r, _)| s.get(r.clone()))
+            .is_some_and(|t| t.eq_ignore_ascii_case("and"))
+    };
     // Runs of word indices: consecutive number words, `and` allowed between two.
     let mut runs: Vec<Range<usize>> = Vec::new();
     let mut i = 0;
     while i < ws.len() {
-        if kinds[i].is_none() {
+        if !is_number(i) {
             i += 1;
             continue;
         }
         let start = i;
         let mut end = i + 1;
-        while end < ws.len() && adjacent(s, ws[end - 1].end..ws[end].start) {
-            let is_and = s[ws[end].clone()].eq_ignore_ascii_case("and");
-            if kinds[end].is_some() {
+        while end < ws.len() && joined(end - 1, end) {
+            if is_number(end) {
                 end += 1;
-            } else if is_and
-                && end + 1 < ws.len()
-                && kinds[end + 1].is_some()
-                && adjacent(s, ws[end].end..ws[end + 1].start)
-            {
+            } else if is_and(end) && is_number(end + 1) && joined(end, end + 1) {
                 end += 2;
             } else {
                 break;
@@ -207,18 +218,26 @@ pub(super) fn digits(text: &Mapped) -> Option<Mapped> {
     let mut copied = 0;
     let mut any = false;
     for run in runs {
-        let number_words: Vec<Word> = kinds[run.clone()].iter().flatten().copied().collect();
-        let lone = number_words.len() == 1;
-        if lone && matches!(number_words[0], Word::Oh | Word::Point) {
+        let Some(run_words) = ws.get(run) else {
+            continue;
+        };
+        let number_words: Vec<Word> = run_words.iter().filter_map(|(_, w)| *w).collect();
+        if matches!(number_words.as_slice(), [Word::Oh | Word::Point]) {
             continue;
         }
+        let (Some((first, _)), Some((last, _))) = (run_words.first(), run_words.last()) else {
+            continue;
+        };
+        let span = first.start..last.end;
+        let Some(before) = s.get(copied..span.start) else {
+            continue;
+        };
         let mut c = Composer::default();
         for w in number_words {
             c.add(w);
         }
         c.flush();
-        let span = ws[run.start].start..ws[run.end - 1].end;
-        for (i, ch) in s[copied..span.start].char_indices() {
+        for (i, ch) in before.char_indices() {
             out.push(ch, text.span_of(copied + i));
         }
         out.push_str(&c.out, text.source_span(span.clone()));
@@ -228,7 +247,7 @@ pub(super) fn digits(text: &Mapped) -> Option<Mapped> {
     if !any {
         return None;
     }
-    for (i, ch) in s[copied..].char_indices() {
+    for (i, ch) in s.get(copied..).unwrap_or_default().char_indices() {
         out.push(ch, text.span_of(copied + i));
     }
     Some(out)

@@ -123,11 +123,12 @@ pub(super) fn percent(text: &Mapped) -> Vec<Mapped> {
     }
     let mut out = Vec::new();
     for range in runs(s, |b| !b.is_ascii_whitespace()) {
-        let token = &s[range.clone()];
-        let escaped = token
-            .as_bytes()
-            .windows(3)
-            .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit());
+        let Some(token) = s.get(range.clone()) else {
+            continue;
+        };
+        let escaped = token.as_bytes().windows(3).any(
+            |w| matches!(w, [b'%', hi, lo] if hi.is_ascii_hexdigit() && lo.is_ascii_hexdigit()),
+        );
         if !escaped {
             continue;
         }

@@ -99,36 +99,21 @@ impl CodexSession {
     /// (`-`), which keeps it clear of the argument length limit and of `ps`.
     fn args(&self, thread: Option<&str>) -> Vec<OsString> {
         let mut args: Vec<OsString> = vec!["exec".into()];
+        if thread.is_some() {
+            args.push("resume".into());
+        }
         // `--strict-config`: a version bump that drops a key we rely on (web search off,
         // no retries, the MCP server) fails loudly instead of running differently.
+        args.extend(["--strict-config", "--json", "--skip-git-repo-check"].map(OsString::from));
         match thread {
             Some(thread) => {
-                args.extend(
-                    [
-                        "resume",
-                        "--strict-config",
-                        "--json",
-                        "--skip-git-repo-check",
-                    ]
-                    .map(OsString::from),
-                );
                 // `exec resume` has no --sandbox flag; this is its equivalent.
                 args.push("--dangerously-bypass-approvals-and-sandbox".into());
                 args.push("--".into());
                 args.push(thread.into());
             }
             None => {
-                args.extend(
-                    [
-                        "--strict-config",
-                        "--json",
-                        "--skip-git-repo-check",
-                        "--sandbox",
-                        "danger-full-access",
-                    ]
-                    .map(OsString::from),
-                );
-                args.push("-C".into());
+                args.extend(["--sandbox", "danger-full-access", "-C"].map(OsString::from));
                 args.push(self.env.agent_root.clone().into());
                 args.push("--".into());
             }

@@ -110,33 +110,22 @@ pub fn install(cache: &Path, progress: &dyn Fn(&str)) -> Result<Installed, Insta
             hint: "install Node.js and npm, e.g. apt-get install npm",
         });
     }
-    std::fs::create_dir_all(cache).map_err(io_err(cache))?;
-    super::sweep_stale(cache, NAME, VERSION);
-    let tmp = super::staging_dir(cache, NAME, VERSION);
-    let result = install_into(&tmp, progress).and_then(|()| {
-        let installed = describe(&tmp).ok_or_else(|| InstallError::Broken {
+    let staged = super::Staged {
+        name: NAME,
+        version: VERSION,
+        root: install_dir(cache),
+        detect: &|| detect(cache),
+        missing: "the install vanished after it was moved into place",
+    };
+    super::install_staged(cache, &staged, progress, |tmp| {
+        install_into(tmp, progress)?;
+        let installed = describe(tmp).ok_or_else(|| InstallError::Broken {
             harness: NAME,
-            path: tmp.clone(),
+            path: tmp.to_owned(),
             problem: format!("npm did not install the native binary of {PACKAGE}@{VERSION}"),
         })?;
-        check_binary(&installed.entry, &tmp)
-    });
-    if let Err(e) = result {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(e);
-    }
-    let installed = super::move_into_place(
-        &tmp,
-        &install_dir(cache),
-        || detect(cache),
-        NAME,
-        "the install vanished after it was moved into place",
-    )?;
-    progress(&format!(
-        "codex {VERSION} installed in {}",
-        installed.root.display()
-    ));
-    Ok(installed)
+        check_binary(&installed.entry, tmp)
+    })
 }
 
 /// Runs npm into `dir`.
@@ -216,12 +205,12 @@ fn check_binary(entry: &Path, dir: &Path) -> Result<(), InstallError> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use super::super::tests::empty_cache;
     use super::*;
 
     #[test]
     fn an_empty_or_foreign_cache_holds_no_codex() {
-        let cache = tempfile::tempdir().unwrap();
-        assert!(detect(cache.path()).is_none());
+        let cache = empty_cache(detect);
         // A launcher of another version is not the pinned install.
         let root = install_dir(cache.path());
         let pkg = root.join("node_modules/@openai/codex");

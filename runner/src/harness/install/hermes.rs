@@ -249,50 +249,38 @@ pub fn install(cache: &Path, progress: &dyn Fn(&str)) -> Result<Installed, Insta
         return Ok(found);
     }
     let python = real_python()?;
-    std::fs::create_dir_all(cache).map_err(io_err(cache))?;
-    super::sweep_stale(cache, NAME, VERSION);
     let final_root = install_dir(cache);
-    if final_root.exists() {
-        // Renamed into place earlier but no longer usable (e.g. its Python was removed).
-        progress(&format!("removing the unusable {}", final_root.display()));
-        std::fs::remove_dir_all(&final_root).map_err(io_err(&final_root))?;
-    }
-    let tmp = super::staging_dir(cache, NAME, VERSION);
-    std::fs::create_dir_all(&tmp).map_err(io_err(&tmp))?;
-    if let Err(e) = build(&python, &tmp, &final_root, progress) {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(e);
-    }
-    let found = super::move_into_place(
-        &tmp,
-        &final_root,
-        || detect(cache),
-        NAME,
-        "the installed venv is not detected",
-    )?;
-    progress(&format!(
-        "hermes {VERSION} installed in {}",
-        found.root.display()
-    ));
-    Ok(found)
+    let staged = super::Staged {
+        name: NAME,
+        version: VERSION,
+        root: final_root.clone(),
+        detect: &|| detect(cache),
+        missing: "the installed venv is not detected",
+    };
+    super::install_staged(cache, &staged, progress, |tmp| {
+        build(&python, tmp, &final_root, progress)
+    })
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{empty_cache, write_files};
     use super::*;
 
     #[test]
     fn a_folder_without_the_pinned_version_is_not_detected() {
-        let cache = tempfile::tempdir().unwrap();
-        assert!(detect(cache.path()).is_none());
-        let venv = install_dir(cache.path()).join("venv");
-        std::fs::create_dir_all(venv.join("bin")).unwrap();
-        std::fs::create_dir_all(
-            venv.join("lib/python3.11/site-packages/hermes_agent-0.1.0.dist-info"),
-        )
-        .unwrap();
-        std::fs::write(venv.join("bin/hermes"), "#!/bin/sh\n").unwrap();
-        std::fs::write(venv.join("pyvenv.cfg"), "home = /usr/bin\n").unwrap();
+        let cache = empty_cache(detect);
+        write_files(
+            &install_dir(cache.path()).join("venv"),
+            &[
+                (
+                    "lib/python3.11/site-packages/hermes_agent-0.1.0.dist-info/METADATA",
+                    "",
+                ),
+                ("bin/hermes", "#!/bin/sh\n"),
+                ("pyvenv.cfg", "home = /usr/bin\n"),
+            ],
+        );
         assert!(
             detect(cache.path()).is_none(),
             "wrong version must not be detected"

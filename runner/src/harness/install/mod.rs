@@ -159,6 +159,58 @@ fn sweep_stale(cache: &Path, name: &str, version: &str) {
     }
 }
 
+/// What a harness installer tells [`install_staged`] about itself.
+struct Staged<'a> {
+    /// The harness.
+    name: &'static str,
+    /// The pinned version.
+    version: &'static str,
+    /// The final install folder.
+    root: PathBuf,
+    /// Finds the install in the cache.
+    detect: &'a dyn Fn() -> Option<Installed>,
+    /// What is wrong if the moved folder is not detected.
+    missing: &'a str,
+}
+
+/// The install steps every harness shares: sweeps leftovers of killed installs, removes
+/// an unusable folder of the pinned version (one [`Staged::detect`] refused), lets
+/// `build` fill a fresh staging folder, and renames it into place; a failed build
+/// leaves nothing behind.
+fn install_staged(
+    cache: &Path,
+    staged: &Staged<'_>,
+    progress: &dyn Fn(&str),
+    build: impl FnOnce(&Path) -> Result<(), InstallError>,
+) -> Result<Installed, InstallError> {
+    std::fs::create_dir_all(cache).map_err(io_err(cache))?;
+    sweep_stale(cache, staged.name, staged.version);
+    if staged.root.exists() {
+        progress(&format!("removing the unusable {}", staged.root.display()));
+        std::fs::remove_dir_all(&staged.root).map_err(io_err(&staged.root))?;
+    }
+    let tmp = staging_dir(cache, staged.name, staged.version);
+    std::fs::create_dir_all(&tmp).map_err(io_err(&tmp))?;
+    if let Err(e) = build(&tmp) {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+    let found = move_into_place(
+        &tmp,
+        &staged.root,
+        staged.detect,
+        staged.name,
+        staged.missing,
+    )?;
+    progress(&format!(
+        "{} {} installed in {}",
+        staged.name,
+        staged.version,
+        found.root.display()
+    ));
+    Ok(found)
+}
+
 /// Renames the finished staging folder `tmp` to `root` and finds the install there with
 /// `detect`; `missing` says what is wrong if it is not found afterwards.
 fn move_into_place(
@@ -187,6 +239,26 @@ fn move_into_place(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// A fresh, empty harness cache, checked to hold no install for `detect`.
+    pub(super) fn empty_cache(detect: fn(&Path) -> Option<Installed>) -> tempfile::TempDir {
+        let cache = tempfile::tempdir().unwrap();
+        assert!(
+            detect(cache.path()).is_none(),
+            "an empty cache holds nothing"
+        );
+        cache
+    }
+
+    /// Writes `files` (relative path, content) below `root`, creating their folders: a
+    /// fake install for the detectors' tests.
+    pub(super) fn write_files(root: &Path, files: &[(&str, &str)]) {
+        for (path, content) in files {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, content).unwrap();
+        }
+    }
 
     #[test]
     fn stale_temporary_folders_are_swept_but_live_ones_kept() {

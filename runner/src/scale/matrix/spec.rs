@@ -10,12 +10,33 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
     /// The file could not be read.
-    #[error("{path}: {message}")]
+    #[error("{path}: {source}")]
     Read {
         /// The matrix file.
         path: PathBuf,
         /// Cause.
-        message: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML of a matrix.
+    #[error("{path}: {}", source.to_string().trim())]
+    Toml {
+        /// The matrix file.
+        path: PathBuf,
+        /// Cause.
+        #[source]
+        source: toml::de::Error,
+    },
+    /// A cell's `cosec run` flags (`run_args` and the axes) do not parse.
+    #[error("{path}: cell {cell}: {}", source.to_string().trim())]
+    Flags {
+        /// The matrix file.
+        path: PathBuf,
+        /// The cell's name.
+        cell: String,
+        /// clap's message.
+        #[source]
+        source: clap::Error,
     },
     /// A field is missing, empty or wrong.
     #[error("{path}: {message}")]
@@ -103,11 +124,9 @@ struct CellRun {
     args: RunArgs,
 }
 
-/// Parses a cell's `cosec run` flags; the error is clap's message.
-pub fn parse_run_args(flags: &[String]) -> Result<RunArgs, String> {
-    CellRun::try_parse_from(flags)
-        .map(|c| c.args)
-        .map_err(|e| e.to_string().trim().to_owned())
+/// Parses a cell's `cosec run` flags.
+pub fn parse_run_args(flags: &[String]) -> Result<RunArgs, clap::Error> {
+    CellRun::try_parse_from(flags).map(|c| c.args)
 }
 
 /// A folder-name spelling of a label: letters, digits, `-` and `.` kept.
@@ -126,13 +145,13 @@ fn slug(text: &str) -> String {
 impl MatrixSpec {
     /// Reads and checks a matrix file.
     pub fn load(path: &Path) -> Result<Self, SpecError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SpecError::Read {
+        let text = std::fs::read_to_string(path).map_err(|source| SpecError::Read {
             path: path.to_owned(),
-            message: e.to_string(),
+            source,
         })?;
-        let spec: MatrixSpec = toml::from_str(&text).map_err(|e| SpecError::Invalid {
+        let spec: MatrixSpec = toml::from_str(&text).map_err(|source| SpecError::Toml {
             path: path.to_owned(),
-            message: e.to_string().trim().to_owned(),
+            source,
         })?;
         let axes: [(&str, &Vec<String>); 5] = [
             ("harnesses", &spec.harnesses),
@@ -220,13 +239,18 @@ impl MatrixSpec {
                                 policy: label,
                                 suite: suite.clone(),
                             };
-                            let args = parse_run_args(&flags)
-                                .map_err(|e| invalid(format!("cell {}: {e}", cell.name)))?;
+                            let args =
+                                parse_run_args(&flags).map_err(|source| SpecError::Flags {
+                                    path: spec_path.to_owned(),
+                                    cell: cell.name.clone(),
+                                    source,
+                                })?;
                             if args.out.is_some() || args.resume || args.shard.is_some() {
                                 return Err(invalid(
                                     "`run_args` must not set --out, --resume or --shard: the matrix chooses each cell's folder and resumes it".to_owned(),
                                 ));
                             }
+                            // The route's errors are messages only (no cause to keep).
                             crate::run::options::model_route(&args)
                                 .map_err(|e| invalid(format!("cell {}: {e}", cell.name)))?;
                             cells.push(PlannedCell { cell, flags });

@@ -61,7 +61,7 @@ pub enum JudgeError {
     RepeatedModel(String),
     /// The HTTP client could not be built.
     #[error("could not build the judge's HTTP client: {0}")]
-    Client(String),
+    Client(#[source] reqwest::Error),
     /// The cache folder could not be created.
     #[error("judge cache {path}: {source}")]
     Cache {
@@ -287,7 +287,7 @@ impl JudgeClient {
         let http = reqwest::Client::builder()
             .timeout(config.timeout)
             .build()
-            .map_err(|e| JudgeError::Client(e.to_string()))?;
+            .map_err(JudgeError::Client)?;
         Ok(JudgeClient {
             config,
             http,
