@@ -39,6 +39,9 @@ struct Taint {
     seen_messages: HashSet<u64>,
 }
 
+/// Indexes of the patterns participants said themselves.
+type Echoes = Arc<BTreeSet<usize>>;
+
 /// The runtime guard of one trial (cheap to share behind an `Arc`).
 pub struct TrialGuard {
     pub(crate) id: String,
@@ -68,7 +71,7 @@ pub struct TrialGuard {
     /// over two outputs to one place is still found.
     history: Mutex<HashMap<Destination, String>>,
     /// Patterns the participants of a community said themselves up to a turn.
-    echoes: Mutex<HashMap<(u8, CommunityId), Arc<BTreeSet<usize>>>>,
+    echoes: Mutex<HashMap<(u8, CommunityId), Echoes>>,
     pub(crate) cache: DecisionCache,
     counters: Mutex<GuardCounts>,
     trace_error: Mutex<Option<String>>,
