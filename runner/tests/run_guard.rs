@@ -105,9 +105,21 @@ fn no_request_holds_denied_content(out: &Path) {
             .join("trials")
             .join(r["trial"].as_str().unwrap())
             .join("hidden/trace.jsonl");
+        // The participant turn whose delivery the calls answer (calls answering an event
+        // notice are not checked: they run at the notice's own time).
+        let mut current = None;
         for l in read_trace(&trace).unwrap() {
-            let TraceEvent::ModelCall { turn, request, .. } = l.event else {
-                continue;
+            let (turn, request) = match l.event {
+                TraceEvent::Delivery {
+                    turn, event_notice, ..
+                } => {
+                    current = (!event_notice).then_some(turn);
+                    continue;
+                }
+                TraceEvent::ModelCall { turn, request, .. } if current == Some(turn) => {
+                    (turn, request)
+                }
+                _ => continue,
             };
             let Some(t) = scenario.agent.turns.iter().find(|t| t.index == turn) else {
                 continue;
