@@ -122,9 +122,11 @@ async fn run_plan(plan: RunPlan) -> Result<(metrics::Summary, PathBuf), CliError
         .map_err(|e| CliError::Run(e.to_string()))?;
     let harness = crate::harness::select(
         plan.harness,
+        plan.sandbox,
         Duration::from_secs(plan.turn_timeout),
         plan.max_output_tokens,
-    )?;
+    )
+    .await?;
     // Native harnesses reach the shim only through this socket, relayed by `cosec-shim`.
     let shim_socket = if plan.harness == crate::cli::HarnessName::Builtin {
         None

@@ -67,6 +67,8 @@ pub struct GuardPlan {
 pub struct RunPlan {
     /// Which harness.
     pub harness: crate::cli::HarnessName,
+    /// The sandbox of native harnesses.
+    pub sandbox: crate::sandbox::SandboxChoice,
     /// Per-delivery timeout of native harnesses, seconds.
     pub turn_timeout: u64,
     /// The guard, for `--defense proxy`.
@@ -389,6 +391,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from));
     Ok(RunPlan {
         harness: args.harness,
+        sandbox: args.sandbox,
         turn_timeout: args.turn_timeout,
         guard,
         guardrail,
