@@ -74,7 +74,11 @@ async fn build(
     println!(
         "{image} built ({}): root filesystem {} ({:.0} s), import {:.0} s; holds {}",
         built.id,
-        if built.rootfs_cached { "cached" } else { "made" },
+        if built.rootfs_cached {
+            "cached"
+        } else {
+            "made"
+        },
         built.rootfs_time.as_secs_f64(),
         built.import_time.as_secs_f64(),
         built

@@ -112,10 +112,7 @@ pub enum SandboxChoice {
 
 /// The sandbox for `choice`, with the MCP relay binary `relay` that harnesses launch.
 /// `auto` says on stderr which one it took and why.
-pub async fn select(
-    choice: SandboxChoice,
-    relay: &Path,
-) -> Result<Arc<dyn Sandbox>, SandboxError> {
+pub async fn select(choice: SandboxChoice, relay: &Path) -> Result<Arc<dyn Sandbox>, SandboxError> {
     let config = DockerConfig::default();
     match choice {
         SandboxChoice::Bwrap => Ok(Arc::new(Bubblewrap::locate()?)),

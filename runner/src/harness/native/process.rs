@@ -27,10 +27,12 @@ pub async fn run(
         input: input.as_deref(),
         deadline,
     };
-    sandbox
-        .run(job)
-        .await
-        .map_err(|e| format!("cannot run {harness} in the {} sandbox: {e}", sandbox.name()))
+    sandbox.run(job).await.map_err(|e| {
+        format!(
+            "cannot run {harness} in the {} sandbox: {e}",
+            sandbox.name()
+        )
+    })
 }
 
 #[cfg(test)]

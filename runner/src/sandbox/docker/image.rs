@@ -96,7 +96,10 @@ pub fn configured_source() -> Option<(String, String)> {
         let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
         paths.sort();
         for path in paths {
-            if path.extension().is_some_and(|e| e == "sources" || e == "list") {
+            if path
+                .extension()
+                .is_some_and(|e| e == "sources" || e == "list")
+            {
                 texts.extend(std::fs::read_to_string(&path).ok());
             }
         }
@@ -167,7 +170,11 @@ pub async fn build(plan: &BuildPlan, progress: &dyn Fn(&str)) -> Result<Built, S
     progress(&format!(
         "importing {} with {} into {}",
         rootfs.display(),
-        if names.is_empty() { "no harness".to_owned() } else { names.join(", ") },
+        if names.is_empty() {
+            "no harness".to_owned()
+        } else {
+            names.join(", ")
+        },
         plan.image
     ));
     let import_started = Instant::now();
@@ -183,9 +190,15 @@ pub async fn build(plan: &BuildPlan, progress: &dyn Fn(&str)) -> Result<Built, S
 
 /// The cached root filesystem of `plan`, made by `debootstrap` when missing; whether it
 /// was cached.
-async fn rootfs(plan: &BuildPlan, progress: &dyn Fn(&str)) -> Result<(PathBuf, bool), SandboxError> {
+async fn rootfs(
+    plan: &BuildPlan,
+    progress: &dyn Fn(&str),
+) -> Result<(PathBuf, bool), SandboxError> {
     let mut hasher = Sha256::new();
-    for part in [plan.mirror.as_str(), plan.suite.as_str()].iter().chain(PACKAGES) {
+    for part in [plan.mirror.as_str(), plan.suite.as_str()]
+        .iter()
+        .chain(PACKAGES)
+    {
         hasher.update(part.as_bytes());
         hasher.update([0]);
     }
@@ -197,9 +210,8 @@ async fn rootfs(plan: &BuildPlan, progress: &dyn Fn(&str)) -> Result<(PathBuf, b
         progress(&format!("root filesystem cached in {}", dir.display()));
         return Ok((dir, true));
     }
-    let fs_err = |path: &Path, e: std::io::Error| {
-        SandboxError::Start(format!("{}: {e}", path.display()))
-    };
+    let fs_err =
+        |path: &Path, e: std::io::Error| SandboxError::Start(format!("{}: {e}", path.display()));
     std::fs::create_dir_all(&plan.cache).map_err(|e| fs_err(&plan.cache, e))?;
     let staging = plan.cache.join(format!("{name}.tmp"));
     let _ = std::fs::remove_dir_all(&staging);
@@ -270,21 +282,29 @@ async fn import(
     let body = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|item| (item, rx))
     });
-    let (repo, tag) = plan.image.split_once(':').unwrap_or((&plan.image, "latest"));
+    let (repo, tag) = plan
+        .image
+        .split_once(':')
+        .unwrap_or((&plan.image, "latest"));
     let paths_json = serde_json::to_string(paths)
         .map_err(|e| SandboxError::Start(format!("cannot list the image paths: {e}")))?;
     let options = CreateImageOptions {
         from_src: Some("-".to_owned()),
         repo: Some(repo.to_owned()),
         tag: Some(tag.to_owned()),
-        message: Some(format!("cosec sandbox: {} {}", plan.suite, names.join(", "))),
+        message: Some(format!(
+            "cosec sandbox: {} {}",
+            plan.suite,
+            names.join(", ")
+        )),
         changes: vec![
             format!("LABEL {PATHS_LABEL}={}", quote(&paths_json)),
             format!("LABEL org.cosec.harnesses={}", quote(&names.join(", "))),
         ],
         ..Default::default()
     };
-    let mut answers = client.create_image(Some(options), Some(bollard::body_try_stream(body)), None);
+    let mut answers =
+        client.create_image(Some(options), Some(bollard::body_try_stream(body)), None);
     let mut last = None;
     let mut failure = None;
     while let Some(answer) = answers.next().await {

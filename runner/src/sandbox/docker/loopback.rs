@@ -44,7 +44,10 @@ impl Relays {
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));
         let failed = |e: std::io::Error| {
-            SandboxError::Start(format!("cannot make the relay folder {}: {e}", folder.display()))
+            SandboxError::Start(format!(
+                "cannot make the relay folder {}: {e}",
+                folder.display()
+            ))
         };
         let _ = std::fs::remove_dir_all(&folder);
         std::fs::create_dir(&folder).map_err(failed)?;
@@ -113,7 +116,10 @@ mod tests {
         conn.read_exact(&mut echoed).await.unwrap();
         assert_eq!(&echoed, b"ping");
         drop(relays);
-        assert!(!socket.exists(), "the relay folder is removed with the relays");
+        assert!(
+            !socket.exists(),
+            "the relay folder is removed with the relays"
+        );
     }
 
     #[test]

@@ -18,9 +18,9 @@ mod loopback;
 
 use super::{Finished, Job, Sandbox, SandboxError};
 use async_trait::async_trait;
+use bollard::models::ContainerCreateBody;
 use bollard::query_parameters::{CommitContainerOptions, RemoveContainerOptions};
 use bollard::query_parameters::{CreateContainerOptions, UploadToContainerOptions};
-use bollard::models::ContainerCreateBody;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
