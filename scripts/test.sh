@@ -19,5 +19,6 @@ fi
 
 # Slow tiers, one line each.
 scripts/tiers/harnesses.sh
+scripts/tiers/docker.sh
 scripts/tiers/slurm.sh
 scripts/tiers/browser.sh

@@ -84,7 +84,7 @@ pub enum SandboxImageCommand {
         /// Debian suite (default: the one of that mirror entry, e.g. bookworm).
         #[arg(long)]
         suite: Option<String>,
-        /// Build only when the image is missing.
+        /// Build only when the image is missing or lacks an installed harness.
         #[arg(long)]
         if_missing: bool,
     },

@@ -3,6 +3,7 @@
 use crate::error::CliError;
 use crate::harness::install;
 use crate::sandbox::docker::image::{self, BuildPlan};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// `cosec sandbox image build`.
@@ -25,11 +26,27 @@ async fn build(
     suite: Option<String>,
     if_missing: bool,
 ) -> Result<ExitCode, CliError> {
+    let cache = install::cache_dir();
+    let detected = [
+        ("codex", install::codex::detect(&cache)),
+        ("openclaw", install::openclaw::detect(&cache)),
+        ("hermes", install::hermes::detect(&cache)),
+    ];
     if if_missing {
-        let client = crate::sandbox::docker::connect_daemon().await?;
-        if client.inspect_image(&image).await.is_ok() {
-            eprintln!("{image} is already built (drop --if-missing to rebuild it)");
-            return Ok(ExitCode::SUCCESS);
+        let wanted: Vec<PathBuf> = detected
+            .iter()
+            .filter_map(|(_, found)| found.as_ref())
+            .flat_map(|i| i.readonly.iter().cloned())
+            .collect();
+        match image_paths(&image).await? {
+            Some(held) if wanted.iter().all(|w| held.iter().any(|h| w.starts_with(h))) => {
+                eprintln!(
+                    "{image} is built and holds every installed harness (drop --if-missing to rebuild it)"
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+            Some(_) => eprintln!("{image} lacks an installed harness: building it again"),
+            None => {}
         }
     }
     let configured = image::configured_source();
@@ -44,12 +61,6 @@ async fn build(
             ))
         }
     };
-    let cache = install::cache_dir();
-    let detected = [
-        ("codex", install::codex::detect(&cache)),
-        ("openclaw", install::openclaw::detect(&cache)),
-        ("hermes", install::hermes::detect(&cache)),
-    ];
     let mut harnesses = Vec::new();
     for (name, found) in detected {
         match found {
@@ -89,4 +100,18 @@ async fn build(
             .join(", ")
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The host paths the existing `image` holds (`None`: there is no such image).
+async fn image_paths(image: &str) -> Result<Option<Vec<PathBuf>>, CliError> {
+    let client = crate::sandbox::docker::connect_daemon().await?;
+    let Ok(inspect) = client.inspect_image(image).await else {
+        return Ok(None);
+    };
+    let labels = inspect.config.and_then(|c| c.labels).unwrap_or_default();
+    let held = labels
+        .get(crate::sandbox::docker::PATHS_LABEL)
+        .and_then(|text| serde_json::from_str(text).ok())
+        .unwrap_or_default();
+    Ok(Some(held))
 }

@@ -88,6 +88,11 @@ pub trait Harness: Send + Sync {
     fn name(&self) -> &'static str;
     /// Version string recorded in the summary.
     fn version(&self) -> String;
+    /// What confines the harness's processes (`bubblewrap`, `docker`), recorded in the
+    /// summary; `None` for a harness running in the runner's process.
+    fn sandbox(&self) -> Option<&'static str> {
+        None
+    }
     /// Starts a trial; the agent half is already materialised.
     async fn start(&self, env: TrialEnv) -> Result<Box<dyn Session>, HarnessError>;
 }

@@ -296,6 +296,7 @@ async fn run_trial(shared: &Shared, scenario: &Arc<Scenario>) -> Verdict {
 fn summary_config(plan: &RunPlan, harness: &dyn Harness) -> RunConfig {
     let mut config = options::config_from_record(&plan.record);
     config.harness_version = Some(harness.version());
+    config.sandbox = harness.sandbox().map(str::to_owned);
     config.judge = options::panel_name(&plan.judges);
     config
 }

@@ -243,6 +243,7 @@ pub fn config_from_record(r: &RunRecord) -> RunConfig {
         git_commit: option_env!("COSEC_GIT_COMMIT").map(str::to_owned),
         harness: r.harness.clone(),
         harness_version: None,
+        sandbox: None,
         model: r.model.clone(),
         simulated_model: r.model.starts_with("sim:"),
         defense: r.defense.clone(),

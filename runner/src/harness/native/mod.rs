@@ -163,6 +163,10 @@ impl<A: Adapter> Harness for NativeHarness<A> {
         self.shared.installed.version.clone()
     }
 
+    fn sandbox(&self) -> Option<&'static str> {
+        Some(self.shared.sandbox.name())
+    }
+
     async fn start(&self, env: TrialEnv) -> Result<Box<dyn Session>, HarnessError> {
         let trial = NativeTrial {
             shared: Arc::clone(&self.shared),
