@@ -60,7 +60,11 @@ fn run(harness: &str, sandbox: &str, model: &str, defense: &str, scenarios: &[&s
         std::fs::read_to_string(out.join("results.jsonl")).unwrap_or_default()
     );
     assert_eq!(summary["config"]["harness"], harness);
-    let confined_by = if sandbox == "docker" { "docker" } else { "bubblewrap" };
+    let confined_by = if sandbox == "docker" {
+        "docker"
+    } else {
+        "bubblewrap"
+    };
     assert_eq!(summary["config"]["sandbox"], confined_by);
     // Native evidence from the harness itself is in the hidden trace.
     let evidence = std::fs::read_dir(out.join("trials"))
