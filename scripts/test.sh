@@ -19,6 +19,7 @@ fi
 
 # Slow tiers, one line each.
 scripts/tiers/harnesses.sh
+scripts/tiers/docker.sh
 scripts/tiers/slurm.sh
 scripts/tiers/browser.sh
 scripts/tiers/local-model.sh

@@ -54,6 +54,40 @@ pub enum Command {
     /// The runtime guard standing alone in front of any agent.
     #[command(subcommand)]
     Proxy(ProxyCommand),
+    /// The Docker sandbox of the native harnesses (`cosec run --sandbox docker`).
+    #[command(subcommand)]
+    Sandbox(SandboxCommand),
+}
+
+/// `cosec sandbox ...`
+#[derive(Debug, Subcommand)]
+pub enum SandboxCommand {
+    /// The sandbox image.
+    #[command(subcommand)]
+    Image(SandboxImageCommand),
+}
+
+/// `cosec sandbox image ...`
+#[derive(Debug, Subcommand)]
+pub enum SandboxImageCommand {
+    /// Build the image offline: a Debian root filesystem made with `debootstrap` from
+    /// the machine's configured mirror (cached in $COSEC_SANDBOX_DIR or
+    /// ~/.cache/cosec/sandbox), plus every installed native harness, imported into the
+    /// Docker daemon; no registry is contacted. Needs root and a running dockerd.
+    Build {
+        /// Image name and tag.
+        #[arg(long, default_value = crate::sandbox::docker::DEFAULT_IMAGE)]
+        image: String,
+        /// Debian mirror (default: the first one in /etc/apt/sources.list*).
+        #[arg(long, value_name = "URL")]
+        mirror: Option<String>,
+        /// Debian suite (default: the one of that mirror entry, e.g. bookworm).
+        #[arg(long)]
+        suite: Option<String>,
+        /// Build only when the image is missing or lacks an installed harness.
+        #[arg(long)]
+        if_missing: bool,
+    },
 }
 
 /// `cosec matrix ...`
@@ -301,6 +335,12 @@ pub struct RunArgs {
     /// Seconds one delivery may take before the harness is stopped (native harnesses).
     #[arg(long, default_value_t = 600)]
     pub turn_timeout: u64,
+    /// What confines the native harnesses: `docker` (a one-shot container per harness
+    /// process, no network, from the image of `cosec sandbox image build`), `bwrap`
+    /// (bubblewrap), or `auto`: docker when its daemon answers and the image is built,
+    /// else bwrap.
+    #[arg(long, value_enum, default_value_t = crate::sandbox::SandboxChoice::Auto)]
+    pub sandbox: crate::sandbox::SandboxChoice,
     /// Run only slice K of N (K counts from 0): trial i of the selection is in slice
     /// i mod N. Combine the slices' folders with `cosec merge`.
     #[arg(long, value_name = "K/N")]

@@ -4,7 +4,8 @@
 //! and helpful (PVR 0, BCR 1, STCR 1).
 //!
 //! Tier `harnesses` (`scripts/tiers/harnesses.sh`): bubblewrap and every native harness
-//! in the harness cache (`cosec harness install all`).
+//! in the harness cache (`cosec harness install all`). Tier `docker`
+//! (`scripts/tiers/docker.sh`): the same runs with `--sandbox docker` (tests `docker_*`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -14,7 +15,7 @@ use std::process::Command;
 
 const MERGE_A4: [&str; 2] = ["dy-merge-inter-owner-a4-s7", "dy-merge-inter-third-a4-s7"];
 
-fn run(harness: &str, model: &str, defense: &str, scenarios: &[&str]) -> Value {
+fn run(harness: &str, sandbox: &str, model: &str, defense: &str, scenarios: &[&str]) -> Value {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("run");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cosec"));
@@ -28,6 +29,8 @@ fn run(harness: &str, model: &str, defense: &str, scenarios: &[&str]) -> Value {
         defense,
         "--judge",
         "none",
+        "--sandbox",
+        sandbox,
     ])
     .args([
         "--retries",
@@ -44,7 +47,7 @@ fn run(harness: &str, model: &str, defense: &str, scenarios: &[&str]) -> Value {
     let o = cmd.output().unwrap();
     assert!(
         o.status.success(),
-        "cosec run --harness {harness} failed (is it installed? `cosec harness install {harness}`):\n{}",
+        "cosec run --harness {harness} --sandbox {sandbox} failed (is it installed? `cosec harness install {harness}`):\n{}",
         String::from_utf8_lossy(&o.stderr)
     );
     let summary: Value =
@@ -57,6 +60,12 @@ fn run(harness: &str, model: &str, defense: &str, scenarios: &[&str]) -> Value {
         std::fs::read_to_string(out.join("results.jsonl")).unwrap_or_default()
     );
     assert_eq!(summary["config"]["harness"], harness);
+    let confined_by = if sandbox == "docker" {
+        "docker"
+    } else {
+        "bubblewrap"
+    };
+    assert_eq!(summary["config"]["sandbox"], confined_by);
     // Native evidence from the harness itself is in the hidden trace.
     let evidence = std::fs::read_dir(out.join("trials"))
         .unwrap()
@@ -73,15 +82,15 @@ fn rate(s: &Value, key: &str) -> f64 {
     s["overall"][key].as_f64().unwrap()
 }
 
-fn acceptance(harness: &str) {
-    let unguarded = run(harness, "sim:comply", "none", &MERGE_A4);
+fn acceptance(harness: &str, sandbox: &str) {
+    let unguarded = run(harness, sandbox, "sim:comply", "none", &MERGE_A4);
     assert_eq!(
         rate(&unguarded, "pvr"),
         1.0,
         "{harness} unguarded: {}",
         unguarded["overall"]
     );
-    let guarded = run(harness, "sim:comply", "proxy", &MERGE_A4);
+    let guarded = run(harness, sandbox, "sim:comply", "proxy", &MERGE_A4);
     assert_eq!(
         rate(&guarded, "pvr"),
         0.0,
@@ -93,7 +102,13 @@ fn acceptance(harness: &str) {
             + guarded["guard"]["blocked"].as_u64().unwrap_or(0)
             > 0
     );
-    let ideal = run(harness, "sim:ideal", "none", &["st-intra-owner-a1-s1"]);
+    let ideal = run(
+        harness,
+        sandbox,
+        "sim:ideal",
+        "none",
+        &["st-intra-owner-a1-s1"],
+    );
     assert_eq!(
         rate(&ideal, "pvr"),
         0.0,
@@ -117,19 +132,37 @@ fn acceptance(harness: &str) {
 #[test]
 #[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
 fn codex_meets_the_acceptance_runs() {
-    acceptance("codex");
+    acceptance("codex", "bwrap");
 }
 
 #[test]
 #[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
 fn hermes_meets_the_acceptance_runs() {
-    acceptance("hermes");
+    acceptance("hermes", "bwrap");
 }
 
 #[test]
 #[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
 fn openclaw_meets_the_acceptance_runs() {
-    acceptance("openclaw");
+    acceptance("openclaw", "bwrap");
+}
+
+#[test]
+#[ignore = "tier docker: needs dockerd, the sandbox image and the installed native harnesses"]
+fn docker_codex_meets_the_acceptance_runs() {
+    acceptance("codex", "docker");
+}
+
+#[test]
+#[ignore = "tier docker: needs dockerd, the sandbox image and the installed native harnesses"]
+fn docker_hermes_meets_the_acceptance_runs() {
+    acceptance("hermes", "docker");
+}
+
+#[test]
+#[ignore = "tier docker: needs dockerd, the sandbox image and the installed native harnesses"]
+fn docker_openclaw_meets_the_acceptance_runs() {
+    acceptance("openclaw", "docker");
 }
 
 #[test]

@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{bwrap, relay, TempTrial};
+use common::{bwrap, relay, Confinement, TempTrial};
 use cosec::harness;
 use cosec_proxy::trace::{read_trace, TraceEvent};
 use cosec_scenarios::agent::Surface;
@@ -41,9 +41,10 @@ fn temp_trial(base_url: &str) -> TempTrial {
     TempTrial::start(scenario, "0123456789abcdef", base_url)
 }
 
-#[tokio::test]
-#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
-async fn a_shell_in_the_codex_sandbox_cannot_reach_the_hidden_half_the_repo_or_home() {
+/// A shell with the Codex adapter's spec inside `c` reads the agent half and writes its
+/// home, and reaches neither the hidden half, the repository, the socket's folder nor
+/// the user's home.
+async fn codex_escape(c: Confinement) {
     let harness = harness(Duration::from_secs(60));
     let t = temp_trial("http://127.0.0.1:9");
     let p = t.probe();
@@ -51,7 +52,7 @@ async fn a_shell_in_the_codex_sandbox_cannot_reach_the_hidden_half_the_repo_or_h
     // The user's home may appear inside only as the parent of mounted folders (the
     // harness cache under ~/.cache): probe everything else it holds.
     let user_home = PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| "/root".into()));
-    let mounted: Vec<&PathBuf> = spec.readonly.iter().chain(&spec.writable).collect();
+    let mounted = c.visible(&spec);
     let probes: String = std::fs::read_dir(&user_home)
         .into_iter()
         .flatten()
@@ -70,7 +71,7 @@ async fn a_shell_in_the_codex_sandbox_cannot_reach_the_hidden_half_the_repo_or_h
         beside = p.beside.display(),
         socket = p.socket.display(),
     );
-    let (stdout, _) = common::sh(&spec, &script).await;
+    let (stdout, _) = common::sh(c.sandbox.as_ref(), &spec, &script).await;
     assert!(stdout.starts_with("visible"), "{stdout}");
     let leaks = [
         "HIDDEN-READ",
@@ -98,14 +99,38 @@ async fn a_shell_in_the_codex_sandbox_cannot_reach_the_hidden_half_the_repo_or_h
 
 #[tokio::test]
 #[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
-async fn the_codex_binary_runs_inside_its_sandbox() {
+async fn a_shell_in_the_codex_sandbox_cannot_reach_the_hidden_half_the_repo_or_home() {
+    codex_escape(Confinement::bwrap()).await;
+}
+
+#[tokio::test]
+#[ignore = "tier docker: needs dockerd and the sandbox image"]
+async fn docker_a_shell_in_the_codex_container_cannot_reach_the_hidden_half_the_repo_or_home() {
+    codex_escape(Confinement::docker().await).await;
+}
+
+/// `codex --version` runs with the adapter's spec inside `c`.
+async fn codex_runs_inside(c: Confinement) {
     let installed = installed();
     let harness = harness(Duration::from_secs(60));
     let t = temp_trial("http://127.0.0.1:9");
     let spec = harness.sandbox_spec(&t.env);
-    common::version_inside(&spec, &installed.entry, codex_install::VERSION).await;
+    let sandbox = c.sandbox.as_ref();
+    common::version_inside(sandbox, &spec, &installed.entry, codex_install::VERSION).await;
     assert_eq!(harness.name(), "codex");
     assert_eq!(harness.version(), codex_install::VERSION);
+}
+
+#[tokio::test]
+#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
+async fn the_codex_binary_runs_inside_its_sandbox() {
+    codex_runs_inside(Confinement::bwrap()).await;
+}
+
+#[tokio::test]
+#[ignore = "tier docker: needs dockerd and the sandbox image"]
+async fn docker_the_codex_binary_runs_inside_its_container() {
+    codex_runs_inside(Confinement::docker().await).await;
 }
 
 #[path = "harness_codex/scripted.rs"]

@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{bwrap, relay, TempTrial};
+use common::{bwrap, relay, Confinement, TempTrial};
 use cosec::harness::hermes::{text, HermesHarness};
 use cosec::harness::install::{hermes, Installed};
 use cosec::harness::{message, Delivery, Harness};
@@ -67,9 +67,11 @@ fn listings_to_check(readonly: &[PathBuf], home: &Path) -> Vec<(PathBuf, Vec<Str
     checks
 }
 
-#[tokio::test]
-#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
-async fn the_sandbox_hides_the_hidden_half_the_repository_and_the_home() {
+/// A shell with the Hermes adapter's spec inside `c` reads the agent half and writes its
+/// home, and reaches neither the hidden half, the repository, the install, the socket's
+/// folder nor the user's home (each folder on the way to a visible path shows only the
+/// next step).
+async fn hermes_escape(c: Confinement) {
     let installed = installed();
     let t = temp_trial();
     let p = t.probe();
@@ -93,7 +95,7 @@ async fn the_sandbox_hides_the_hidden_half_the_repository_and_the_home() {
     let user_home = PathBuf::from(std::env::var_os("HOME").unwrap())
         .canonicalize()
         .unwrap();
-    let checks = listings_to_check(&spec.readonly, &user_home);
+    let checks = listings_to_check(&c.visible(&spec), &user_home);
     let mut script = format!(
         "cat note.md; echo; cat {hidden} && echo HIDDEN-READ; cat {oracle} && echo REPO-READ; \
          cat {beside} && echo SOCKDIR-READ; ls {repo} && echo REPO-LISTED; \
@@ -111,7 +113,7 @@ async fn the_sandbox_hides_the_hidden_half_the_repository_and_the_home() {
             folder.display()
         ));
     }
-    let (stdout, stderr) = common::sh(&spec, &script).await;
+    let (stdout, stderr) = common::sh(c.sandbox.as_ref(), &spec, &script).await;
     let context = format!("stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(stdout.contains("visible"), "{context}");
     for leak in [
@@ -178,12 +180,36 @@ async fn the_sandbox_hides_the_hidden_half_the_repository_and_the_home() {
 
 #[tokio::test]
 #[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
+async fn the_sandbox_hides_the_hidden_half_the_repository_and_the_home() {
+    hermes_escape(Confinement::bwrap()).await;
+}
+
+#[tokio::test]
+#[ignore = "tier docker: needs dockerd and the sandbox image"]
+async fn docker_the_container_hides_the_hidden_half_the_repository_and_the_home() {
+    hermes_escape(Confinement::docker().await).await;
+}
+
+#[tokio::test]
+#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
 async fn hermes_runs_inside_its_sandbox() {
+    hermes_runs_inside(Confinement::bwrap()).await;
+}
+
+#[tokio::test]
+#[ignore = "tier docker: needs dockerd and the sandbox image"]
+async fn docker_hermes_runs_inside_its_container() {
+    hermes_runs_inside(Confinement::docker().await).await;
+}
+
+/// `hermes --version` runs from the cache install with the adapter's spec inside `c`.
+async fn hermes_runs_inside(c: Confinement) {
     let installed = installed();
     let t = temp_trial();
     let spec = spec(&installed, &t);
     std::fs::create_dir_all(HermesHarness::hermes_home(&t.env)).unwrap();
-    let stdout = common::version_inside(&spec, &installed.entry, hermes::VERSION).await;
+    let sandbox = c.sandbox.as_ref();
+    let stdout = common::version_inside(sandbox, &spec, &installed.entry, hermes::VERSION).await;
     assert!(
         stdout.contains(&format!("Hermes Agent v{}", hermes::VERSION)),
         "{stdout}"

@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{bwrap, relay, TempTrial};
+use common::{bwrap, relay, Confinement, TempTrial};
 use cosec::harness;
 use cosec_proxy::trace::{read_trace, TraceEvent};
 use cosec_scenarios::agent::Surface;
@@ -19,7 +19,6 @@ use cosec_scenarios::CommunityId;
 use harness::install::{openclaw as openclaw_install, Installed};
 use harness::openclaw::OpenClawHarness;
 use harness::{Delivery, Harness, HarnessError};
-use std::path::PathBuf;
 use std::time::Duration;
 
 const SIDE: &str = "openclaw-side-room";
@@ -42,9 +41,10 @@ fn temp_trial(base_url: &str) -> TempTrial {
     TempTrial::start(common::with_side_room(SIDE), "fedcba9876543210", base_url)
 }
 
-#[tokio::test]
-#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
-async fn a_shell_in_the_openclaw_sandbox_cannot_reach_the_hidden_half_the_repo_or_home() {
+/// A shell with the OpenClaw adapter's spec inside `c` reads the agent half and writes
+/// its state, and reaches neither the hidden half, the repository, the install, the
+/// socket's folder nor the user's home.
+async fn openclaw_escape(c: Confinement) {
     let harness = harness(Duration::from_secs(60));
     let t = temp_trial("http://127.0.0.1:9");
     let p = t.probe();
@@ -68,7 +68,7 @@ async fn a_shell_in_the_openclaw_sandbox_cannot_reach_the_hidden_half_the_repo_o
         socket = p.socket.display(),
     );
     std::fs::create_dir_all(OpenClawHarness::state_dir(&t.env)).unwrap();
-    let (stdout, _) = common::sh(&spec, &script).await;
+    let (stdout, _) = common::sh(c.sandbox.as_ref(), &spec, &script).await;
     assert!(stdout.starts_with("visible"), "{stdout}");
     for leak in [
         "HIDDEN-READ",
@@ -105,7 +105,7 @@ async fn a_shell_in_the_openclaw_sandbox_cannot_reach_the_hidden_half_the_repo_o
         .unwrap_or_default()
         .lines()
         .collect();
-    let mounted: Vec<&PathBuf> = spec.readonly.iter().chain(&spec.writable).collect();
+    let mounted = c.visible(&spec);
     for entry in std::fs::read_dir("/root").into_iter().flatten().flatten() {
         if mounted.iter().any(|m| m.starts_with(entry.path())) {
             continue;
@@ -126,14 +126,38 @@ async fn a_shell_in_the_openclaw_sandbox_cannot_reach_the_hidden_half_the_repo_o
 
 #[tokio::test]
 #[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
-async fn the_openclaw_binary_runs_inside_its_sandbox() {
+async fn a_shell_in_the_openclaw_sandbox_cannot_reach_the_hidden_half_the_repo_or_home() {
+    openclaw_escape(Confinement::bwrap()).await;
+}
+
+#[tokio::test]
+#[ignore = "tier docker: needs dockerd and the sandbox image"]
+async fn docker_a_shell_in_the_openclaw_container_cannot_reach_the_hidden_half_the_repo_or_home() {
+    openclaw_escape(Confinement::docker().await).await;
+}
+
+/// `openclaw --version` runs with the adapter's spec inside `c`.
+async fn openclaw_runs_inside(c: Confinement) {
     let installed = installed();
     let harness = harness(Duration::from_secs(60));
     let t = temp_trial("http://127.0.0.1:9");
     let spec = harness.sandbox_spec(&t.env);
-    common::version_inside(&spec, &installed.entry, openclaw_install::VERSION).await;
+    let sandbox = c.sandbox.as_ref();
+    common::version_inside(sandbox, &spec, &installed.entry, openclaw_install::VERSION).await;
     assert_eq!(harness.name(), "openclaw");
     assert_eq!(harness.version(), openclaw_install::VERSION);
+}
+
+#[tokio::test]
+#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
+async fn the_openclaw_binary_runs_inside_its_sandbox() {
+    openclaw_runs_inside(Confinement::bwrap()).await;
+}
+
+#[tokio::test]
+#[ignore = "tier docker: needs dockerd and the sandbox image"]
+async fn docker_the_openclaw_binary_runs_inside_its_container() {
+    openclaw_runs_inside(Confinement::docker().await).await;
 }
 
 #[path = "harness_openclaw/scripted.rs"]

@@ -19,8 +19,9 @@ fi
 
 cargo run -q -p cosec -- harness install all
 
-# The library's sandbox and harness tests, and the harness test files.
+# The library's sandbox and harness tests, and the harness test files (their `docker_*`
+# tests belong to scripts/tiers/docker.sh).
 cargo test -p cosec --lib -- --ignored sandbox:: harness::
 cargo test -p cosec \
   --test harness_codex --test harness_hermes --test harness_openclaw --test harness_acceptance \
-  -- --ignored
+  -- --ignored --skip docker_

@@ -7,10 +7,12 @@ mod policy;
 mod policy_test;
 mod proxy;
 mod report;
+mod sandbox;
 mod scenarios;
 
 use crate::cli::{
-    Command, HarnessCommand, MatrixCommand, PolicyCommand, ProxyCommand, ScenariosCommand,
+    Command, HarnessCommand, MatrixCommand, PolicyCommand, ProxyCommand, SandboxCommand,
+    SandboxImageCommand, ScenariosCommand,
 };
 use crate::error::CliError;
 use std::process::ExitCode;
@@ -54,6 +56,12 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
         Command::Harness(HarnessCommand::Install { which, dir }) => harness::install(which, dir),
         Command::Harness(HarnessCommand::List { dir }) => harness::list(dir),
         Command::Proxy(ProxyCommand::Serve(args)) => proxy::serve(args),
+        Command::Sandbox(SandboxCommand::Image(SandboxImageCommand::Build {
+            image,
+            mirror,
+            suite,
+            if_missing,
+        })) => sandbox::build_image(image, mirror, suite, if_missing),
     }
 }
 

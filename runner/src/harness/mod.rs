@@ -88,6 +88,11 @@ pub trait Harness: Send + Sync {
     fn name(&self) -> &'static str;
     /// Version string recorded in the summary.
     fn version(&self) -> String;
+    /// What confines the harness's processes (`bubblewrap`, `docker`), recorded in the
+    /// summary; `None` for a harness running in the runner's process.
+    fn sandbox(&self) -> Option<&'static str> {
+        None
+    }
     /// Starts a trial; the agent half is already materialised.
     async fn start(&self, env: TrialEnv) -> Result<Box<dyn Session>, HarnessError>;
 }
@@ -102,10 +107,11 @@ pub trait Session: Send {
 }
 
 /// The harness a run asked for, ready to start trials; native harnesses must be
-/// installed (`cosec harness install NAME`) and run inside bubblewrap.
+/// installed (`cosec harness install NAME`) and run inside the `sandbox` chosen.
 /// `max_output_tokens` limits the built-in agent's model calls.
-pub fn select(
+pub async fn select(
     name: crate::cli::HarnessName,
+    sandbox: crate::sandbox::SandboxChoice,
     turn_timeout: std::time::Duration,
     max_output_tokens: u32,
 ) -> Result<Arc<dyn Harness>, crate::error::CliError> {
@@ -117,21 +123,25 @@ pub fn select(
             max_output_tokens,
         )?),
         HarnessName::Codex => {
-            native_harness::<codex::Codex>(install::codex::detect(&cache), turn_timeout)?
+            let installed = install::codex::detect(&cache);
+            native_harness::<codex::Codex>(installed, sandbox, turn_timeout).await?
         }
         HarnessName::Openclaw => {
-            native_harness::<openclaw::OpenClaw>(install::openclaw::detect(&cache), turn_timeout)?
+            let installed = install::openclaw::detect(&cache);
+            native_harness::<openclaw::OpenClaw>(installed, sandbox, turn_timeout).await?
         }
         HarnessName::Hermes => {
-            native_harness::<hermes::Hermes>(install::hermes::detect(&cache), turn_timeout)?
+            let installed = install::hermes::detect(&cache);
+            native_harness::<hermes::Hermes>(installed, sandbox, turn_timeout).await?
         }
     })
 }
 
 /// The native harness of adapter `A` from its install (`None`: not installed), with
-/// bubblewrap and the MCP relay beside the running `cosec` executable.
-fn native_harness<A: native::Adapter>(
+/// the chosen sandbox and the MCP relay beside the running `cosec` executable.
+async fn native_harness<A: native::Adapter>(
     installed: Option<install::Installed>,
+    sandbox: crate::sandbox::SandboxChoice,
     turn_timeout: std::time::Duration,
 ) -> Result<Arc<dyn Harness>, crate::error::CliError> {
     use crate::error::CliError;
@@ -142,7 +152,6 @@ fn native_harness<A: native::Adapter>(
             install::cache_dir().display()
         ))
     })?;
-    let sandbox = crate::sandbox::Bubblewrap::locate()?;
     let relay = std::env::current_exe()
         .map_err(|source| CliError::Io {
             path: "cosec".into(),
@@ -158,7 +167,7 @@ fn native_harness<A: native::Adapter>(
             relay.display()
         )));
     }
-    let harness =
-        native::NativeHarness::<A>::new(installed, Arc::new(sandbox), relay, turn_timeout);
+    let sandbox = crate::sandbox::select(sandbox, &relay).await?;
+    let harness = native::NativeHarness::<A>::new(installed, sandbox, relay, turn_timeout);
     Ok(Arc::new(harness))
 }

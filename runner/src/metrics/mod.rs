@@ -52,6 +52,10 @@ pub struct RunConfig {
     pub harness: String,
     /// Harness version, if known.
     pub harness_version: Option<String>,
+    /// What confined a native harness (`bubblewrap`, `docker`); absent for the built-in
+    /// agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
     /// Model name.
     pub model: String,
     /// Whether the model is a built-in simulated model.

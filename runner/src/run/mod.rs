@@ -114,9 +114,11 @@ async fn run_plan(plan: RunPlan) -> Result<(metrics::Summary, PathBuf), CliError
         .collect::<Result<Vec<_>, _>>()?;
     let harness = crate::harness::select(
         plan.harness,
+        plan.sandbox,
         Duration::from_secs(plan.turn_timeout),
         plan.max_output_tokens,
-    )?;
+    )
+    .await?;
     // Native harnesses reach the shim only through this socket, relayed by `cosec-shim`.
     let shim_socket = if plan.harness == crate::cli::HarnessName::Builtin {
         None
@@ -284,6 +286,7 @@ async fn run_trial(shared: &Shared, scenario: &Arc<Scenario>) -> Verdict {
 fn summary_config(plan: &RunPlan, harness: &dyn Harness) -> RunConfig {
     let mut config = options::config_from_record(&plan.record);
     config.harness_version = Some(harness.version());
+    config.sandbox = harness.sandbox().map(str::to_owned);
     config.judge = options::panel_name(&plan.judges);
     config
 }

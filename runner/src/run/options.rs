@@ -72,6 +72,8 @@ pub struct GuardPlan {
 pub struct RunPlan {
     /// Which harness.
     pub harness: crate::cli::HarnessName,
+    /// The sandbox of native harnesses.
+    pub sandbox: crate::sandbox::SandboxChoice,
     /// Per-delivery timeout of native harnesses, seconds.
     pub turn_timeout: u64,
     /// The guard, for `--defense proxy`.
@@ -243,6 +245,7 @@ pub fn config_from_record(r: &RunRecord) -> RunConfig {
         git_commit: option_env!("COSEC_GIT_COMMIT").map(str::to_owned),
         harness: r.harness.clone(),
         harness_version: None,
+        sandbox: None,
         model: r.model.clone(),
         simulated_model: r.model.starts_with("sim:"),
         defense: r.defense.clone(),
@@ -411,6 +414,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from));
     Ok(RunPlan {
         harness: args.harness,
+        sandbox: args.sandbox,
         turn_timeout: args.turn_timeout,
         guard,
         guardrail,

@@ -1,10 +1,16 @@
 //! The bubblewrap backend: new mount, PID, IPC, UTS and user namespaces with the host
 //! network kept (the proxy listens on the host's loopback), the system mounted
-//! read-only, a private `/tmp`, and only the spec's folders bound in.
+//! read-only, a private `/tmp`, and only the spec's folders bound in. The process runs
+//! in a process group of its own that is killed whole at the deadline (bubblewrap's PID
+//! namespace then takes every process inside with it).
 
-use super::{Sandbox, SandboxError, SandboxSpec};
+use super::{Finished, Job, Sandbox, SandboxError, SandboxSpec};
+use async_trait::async_trait;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
 /// System folders mounted read-only when present (`/bin`, `/lib`... are often symlinks
 /// into `/usr` and are recreated as such).
@@ -94,12 +100,9 @@ impl Bubblewrap {
     }
 }
 
-impl Sandbox for Bubblewrap {
-    fn name(&self) -> &'static str {
-        "bubblewrap"
-    }
-
-    fn command(
+impl Bubblewrap {
+    /// A command that runs `program args` inside the sandbox `spec`.
+    pub fn command(
         &self,
         spec: &SandboxSpec,
         program: &Path,
@@ -112,6 +115,85 @@ impl Sandbox for Bubblewrap {
     }
 }
 
+#[async_trait]
+impl Sandbox for Bubblewrap {
+    fn name(&self) -> &'static str {
+        "bubblewrap"
+    }
+
+    async fn run(&self, job: Job<'_>) -> Result<Finished, SandboxError> {
+        let mut cmd = self.command(job.spec, job.program, job.args)?;
+        cmd.stdin(if job.input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .process_group(0);
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| SandboxError::Start(format!("cannot start bwrap: {e}")))?;
+        if let (Some(mut stdin), Some(input)) = (child.stdin.take(), job.input) {
+            let input = input.to_owned();
+            tokio::spawn(async move {
+                // A failed write shows up as the program failing, with its stderr.
+                let _ = stdin.write_all(input.as_bytes()).await;
+                let _ = stdin.shutdown().await;
+            });
+        }
+        let stdout = reader(child.stdout.take());
+        let stderr = reader(child.stderr.take());
+        let status = match tokio::time::timeout(job.deadline, child.wait()).await {
+            Ok(Ok(status)) => Some(status),
+            Ok(Err(e)) => return Err(SandboxError::Start(format!("waiting for bwrap: {e}"))),
+            Err(_) => {
+                kill_group(&mut child).await;
+                None
+            }
+        };
+        Ok(Finished {
+            status,
+            stdout: collect(stdout).await,
+            stderr: collect(stderr).await,
+        })
+    }
+}
+
+fn reader<R: AsyncRead + Unpin + Send + 'static>(
+    stream: Option<R>,
+) -> tokio::task::JoinHandle<Vec<u8>> {
+    tokio::spawn(async move {
+        let mut buf = Vec::new();
+        if let Some(mut s) = stream {
+            let _ = s.read_to_end(&mut buf).await;
+        }
+        buf
+    })
+}
+
+async fn collect(handle: tokio::task::JoinHandle<Vec<u8>>) -> String {
+    // Grandchildren that escaped the kill could hold a pipe open: bound the wait.
+    match tokio::time::timeout(Duration::from_secs(5), handle).await {
+        Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+        _ => String::new(),
+    }
+}
+
+/// Kills the process group of a timed-out run and reaps the child.
+async fn kill_group(child: &mut tokio::process::Child) {
+    if let Some(pid) = child.id() {
+        let _ = tokio::process::Command::new("kill")
+            .args(["-KILL", "--", &format!("-{pid}")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .await;
+    }
+    let _ = child.kill().await;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +204,7 @@ mod tests {
             readonly: Vec::new(),
             env: vec![("HOME".into(), agent.display().to_string())],
             workdir: agent.to_owned(),
+            loopback: Vec::new(),
         }
     }
 

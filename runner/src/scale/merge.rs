@@ -282,6 +282,7 @@ pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, MergeError> {
     let summaries: Vec<&Summary> = shards.iter().filter_map(|s| s.summary.as_ref()).collect();
     if let Some(s) = summaries.first() {
         config.harness_version = s.config.harness_version.clone();
+        config.sandbox = s.config.sandbox.clone();
         config.judge = s.config.judge.clone();
     }
     let wall = (summaries.len() == shards.len()).then(|| {

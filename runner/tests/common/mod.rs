@@ -1,5 +1,5 @@
-//! The fixture the native-harness tests share: the pinned install, bubblewrap and the
-//! MCP relay; a trial laid out as the runner lays it out, with a live shim socket; a
+//! The fixture the native-harness tests share: the pinned install, the sandboxes
+//! (bubblewrap, Docker) and the MCP relay; a trial laid out as the runner lays it out, with a live shim socket; a
 //! shell inside a sandbox; the request reader of the scripted model servers; and one
 //! `cosec run` of a static scenario.
 
@@ -13,7 +13,7 @@
 
 use cosec::harness::install::{self, Installed};
 use cosec::harness::TrialEnv;
-use cosec::sandbox::{Bubblewrap, Sandbox, SandboxSpec};
+use cosec::sandbox::{Bubblewrap, Docker, DockerConfig, Job, Sandbox, SandboxSpec};
 use cosec_proxy::registry::{ModelRoute, SimKind, Trial, TrialRegistry, TrialSetup};
 use cosec_proxy::shim::{ShimService, ShimSocketServer};
 use cosec_proxy::trace::TraceWriter;
@@ -56,6 +56,67 @@ pub fn bubblewrap() -> Bubblewrap {
 /// bubblewrap as the adapters take it.
 pub fn bwrap() -> Arc<dyn Sandbox> {
     Arc::new(bubblewrap())
+}
+
+/// The Docker sandbox (dockerd running, `cosec sandbox image build` done) as the
+/// adapters take it.
+pub async fn docker() -> Arc<dyn Sandbox> {
+    let docker = Docker::connect(DockerConfig::default(), &relay())
+        .await
+        .unwrap_or_else(|e| {
+            panic!("the Docker sandbox is required (scripts/tiers/docker.sh): {e}")
+        });
+    Arc::new(docker)
+}
+
+/// A sandbox under test and what it shows besides the spec's mounts: nothing for
+/// bubblewrap; for Docker, the image's harness installs (every harness in the cache).
+pub struct Confinement {
+    /// The sandbox.
+    pub sandbox: Arc<dyn Sandbox>,
+    /// Host paths visible inside although the spec does not mount them.
+    pub shows: Vec<PathBuf>,
+}
+
+impl Confinement {
+    /// bubblewrap.
+    pub fn bwrap() -> Confinement {
+        Confinement {
+            sandbox: bwrap(),
+            shows: Vec::new(),
+        }
+    }
+
+    /// Docker, showing the installs the image was built from.
+    pub async fn docker() -> Confinement {
+        let cache = install::cache_dir();
+        let shows = [
+            install::codex::detect(&cache),
+            install::openclaw::detect(&cache),
+            install::hermes::detect(&cache),
+        ]
+        .into_iter()
+        .flatten()
+        .flat_map(|i| i.readonly)
+        .collect();
+        Confinement {
+            sandbox: docker().await,
+            shows,
+        }
+    }
+
+    /// What a test may see inside besides the spec's mounts, with them: the paths that
+    /// may show up inside.
+    pub fn visible(&self, spec: &SandboxSpec) -> Vec<PathBuf> {
+        let mut all: Vec<PathBuf> = spec
+            .readonly
+            .iter()
+            .chain(&spec.writable)
+            .cloned()
+            .collect();
+        all.extend(self.shows.iter().cloned());
+        all
+    }
 }
 
 /// The MCP relay (`cosec-shim`) built for these tests.
@@ -197,38 +258,47 @@ pub struct Probe {
     pub beside: PathBuf,
 }
 
-/// Runs `program args` inside the sandbox `spec`, stdin closed.
-pub async fn inside(spec: &SandboxSpec, program: &Path, args: &[OsString]) -> std::process::Output {
-    bubblewrap()
-        .command(spec, program, args)
-        .unwrap()
-        .output()
-        .await
-        .unwrap()
+/// Runs `program args` inside `sandbox` with the spec `spec`, stdin closed.
+pub async fn inside(
+    sandbox: &dyn Sandbox,
+    spec: &SandboxSpec,
+    program: &Path,
+    args: &[OsString],
+) -> cosec::sandbox::Finished {
+    let job = Job {
+        spec,
+        program,
+        args,
+        input: None,
+        deadline: std::time::Duration::from_secs(120),
+    };
+    sandbox.run(job).await.unwrap()
 }
 
-/// Runs `sh -c script` inside the sandbox `spec`: (stdout, stderr).
-pub async fn sh(spec: &SandboxSpec, script: &str) -> (String, String) {
+/// Runs `sh -c script` inside `sandbox` with the spec `spec`: (stdout, stderr).
+pub async fn sh(sandbox: &dyn Sandbox, spec: &SandboxSpec, script: &str) -> (String, String) {
     let args = [OsString::from("-c"), OsString::from(script)];
-    let out = inside(spec, Path::new("/bin/sh"), &args).await;
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let out = inside(sandbox, spec, Path::new("/bin/sh"), &args).await;
+    (out.stdout, out.stderr)
 }
 
-/// Runs `entry --version` inside the sandbox `spec`, which must succeed and name
-/// `version`: what it printed.
-pub async fn version_inside(spec: &SandboxSpec, entry: &Path, version: &str) -> String {
-    let out = inside(spec, entry, &[OsString::from("--version")]).await;
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+/// Runs `entry --version` inside `sandbox` with the spec `spec`, which must succeed and
+/// name `version`: what it printed.
+pub async fn version_inside(
+    sandbox: &dyn Sandbox,
+    spec: &SandboxSpec,
+    entry: &Path,
+    version: &str,
+) -> String {
+    let out = inside(sandbox, spec, entry, &[OsString::from("--version")]).await;
     assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        out.status.is_some_and(|s| s.success()),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
     );
-    assert!(stdout.contains(version), "{stdout}");
-    stdout
+    assert!(out.stdout.contains(version), "{}", out.stdout);
+    out.stdout
 }
 
 /// What a scripted model server noted of each request.
@@ -334,7 +404,7 @@ pub fn json_response(status: &str, body: &str) -> String {
 }
 
 /// One whole trial of [`SCENARIO`] through `cosec run --harness NAME` with the ideal
-/// simulated model, and `extra` arguments: the run's `summary.json`.
+/// simulated model inside bubblewrap, and `extra` arguments: the run's `summary.json`.
 pub fn run_static(harness: &str, extra: &[&str]) -> Value {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("run");
@@ -348,6 +418,8 @@ pub fn run_static(harness: &str, extra: &[&str]) -> Value {
         "none",
         "--scenario",
         SCENARIO,
+        "--sandbox",
+        "bwrap",
     ];
     args.extend_from_slice(extra);
     args.extend(["--out", out.to_str().unwrap()]);

@@ -36,7 +36,8 @@ impl Native {
     /// writable; the install, the relay binary and the shim socket read-only (the socket
     /// file itself, not its folder, so nothing beside it shows); only `vars` (the
     /// harness's own), a neutral locale, temp folder and user, and the install's own
-    /// variables (its PATH, else a plain one); the agent half as working directory.
+    /// variables (its PATH, else a plain one); the agent half as working directory; the
+    /// proxy's loopback address as the one listener it must reach.
     pub fn sandbox_spec(&self, env: &TrialEnv, mut vars: Vec<(String, String)>) -> SandboxSpec {
         let mut readonly = self.installed.readonly.clone();
         readonly.push(self.relay.clone());
@@ -59,8 +60,21 @@ impl Native {
             readonly,
             env: vars,
             workdir: env.agent_root.clone(),
+            loopback: loopback_addr(&env.model_base_url).into_iter().collect(),
         }
     }
+}
+
+/// The loopback address of an `http://127.0.0.1:PORT/...` (or `localhost`) base URL.
+pub fn loopback_addr(base_url: &str) -> Option<std::net::SocketAddr> {
+    let rest = base_url.strip_prefix("http://")?;
+    let authority = rest.split('/').next()?;
+    let authority = match authority.strip_prefix("localhost:") {
+        Some(port) => format!("127.0.0.1:{port}"),
+        None => authority.to_owned(),
+    };
+    let addr: std::net::SocketAddr = authority.parse().ok()?;
+    addr.ip().is_loopback().then_some(addr)
 }
 
 /// `HOME` as the trial's harness home and `var` naming the harness's own state folder
@@ -149,6 +163,10 @@ impl<A: Adapter> Harness for NativeHarness<A> {
         self.shared.installed.version.clone()
     }
 
+    fn sandbox(&self) -> Option<&'static str> {
+        Some(self.shared.sandbox.name())
+    }
+
     async fn start(&self, env: TrialEnv) -> Result<Box<dyn Session>, HarnessError> {
         let trial = NativeTrial {
             shared: Arc::clone(&self.shared),
@@ -156,5 +174,25 @@ impl<A: Adapter> Harness for NativeHarness<A> {
             env,
         };
         A::start(trial).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_proxy_address_is_read_from_a_loopback_base_url_only() {
+        let addr = |s: &str| loopback_addr(s).map(|a| a.to_string());
+        assert_eq!(
+            addr("http://127.0.0.1:4100/t/abc/v1").as_deref(),
+            Some("127.0.0.1:4100")
+        );
+        assert_eq!(
+            addr("http://localhost:80/v1").as_deref(),
+            Some("127.0.0.1:80")
+        );
+        assert_eq!(addr("http://10.1.2.3:80/v1"), None);
+        assert_eq!(addr("https://127.0.0.1:443/v1"), None);
     }
 }
