@@ -17,9 +17,10 @@ if [ "${1:-}" = "--fast" ]; then
   exit 0
 fi
 
-# Slow tiers, one line each.
+# Slow tiers, one line each. Docker comes last: once its daemon runs, a native harness
+# run without --sandbox is confined by Docker rather than bubblewrap.
 scripts/tiers/harnesses.sh
-scripts/tiers/docker.sh
 scripts/tiers/slurm.sh
 scripts/tiers/browser.sh
 scripts/tiers/local-model.sh
+scripts/tiers/docker.sh
