@@ -157,7 +157,7 @@ pub fn breakdown_section(runs: &[LoadedRun]) -> String {
 
 /// Guard decisions per run and layer (`all` when the trace names no layer).
 pub fn guard_section(runs: &[LoadedRun], by_run: &[BTreeMap<String, [u64; 6]>]) -> String {
-    let mut out = String::from("<table id=\"guard\"><thead><tr><th>run</th><th>layer</th><th>decisions</th><th>allowed</th><th>redacted</th><th>blocked</th><th>restored</th><th>shadow only</th><th>latency p50 / p99 (us)</th></tr></thead><tbody>");
+    let mut out = String::from("<table id=\"guard\"><thead><tr><th>run</th><th>layer</th><th>decisions</th><th>allowed</th><th>withheld or redacted</th><th>blocked</th><th>restored</th><th>shadow only</th><th>latency p50 / p99 (us)</th></tr></thead><tbody>");
     let mut any = false;
     for (i, layers) in by_run.iter().enumerate() {
         let latency = runs

@@ -187,7 +187,8 @@ pub struct TrialData {
     pub events: Vec<Value>,
     /// Why (part of) the trace could not be read.
     pub problems: Vec<String>,
-    /// Guard decisions by layer: `[decisions, allow, redact, block, restore, shadow-only]`.
+    /// Guard decisions by layer: `[decisions, allow, withhold or redact, block, restore,
+    /// shadow-only]`.
     pub guard_by_layer: BTreeMap<String, [u64; 6]>,
 }
 
@@ -239,7 +240,7 @@ fn count_guard(by_layer: &mut BTreeMap<String, [u64; 6]>, event: &Value) {
     let slot = match (str_of(event, "decision"), enforced) {
         ("allow", _) => 1,
         (_, false) => 5,
-        ("redact", true) => 2,
+        ("redact" | "withhold", true) => 2,
         ("block", true) => 3,
         ("restore", true) => 4,
         _ => return,
