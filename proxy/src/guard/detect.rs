@@ -83,17 +83,24 @@ impl PatternLibrary {
         }
         let mut lib = PatternLibrary { patterns };
         if !corpus.is_empty() {
-            let all = Detector::build(&lib, |_| true);
-            let mut common: BTreeSet<usize> = BTreeSet::new();
-            for text in corpus {
-                for m in Haystack::plain(text).find_set(&all.set) {
-                    common.insert(m.needle);
+            let (keys, needles): (Vec<String>, Vec<Needle>) = lib
+                .patterns
+                .iter()
+                .filter_map(|(k, e)| Needle::new(&e.spelling).map(|n| (k.clone(), n)))
+                .unzip();
+            let set = match NeedleSet::new(needles) {
+                Ok(set) => set,
+                Err(e) => {
+                    // Nothing can be told common: keep every pattern (more is withheld).
+                    tracing::error!(error = %e, "guard corpus automaton could not be built");
+                    return lib;
                 }
-            }
-            let keys: Vec<String> = lib.patterns.keys().cloned().collect();
-            for (i, key) in keys.iter().enumerate() {
-                if common.contains(&i) {
-                    lib.patterns.remove(key);
+            };
+            for text in corpus {
+                for m in Haystack::plain(text).find_set(&set) {
+                    if let Some(key) = keys.get(m.needle) {
+                        lib.patterns.remove(key);
+                    }
                 }
             }
         }
@@ -127,7 +134,6 @@ impl Detector {
         let mut longest_passage = 0;
         for e in lib.patterns.values() {
             let owners: Vec<ObjIdx> = e.owners.iter().copied().filter(|o| include(*o)).collect();
-            // Keep needle indexes aligned with library order for `build` itself.
             let Some(needle) = Needle::new(&e.spelling) else {
                 continue;
             };
