@@ -12,7 +12,7 @@
 //! content, else [`UNKNOWN`].
 
 use crate::api::{Message, ModelRequest, ModelResponse, Role, ToolCall, ToolSpec, Usage};
-use crate::guard::PLACEHOLDER;
+use crate::guard::{merge, replace_spans, PLACEHOLDER};
 use crate::layout::tool_path;
 use crate::registry::{SimKind, SimScript, TurnContext};
 use crate::tools;
@@ -74,25 +74,12 @@ impl Shown {
         if spans.is_empty() {
             return text.to_owned();
         }
-        spans.sort_by_key(|r| (r.start, r.end));
         let stand_in = if self.placeholder {
             PLACEHOLDER
         } else {
             UNKNOWN
         };
-        let mut out = String::with_capacity(text.len());
-        let mut cur = 0;
-        for r in spans {
-            if r.start < cur {
-                cur = cur.max(r.end);
-                continue;
-            }
-            out.push_str(text.get(cur..r.start).unwrap_or_default());
-            out.push_str(stand_in);
-            cur = r.end;
-        }
-        out.push_str(text.get(cur..).unwrap_or_default());
-        out
+        replace_spans(text, &merge(spans), stand_in)
     }
 
     /// The same for every string inside a tool call's arguments, except those naming

@@ -38,6 +38,7 @@ pub use patterns::{
     PatternKind, LONG_WORD_CHARS, MIN_CODE_CHARS, MIN_NUMBER_DIGITS, MIN_PASSAGE_CHARS,
 };
 pub use policy::{GuardError, GuardPolicy};
+pub(crate) use redact::{merge, replace_spans};
 pub use redact::{Checked, MARKER};
 pub use restore::{apply_restores, snapshot, Restore, Snapshot, MAX_SNAPSHOT_FILE};
 pub use stats::{GuardCounts, GuardOutcome, GuardStats};
