@@ -324,3 +324,29 @@ fn an_invalid_defense_policy_stops_the_run_with_cedars_error() {
     assert!(err.contains("bad.cedar") && err.contains("nosuch"), "{err}");
     assert!(!tmp.path().join("run").join("results.jsonl").exists());
 }
+
+#[test]
+fn an_unknown_guard_layer_stops_the_run_and_names_the_flag() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let o = Command::new(env!("CARGO_BIN_EXE_cosec"))
+        .args([
+            "run",
+            "--defense",
+            "proxy",
+            "--guard-layers",
+            "inptu",
+            "--judge",
+            "none",
+        ])
+        .args(["--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--guard-layers") && err.contains("inptu"),
+        "{err}"
+    );
+    assert!(!out.join("results.jsonl").exists());
+}
