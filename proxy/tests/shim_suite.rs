@@ -1,4 +1,4 @@
-//! The shim over every scenario of the generated suite: each seeded file, document, memory
+//! The shim over every scenario of the frozen suite: each seeded file, document, memory
 //! entry and tool observation reaches the agent through the shim with its label traced,
 //! and every declared workflow is accepted.
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
@@ -7,7 +7,6 @@ use cosec_proxy::layout;
 use cosec_proxy::registry::{ModelRoute, SimKind, Trial, TrialRegistry, TrialSetup, TurnContext};
 use cosec_proxy::shim::{materialize_agent_half, ShimService, MEMORY_NOTES};
 use cosec_proxy::trace::{read_trace, TraceEvent, TraceWriter};
-use cosec_scenarios::generate::generate_suite;
 use cosec_scenarios::ids::turn_time;
 use cosec_scenarios::Surface;
 use serde_json::json;
@@ -31,7 +30,9 @@ fn served_since(path: &Path, skip: usize) -> (Vec<String>, usize) {
 
 #[tokio::test]
 async fn every_seeded_object_of_the_suite_is_served_with_its_label() {
-    let suite = generate_suite();
+    let suite = cosec_scenarios::worlds::expand_frozen()
+        .expect("the frozen worlds expand")
+        .scenarios;
     assert!(!suite.is_empty());
     let registry = TrialRegistry::new();
     let shim = ShimService::new(registry.clone());

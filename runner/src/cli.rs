@@ -458,6 +458,10 @@ pub enum ScenariosCommand {
     },
     /// Regenerate the frozen suite deterministically from the templates.
     Generate {
+        /// A world folder, or a folder of world folders, to expand instead of the frozen
+        /// suite's worlds (then --out is required).
+        #[arg(long, value_name = "DIR")]
+        worlds: Option<PathBuf>,
         /// Output folder (default: the `scenarios/suite` folder of the source tree).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,

@@ -125,6 +125,14 @@ pub enum CliError {
     /// The default output folder of `generate` is not available.
     #[error("the source tree's suite folder {0} does not exist here; pass --out DIR")]
     NoSourceTree(PathBuf),
+    /// `generate --worlds` needs an output folder.
+    #[error(
+        "--worlds needs --out DIR: the frozen suite's folder is only written from its own worlds"
+    )]
+    NoGenerateOut,
+    /// World folders could not be read.
+    #[error(transparent)]
+    Worlds(#[from] cosec_scenarios::worlds::WorldError),
 }
 
 impl CliError {

@@ -4,11 +4,12 @@
 //! reach platform labels or verifier facts by accident.
 
 use crate::ids::{CommunityId, ObjectId, UserId};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// What the agent may see of one scenario.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AgentTier {
     /// The user the agent represents.
@@ -33,7 +34,7 @@ pub struct AgentTier {
 }
 
 /// A person by display name.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Person {
     /// Stable id.
@@ -43,7 +44,7 @@ pub struct Person {
 }
 
 /// A community as the agent knows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CommunityInfo {
     /// Stable id.
@@ -55,7 +56,9 @@ pub struct CommunityInfo {
 }
 
 /// Where an agent-visible namespace of files lives.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Namespace {
     /// A community's workspace, visible to its current members.
@@ -70,7 +73,7 @@ pub enum Namespace {
 }
 
 /// The surface a seeded object lives on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Surface {
     /// An earlier message in a community's native session.
@@ -108,7 +111,7 @@ pub enum Surface {
 }
 
 /// One seeded object on an agent-visible surface.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Seed {
     /// The object's id (its label is in the platform tier).
@@ -120,7 +123,7 @@ pub struct Seed {
 }
 
 /// A scenario-specific lookup tool (e.g. a directory or records lookup).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SeededTool {
     /// Tool name offered to the agent.
@@ -134,7 +137,7 @@ pub struct SeededTool {
 }
 
 /// A workflow the agent can submit a payload to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorkflowInfo {
     /// Workflow name used with `submit_workflow`.
@@ -144,7 +147,7 @@ pub struct WorkflowInfo {
 }
 
 /// One scripted participant turn.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Turn {
     /// 1-based position among the eight turns.
@@ -158,7 +161,7 @@ pub struct Turn {
 }
 
 /// A trusted platform notice of a community event, delivered between two turns.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EventNotice {
     /// Delivered after this turn and before the next; not one of the eight turns.

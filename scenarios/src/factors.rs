@@ -1,6 +1,7 @@
 //! The suite's factors (suite, boundary, privacy object, family, strategy, event) and
 //! the dynamic failure classes, with their canonical spellings.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -20,7 +21,7 @@ pub struct UnknownFactor {
 macro_rules! factor_enum {
     ($(#[$doc:meta])* $name:ident, $kind:literal, { $($(#[$vdoc:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
         pub enum $name {
             $($(#[$vdoc])* #[serde(rename = $text)] $variant),+
         }
@@ -235,7 +236,7 @@ impl PrivacyObject {
 }
 
 /// The factor combination of one scenario. Verifier-only: never shown to an agent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Factors {
     /// Static112 or Dyn96.
     pub suite: Suite,

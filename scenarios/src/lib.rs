@@ -5,8 +5,8 @@
 //! and the guard may use) and [`VerifierTier`] (what only the verifier reads). The
 //! community state `E_t` ([`CommunityState`]) is derived from the platform tier and
 //! changed by a pure, deterministic [`CommunityState::apply`]. The frozen suite of 208
-//! scenarios is produced by [`generate::generate_suite`] and loaded, with its manifest
-//! checked, by [`suite`].
+//! scenarios is expanded from the world files under `scenarios/worlds/` by [`worlds`]
+//! and loaded, with its manifest checked, by [`suite`].
 
 // Library code reads text and files it did not write: an index out of range must be a
 // handled case (`get`), never a panic. Tests may index what they just built.
@@ -14,7 +14,6 @@
 
 pub mod agent;
 pub mod factors;
-pub mod generate;
 pub mod ids;
 pub mod platform;
 pub mod scenario;
@@ -22,8 +21,11 @@ pub mod search;
 pub mod state;
 pub mod structure;
 pub mod suite;
+#[cfg(test)]
+mod suite_checks;
 pub mod validate;
 pub mod verifier;
+pub mod worlds;
 
 pub use agent::{AgentTier, Namespace, Seed, Surface, Turn};
 pub use factors::{

@@ -6,11 +6,12 @@
 use crate::agent::Namespace;
 use crate::factors::Sensitivity;
 use crate::ids::{CommunityId, ObjectId, RoleName, Time, UserId};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Platform facts of one scenario.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlatformTier {
     /// Every user id that exists in the scenario.
@@ -39,7 +40,7 @@ pub struct PlatformTier {
 }
 
 /// A user's membership of a community since a time.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Membership {
     /// The member.
@@ -51,7 +52,7 @@ pub struct Membership {
 }
 
 /// A role a member holds in a community since a time.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RoleAssignment {
     /// The role holder.
@@ -65,7 +66,7 @@ pub struct RoleAssignment {
 }
 
 /// A partnership between two communities, with its own shared space.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Relation {
     /// The partnership space (a community-like scope whose members are both sides').
@@ -77,7 +78,7 @@ pub struct Relation {
 }
 
 /// Who an object was meant for when it was created.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Audience {
     /// Only the owner.
@@ -99,7 +100,7 @@ pub enum Audience {
 }
 
 /// The platform label of a data object.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ObjectLabel {
     /// The labeled object.
@@ -118,7 +119,7 @@ pub struct ObjectLabel {
 }
 
 /// A real grant by an object's owner to a person, valid in `[from, until)`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Grant {
     /// The object the grant covers.
@@ -135,7 +136,9 @@ pub struct Grant {
 }
 
 /// Where something is delivered.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Destination {
     /// A community's conversation (a reply in its session or a post).
@@ -161,7 +164,7 @@ pub enum Destination {
 }
 
 /// A workflow's declared delivery destination.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorkflowRoute {
     /// Workflow name (one of the agent tier's workflows).
@@ -171,7 +174,7 @@ pub struct WorkflowRoute {
 }
 
 /// A community event scheduled between two turns.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScheduledEvent {
     /// Applied after this turn and before the next.
@@ -181,7 +184,7 @@ pub struct ScheduledEvent {
 }
 
 /// One of the eight directed state transitions.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum CommunityEvent {
     /// `user` joins `community`.
@@ -245,7 +248,7 @@ pub enum CommunityEvent {
 }
 
 /// One successor community of a split.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SplitSide {
     /// The successor community.

@@ -5,11 +5,12 @@ use crate::agent::Namespace;
 use crate::factors::FailureClass;
 use crate::ids::{CommunityId, ObjectId, UserId};
 use crate::platform::Destination;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Verifier-only facts of one scenario.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VerifierTier {
     /// The turn whose action is scored (after the event in Dyn96).
@@ -36,7 +37,7 @@ pub struct VerifierTier {
 }
 
 /// A protected object and how its leak is recognised.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProtectedObject {
     /// The object.
@@ -48,7 +49,9 @@ pub struct ProtectedObject {
 }
 
 /// An authorization-relevant action on a data object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     /// Say it in a reply or post.
@@ -88,7 +91,7 @@ impl fmt::Display for Action {
 }
 
 /// One authorization question: may `requester` have `action` on `object` to `destination`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Flow {
     /// Whose message asked for it.
@@ -102,7 +105,7 @@ pub struct Flow {
 }
 
 /// Where attacker-controlled text sits.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum SpanLocation {
     /// In a scripted turn.
@@ -118,7 +121,7 @@ pub enum SpanLocation {
 }
 
 /// A span of attacker-controlled text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AttackerSpan {
     /// Where the text is.
@@ -128,7 +131,7 @@ pub struct AttackerSpan {
 }
 
 /// The legitimate goal of a scenario.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LegitimateGoal {
     /// What a helpful agent should achieve.
@@ -138,7 +141,7 @@ pub struct LegitimateGoal {
 }
 
 /// One check of the legitimate artifact.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ArtifactCheck {
     /// A file must exist and contain every element (case-insensitive).
@@ -174,7 +177,7 @@ pub enum ArtifactCheck {
 }
 
 /// Which simulated agent takes a plan step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StepTaker {
     /// Both the fully compliant and the ideal agent.
@@ -186,7 +189,7 @@ pub enum StepTaker {
 }
 
 /// One abstract step of a reference plan.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlanStep {
     /// The turn in which the step is taken.
@@ -198,7 +201,7 @@ pub struct PlanStep {
 }
 
 /// An abstract agent action, mapped onto whatever tools a harness offers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum PlanAction {
     /// Answer in the turn's session.
@@ -283,7 +286,7 @@ pub enum PlanAction {
 }
 
 /// The reference plan of a scenario.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReferencePlan {
     /// Steps in order.

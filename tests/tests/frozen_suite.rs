@@ -132,7 +132,8 @@ fn at_least_eight_domains_and_every_protected_object_has_canary_and_fact() {
 
 #[test]
 fn disk_equals_a_fresh_generation_and_its_manifest() {
-    let fresh = suite::render_suite(&cosec_scenarios::generate::generate_suite()).expect("render");
+    let expansion = cosec_scenarios::worlds::expand_frozen().expect("the frozen worlds expand");
+    let fresh = suite::render_suite(&expansion.scenarios).expect("render");
     let mut on_disk = BTreeMap::new();
     for entry in std::fs::read_dir(suite_dir()).expect("suite dir") {
         let entry = entry.expect("entry");

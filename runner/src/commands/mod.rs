@@ -31,7 +31,9 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
                 paths,
                 allow_modified,
             } => scenarios::validate(&paths, allow_modified),
-            ScenariosCommand::Generate { out, check } => scenarios::generate(out, check),
+            ScenariosCommand::Generate { worlds, out, check } => {
+                scenarios::generate(worlds, out, check)
+            }
         },
         Command::Policy(PolicyCommand::Check { files, schema }) => {
             policy::check(&files, schema.as_deref())

@@ -7,6 +7,7 @@ use crate::cli::{SuiteFilter, SuiteSource};
 use crate::error::CliError;
 use cosec_scenarios::factors::Suite;
 use cosec_scenarios::suite::{self, LoadedSuite};
+use cosec_scenarios::worlds::{self, frozen_world_folders, read_world_folders, WorldError};
 use cosec_scenarios::Scenario;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -114,39 +115,69 @@ fn source_suite_dir() -> PathBuf {
         .join("suite")
 }
 
-/// `cosec scenarios generate`.
-pub fn generate(out: Option<PathBuf>, check: bool) -> Result<ExitCode, CliError> {
-    let dir = match out {
-        Some(dir) => dir,
-        None => {
+/// `cosec scenarios generate`: expands world folders into scenario files.
+pub fn generate(
+    worlds: Option<PathBuf>,
+    out: Option<PathBuf>,
+    check: bool,
+) -> Result<ExitCode, CliError> {
+    let frozen = worlds.is_none();
+    let folders = match &worlds {
+        Some(path) => read_world_folders(path)?,
+        None => frozen_world_folders(),
+    };
+    let dir = match (out, frozen) {
+        (Some(dir), _) => dir,
+        (None, true) => {
             let dir = source_suite_dir();
             if !dir.is_dir() {
                 return Err(CliError::NoSourceTree(dir));
             }
             dir
         }
+        (None, false) => return Err(CliError::NoGenerateOut),
     };
-    let scenarios = cosec_scenarios::generate::generate_suite();
+    let expansion = match worlds::expand(&folders) {
+        Ok(expansion) => expansion,
+        Err(WorldError::Invalid(problems)) => {
+            for problem in &problems {
+                eprintln!("{problem}");
+            }
+            eprintln!(
+                "error: {} problem(s) in the world files; nothing was written to {}",
+                problems.len(),
+                dir.display()
+            );
+            return Ok(ExitCode::from(1));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let scenarios = &expansion.scenarios;
     let mut failed = false;
-    for problem in cosec_scenarios::structure::suite_structure_problems(&scenarios) {
-        eprintln!("suite structure: {problem}");
-        failed = true;
+    if frozen {
+        for problem in cosec_scenarios::structure::suite_structure_problems(scenarios) {
+            eprintln!("suite structure: {problem}");
+            failed = true;
+        }
     }
     let oracle = cosec_policies::Oracle::builtin()?;
-    for s in &scenarios {
-        for problem in validate::problems_of(&oracle, s) {
-            eprintln!("{}: {problem}", s.id);
+    for s in scenarios {
+        for problem in validate::oracle_problems(&oracle, s) {
+            match expansion.origin(&s.id) {
+                Some(origin) => eprintln!("{}", origin.locate(&problem.field, problem.message)),
+                None => eprintln!("{}: {problem}", s.id),
+            }
             failed = true;
         }
     }
     if failed {
         eprintln!(
-            "error: the generated suite is invalid; nothing was written to {}",
+            "error: the expanded scenarios are invalid; nothing was written to {}",
             dir.display()
         );
         return Ok(ExitCode::from(1));
     }
-    let files = suite::render_suite(&scenarios)?;
+    let files = suite::render_suite(scenarios)?;
     if check {
         let mut differing = Vec::new();
         for (name, bytes) in &files {

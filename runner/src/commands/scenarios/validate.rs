@@ -4,7 +4,7 @@ use crate::error::CliError;
 use cosec_policies::Oracle;
 use cosec_scenarios::ids::turn_time;
 use cosec_scenarios::suite;
-use cosec_scenarios::validate::validate_scenario;
+use cosec_scenarios::validate::Problem;
 use cosec_scenarios::{Flow, Scenario};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,18 +18,21 @@ fn describe(flow: &Flow) -> String {
 
 /// Oracle consistency: every scored flow is denied and every legitimate flow allowed at
 /// the scored turn's time.
-pub fn oracle_problems(oracle: &Oracle, s: &Scenario) -> Vec<String> {
+pub fn oracle_problems(oracle: &Oracle, s: &Scenario) -> Vec<Problem> {
     let at = turn_time(s.verifier.scored_turn);
     let mut problems = Vec::new();
     for (i, flow) in s.verifier.scored_flows.iter().enumerate() {
         let d = oracle.authorize_flow(s, flow, at);
         if d.allowed {
-            problems.push(format!(
-                "verifier.scored_flows[{i}]: the oracle allows {} at turn {} (policies: {}); a scored protected flow must be denied",
-                describe(flow),
-                s.verifier.scored_turn,
-                d.reasons.join(", ")
-            ));
+            problems.push(Problem {
+                field: format!("verifier.scored_flows[{i}]"),
+                message: format!(
+                    "the oracle allows {} at turn {} (policies: {}); a scored protected flow must be denied",
+                    describe(flow),
+                    s.verifier.scored_turn,
+                    d.reasons.join(", ")
+                ),
+            });
         }
     }
     for (i, flow) in s.verifier.legit_flows.iter().enumerate() {
@@ -37,27 +40,18 @@ pub fn oracle_problems(oracle: &Oracle, s: &Scenario) -> Vec<String> {
         if !d.allowed {
             let mut why = d.reasons.clone();
             why.extend(d.errors.iter().cloned());
-            problems.push(format!(
-                "verifier.legit_flows[{i}]: the oracle denies {} at turn {} ({}); the legitimate artifact's flows must be allowed",
-                describe(flow),
-                s.verifier.scored_turn,
-                why.join("; ")
-            ));
+            problems.push(Problem {
+                field: format!("verifier.legit_flows[{i}]"),
+                message: format!(
+                    "the oracle denies {} at turn {} ({}); the legitimate artifact's flows must be allowed",
+                    describe(flow),
+                    s.verifier.scored_turn,
+                    why.join("; ")
+                ),
+            });
         }
     }
     problems
-}
-
-/// Structural problems and oracle problems of one scenario, rendered.
-pub fn problems_of(oracle: &Oracle, s: &Scenario) -> Vec<String> {
-    let mut out: Vec<String> = validate_scenario(s)
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    if out.is_empty() {
-        out.extend(oracle_problems(oracle, s));
-    }
-    out
 }
 
 /// `cosec scenarios validate [PATH...]`.

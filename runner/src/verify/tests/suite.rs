@@ -1,4 +1,4 @@
-//! Calibration of the verifier on the generated suite: every scenario's reference plan,
+//! Calibration of the verifier on the frozen suite: every scenario's reference plan,
 //! replayed as a trace with final files on disk, must be scored as the plan intends
 //! (the compliant agent leaks and completes, the ideal agent completes without
 //! leaking, a refusing agent completes nothing).
@@ -198,7 +198,9 @@ fn tally(suite: &[Scenario], play: impl Fn(&Scenario, &Path) -> Vec<TraceLine>) 
 
 #[test]
 fn reference_plans_calibrate_the_verifier() {
-    let suite = cosec_scenarios::generate::generate_suite();
+    let suite = cosec_scenarios::worlds::expand_frozen()
+        .expect("the frozen worlds expand")
+        .scenarios;
     assert!(!suite.is_empty());
 
     let comply = tally(&suite, |s, root| {
