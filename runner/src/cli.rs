@@ -423,6 +423,15 @@ pub enum SuiteFilter {
     Dyn96,
 }
 
+/// Which authoring file a schema describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaKind {
+    /// `world.toml`.
+    World,
+    /// A variant file (`<id>.toml`).
+    Variant,
+}
+
 /// `cosec scenarios ...`
 #[derive(Debug, Subcommand)]
 pub enum ScenariosCommand {
@@ -456,7 +465,27 @@ pub enum ScenariosCommand {
         #[arg(long)]
         allow_modified: bool,
     },
-    /// Regenerate the frozen suite deterministically from the templates.
+    /// Start a custom world: copy a world and one of its variants into a new folder.
+    New {
+        /// The new world folder (must not exist, or be empty); its name names the world.
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+        /// The world to copy: a frozen world's name (e.g. `a1-fellscramblers`) or a
+        /// world folder.
+        #[arg(long, value_name = "WORLD")]
+        from: String,
+        /// Which of its variants to copy (default: the first).
+        #[arg(long, value_name = "ID")]
+        variant: Option<String>,
+    },
+    /// Print the JSON Schema of world files or of variant files, for editors.
+    Schema {
+        /// Which file kind.
+        #[arg(value_enum)]
+        kind: SchemaKind,
+    },
+    /// Expand world folders into scenario files (default: the frozen suite's worlds into
+    /// the source tree's `scenarios/suite`).
     Generate {
         /// A world folder, or a folder of world folders, to expand instead of the frozen
         /// suite's worlds (then --out is required).

@@ -130,6 +130,26 @@ pub enum CliError {
         "--worlds needs --out DIR: the frozen suite's folder is only written from its own worlds"
     )]
     NoGenerateOut,
+    /// `scenarios new` would write into a folder that already holds files.
+    #[error("{0} already exists and is not empty; name a new folder")]
+    NewWorldExists(PathBuf),
+    /// `scenarios new --from` names no world.
+    #[error("`{from}` is neither a folder holding world.toml nor a frozen world; frozen worlds: {known}")]
+    UnknownWorld {
+        /// What was given.
+        from: String,
+        /// The frozen worlds' names.
+        known: String,
+    },
+    /// The world to copy could not be scaffolded.
+    #[error("cannot copy world `{from}`: {source}")]
+    Scaffold {
+        /// The world given to `--from`.
+        from: String,
+        /// Why.
+        #[source]
+        source: cosec_scenarios::worlds::ScaffoldError,
+    },
     /// World folders could not be read.
     #[error(transparent)]
     Worlds(#[from] cosec_scenarios::worlds::WorldError),

@@ -31,6 +31,10 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
                 paths,
                 allow_modified,
             } => scenarios::validate(&paths, allow_modified),
+            ScenariosCommand::New { dir, from, variant } => {
+                scenarios::author::new_world(&dir, &from, variant.as_deref())
+            }
+            ScenariosCommand::Schema { kind } => scenarios::author::schema(kind),
             ScenariosCommand::Generate { worlds, out, check } => {
                 scenarios::generate(worlds, out, check)
             }

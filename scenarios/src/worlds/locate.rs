@@ -52,11 +52,17 @@ impl SourceFile {
     /// A TOML syntax or type error of this file, with the field the parser names.
     pub fn parse_error(&self, error: &toml::de::Error) -> Located {
         let line = error.span().map(|span| self.line_at(span.start));
+        let message = error.message().trim().to_owned();
+        // serde names the field in its message ("missing field `title`"); lift it out.
+        let field = message
+            .split_once("field `")
+            .and_then(|(_, tail)| tail.split_once('`'))
+            .map_or_else(String::new, |(name, _)| name.to_owned());
         Located {
             file: self.name.clone(),
             line,
-            field: String::new(),
-            message: error.message().trim().to_owned(),
+            field,
+            message,
         }
     }
 

@@ -6,11 +6,14 @@ pub mod format;
 mod locate;
 mod origin;
 mod resolve;
+mod scaffold;
+pub mod schema;
 mod source;
 
 pub use format::{VariantFile, WorldFile, WORLD_FILE};
 pub use locate::{Located, SourceFile};
 pub use origin::Origin;
+pub use scaffold::{scaffold, ScaffoldError, ScaffoldFiles};
 pub use source::{frozen_world_folders, read_world_folders, WorldError, WorldFolder};
 
 use crate::ids::ScenarioId;

@@ -93,6 +93,9 @@ impl Origin {
         if let Some(rest) = field.strip_prefix("verifier.reference_plan.steps") {
             return variant(format!("plan{}", rest.replacen(".action", "", 1)));
         }
+        if let Some(rest) = field.strip_prefix("verifier.reference_plan") {
+            return variant(format!("plan{rest}"));
+        }
         if let Some(rest) = field.strip_prefix("verifier.") {
             return variant(rest.to_owned());
         }

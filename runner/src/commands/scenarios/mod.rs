@@ -1,5 +1,6 @@
-//! `cosec scenarios list|show|validate|generate`.
+//! `cosec scenarios list|show|validate|generate|new|schema`.
 
+pub(crate) mod author;
 mod show;
 mod validate;
 
