@@ -9,9 +9,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cargo fmt --all --check
-cargo clippy --workspace --all-targets -- -D warnings
-cargo test --workspace
+# Runs one step and prints its wall time, so every log shows what each tier costs.
+timed() {
+  local start
+  start=$(date +%s)
+  "$@"
+  echo "test.sh: $* took $(( $(date +%s) - start )) s"
+}
+
+timed cargo fmt --all --check
+timed cargo clippy --workspace --all-targets -- -D warnings
+timed cargo test --workspace
 
 if [ "${1:-}" = "--fast" ]; then
   exit 0
@@ -19,8 +27,8 @@ fi
 
 # Slow tiers, one line each. Docker comes last: once its daemon runs, a native harness
 # run without --sandbox is confined by Docker rather than bubblewrap.
-scripts/tiers/harnesses.sh
-scripts/tiers/slurm.sh
-scripts/tiers/browser.sh
-scripts/tiers/local-model.sh
-scripts/tiers/docker.sh
+timed scripts/tiers/harnesses.sh
+timed scripts/tiers/slurm.sh
+timed scripts/tiers/browser.sh
+timed scripts/tiers/local-model.sh
+timed scripts/tiers/docker.sh
