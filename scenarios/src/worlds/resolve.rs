@@ -22,16 +22,12 @@ pub(super) fn select(
     variant: &VariantFile,
     problems: &mut Vec<Located>,
 ) -> Selection {
-    let as_str = |s: &str| s.to_owned();
     let people = pick(
         file,
         "people",
         "person",
         &merged(&world.people, &[], |p| p.id.as_str()),
-        variant
-            .people
-            .as_ref()
-            .map(|ids| ids.iter().map(|i| as_str(i.as_str())).collect()),
+        names(variant.people.as_deref(), |i| i.as_str()),
         |p| p.id.as_str(),
         problems,
     );
@@ -42,10 +38,7 @@ pub(super) fn select(
         &merged(&world.communities, &variant.local_communities, |c| {
             c.id.as_str()
         }),
-        variant
-            .communities
-            .as_ref()
-            .map(|ids| ids.iter().map(|i| as_str(i.as_str())).collect()),
+        names(variant.communities.as_deref(), |i| i.as_str()),
         |c| c.id.as_str(),
         problems,
     );
@@ -54,10 +47,7 @@ pub(super) fn select(
         "objects",
         "object",
         &merged(&world.objects, &variant.local_objects, |o| o.id.as_str()),
-        variant
-            .objects
-            .as_ref()
-            .map(|ids| ids.iter().map(|i| as_str(i.as_str())).collect()),
+        names(variant.objects.as_deref(), |i| i.as_str()),
         |o| o.id.as_str(),
         problems,
     );
@@ -88,6 +78,11 @@ pub(super) fn select(
         tools,
         workflows,
     }
+}
+
+/// A variant's selection list as plain names.
+fn names<T>(ids: Option<&[T]>, name: impl Fn(&T) -> &str) -> Option<Vec<String>> {
+    ids.map(|ids| ids.iter().map(|i| name(i).to_owned()).collect())
 }
 
 /// The world's items with local ones replacing those of the same id; new local items
