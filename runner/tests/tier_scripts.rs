@@ -25,8 +25,16 @@ fn the_docker_tier_is_skipped_with_the_reason_when_dockerd_cannot_start() {
         "echo 'failed to start daemon: Devices cgroup isn'\\''t mounted' >&2; exit 1",
     );
     stand_in(bin.path(), "debootstrap", "exit 0");
-    stand_in(bin.path(), "apt-get", "echo 'apt-get must not run' >&2; exit 97");
-    stand_in(bin.path(), "cargo", "echo 'cargo must not run' >&2; exit 97");
+    stand_in(
+        bin.path(),
+        "apt-get",
+        "echo 'apt-get must not run' >&2; exit 97",
+    );
+    stand_in(
+        bin.path(),
+        "cargo",
+        "echo 'cargo must not run' >&2; exit 97",
+    );
     let path = format!(
         "{}:{}",
         bin.path().display(),
