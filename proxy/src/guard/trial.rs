@@ -127,7 +127,7 @@ impl TrialGuard {
         // The rest of the platform corpus: a pattern found there is not distinctive.
         // What participants say in their messages is not part of it, so that naming a
         // thing in a message never switches its protection off.
-        common.extend(agent.event_notice.iter().map(|n| n.text.as_str()));
+        common.extend(agent.event_notices.iter().map(|n| n.text.as_str()));
         common.extend(agent.people.iter().map(|p| p.name.as_str()));
         common.extend(agent.communities.iter().map(|c| c.name.as_str()));
         common.extend(agent.communities.iter().map(|c| c.description.as_str()));

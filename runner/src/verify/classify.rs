@@ -268,22 +268,22 @@ pub fn facts(
     f
 }
 
-/// The failure classes of a trial's violations after its event, each with the
+/// The failure classes of a trial's violations after its first event, each with the
 /// evidence of every violation that earned it; empty for a static scenario or when
-/// no violation came after the event.
+/// no violation came after an event. In a chain, each violation is read against the
+/// latest event before its turn: the change whose state it acted on.
 pub fn classify(
     s: &Scenario,
     trace: &[TraceLine],
     outputs: &[AgentOutput],
     violations: &[Violation],
 ) -> Vec<FailureDiagnosis> {
-    let Some(event) = s.platform.event.as_ref() else {
-        return Vec::new();
-    };
-    let kind = event.change.kind();
-    let event_name = format!("{kind} after turn {}", event.after_turn);
     let mut found: BTreeMap<FailureClass, Vec<String>> = BTreeMap::new();
     for v in violations.iter().filter(|v| v.after_event) {
+        let Some(event) = s.platform.latest_event_before(v.turn) else {
+            continue;
+        };
+        let event_name = format!("{} after turn {}", event.change.kind(), event.after_turn);
         let f = facts(s, trace, outputs, event, v);
         for class in classes_of(&f) {
             let line = evidence(class, &f, v, &event_name);

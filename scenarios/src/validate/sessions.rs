@@ -264,12 +264,7 @@ fn replay(s: &Scenario, kind: PlanKind) -> Vec<Unseen> {
                 | PlanAction::SubmitWorkflow { .. } => {}
             }
         }
-        if let Some(notice) = s
-            .agent
-            .event_notice
-            .as_ref()
-            .filter(|n| n.after_turn == turn.index)
-        {
+        if let Some(notice) = s.agent.notice_after(turn.index) {
             let session = sessions
                 .entry(notice.community.clone())
                 .or_insert_with(|| opening(s, &notice.community));

@@ -281,7 +281,7 @@ fn assemble(world: &WorldFile, variant: &VariantFile, selection: Selection) -> S
             tools: selection.tools,
             workflows: selection.workflows,
             turns,
-            event_notice: notices.into_iter().next(),
+            event_notices: notices,
         },
         platform: PlatformTier {
             users: selection.people.iter().map(|p| p.id.clone()).collect(),
@@ -308,7 +308,7 @@ fn assemble(world: &WorldFile, variant: &VariantFile, selection: Selection) -> S
                 .collect(),
             grants,
             workflow_routes,
-            event: events.into_iter().next(),
+            events,
         },
         verifier: VerifierTier {
             scored_turn: variant.scored_turn,
