@@ -185,3 +185,88 @@ impl From<PlatformTier> for PlatformWire {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::platform::{CommunityEvent, PlatformTier, ScheduledEvent};
+    use serde_json::{json, Value};
+
+    fn platform(events: Vec<ScheduledEvent>) -> PlatformTier {
+        PlatformTier {
+            users: vec!["ann".into()],
+            communities: vec!["club".into()],
+            memberships: Vec::new(),
+            roles: Vec::new(),
+            relations: Vec::new(),
+            labels: Vec::new(),
+            grants: Vec::new(),
+            workflow_routes: Vec::new(),
+            events,
+        }
+    }
+
+    fn joins(after_turn: u8) -> ScheduledEvent {
+        ScheduledEvent {
+            after_turn,
+            change: CommunityEvent::MemberJoin {
+                user: "ann".into(),
+                community: "club".into(),
+            },
+        }
+    }
+
+    /// The position of `"key":` in serialized text (the file's field order).
+    fn at(text: &str, key: &str) -> Option<usize> {
+        text.find(&format!("\"{key}\":"))
+    }
+
+    #[test]
+    fn zero_or_one_event_keeps_the_singular_key_in_last_place() {
+        let none = serde_json::to_string(&platform(Vec::new())).unwrap();
+        assert!(none.ends_with(r#","event":null}"#), "{none}");
+        let one = serde_json::to_value(platform(vec![joins(3)])).unwrap();
+        assert_eq!(one["event"]["after_turn"], 3);
+        assert!(one.get("events").is_none());
+    }
+
+    #[test]
+    fn a_chain_uses_the_plural_key_and_reads_back() {
+        let tier = platform(vec![joins(2), joins(5)]);
+        let text = serde_json::to_string(&tier).unwrap();
+        assert!(at(&text, "workflow_routes") < at(&text, "events"), "{text}");
+        assert_eq!(at(&text, "event"), None);
+        let v: Value = serde_json::from_str(&text).unwrap();
+        let back: PlatformTier = serde_json::from_value(v).unwrap();
+        assert_eq!(back, tier);
+    }
+
+    #[test]
+    fn a_missing_key_or_a_plural_list_of_one_read_as_a_list() {
+        let mut v = serde_json::to_value(platform(Vec::new())).unwrap();
+        if let Some(o) = v.as_object_mut() {
+            o.remove("event");
+        }
+        let read: PlatformTier = serde_json::from_value(v.clone()).unwrap();
+        assert!(read.events.is_empty());
+        v["events"] = json!([{"after_turn": 4, "change": {"kind": "member_join", "user": "ann", "community": "club"}}]);
+        let read: PlatformTier = serde_json::from_value(v).unwrap();
+        assert_eq!(read.events, vec![joins(4)]);
+    }
+
+    #[test]
+    fn both_keys_are_refused_by_name() {
+        let mut v = serde_json::to_value(platform(vec![joins(3)])).unwrap();
+        v["events"] = json!([]);
+        let err = serde_json::from_value::<PlatformTier>(v)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("both `event` and `events`"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_key_is_still_refused() {
+        let mut v = serde_json::to_value(platform(Vec::new())).unwrap();
+        v["evnts"] = json!([]);
+        assert!(serde_json::from_value::<PlatformTier>(v).is_err());
+    }
+}
