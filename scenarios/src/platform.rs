@@ -283,12 +283,6 @@ impl PlatformTier {
         self.events.first()
     }
 
-    /// The last event that happened before turn `turn` (after an earlier turn): the
-    /// change whose state that turn sees, if any.
-    pub fn latest_event_before(&self, turn: u8) -> Option<&ScheduledEvent> {
-        self.events.iter().rev().find(|e| e.after_turn < turn)
-    }
-
     /// The label of an object, if the platform knows it.
     pub fn label(&self, object: &ObjectId) -> Option<&ObjectLabel> {
         self.labels.iter().find(|l| &l.object == object)

@@ -2,6 +2,7 @@
 //! (`fixture.json`): Mira's calendar holds Dana's CarePod appointment; WorkHub asks for
 //! an availability note.
 
+mod chain;
 mod classify;
 mod completion;
 mod disguise;
