@@ -3,6 +3,8 @@
 //! after turn 8. The state, the Cedar oracle, the time-aware verifier, the guard's live
 //! state, the JSON form, validation and a whole `cosec run` follow both events.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use cosec_policies::Oracle;
 use cosec_proxy::guard::{Guard, GuardMode, GuardPoint, GuardPolicy};
 use cosec_proxy::registry::TurnContext;
