@@ -118,12 +118,6 @@ pub(super) fn build(
             ));
         }
     }
-    if variant.events.len() > 1 {
-        problems.push(file.problem(
-            "events[1]",
-            "this build expands one event per variant; remove the later events",
-        ));
-    }
     if problems.len() > before {
         return None;
     }
