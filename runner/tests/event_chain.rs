@@ -307,7 +307,7 @@ fn validation_names_an_out_of_order_event_and_one_after_the_last_turn() {
 
     let mut s = chain();
     s.agent.event_notices.pop();
-    assert!(fields(&s).contains(&"agent.event_notices".to_owned()));
+    assert!(fields(&s).contains(&"agent.event_notice".to_owned()));
 
     let mut s = chain();
     while s.agent.turns.len() <= usize::from(MAX_TURN_COUNT) {

@@ -112,7 +112,12 @@ fn check_notices(s: &Scenario, p: &mut Problems) {
                 "a scheduled event needs a trusted notice".to_owned(),
             ),
             (e, n) => (
-                "agent.event_notices".to_owned(),
+                if n <= 1 {
+                    "agent.event_notice"
+                } else {
+                    "agent.event_notices"
+                }
+                .to_owned(),
                 format!(
                     "{n} notices for {e} scheduled events: each event needs one trusted notice"
                 ),

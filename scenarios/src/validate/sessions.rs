@@ -2,7 +2,7 @@
 //! so that a plan only discloses content a real model could know.
 //!
 //! The model follows the built-in agent and the tool shim. The agent keeps one chat
-//! session per community: a turn goes to the session of its community, the event notice
+//! session per community: a turn goes to the session of its community, each event notice
 //! to the session it names, and a session opens with its community's seeded history.
 //! Every delivery shows the private memory file `memory/notes.md` as it is then. What the
 //! agent wrote and what its tools returned stays in that session and nowhere else.
