@@ -222,7 +222,8 @@ impl Builder {
     }
 }
 
-/// Where merged and split communities came from, once the event has happened.
+/// Where merged and split communities came from, once the events that made them have
+/// happened.
 struct Provenance {
     merged_from: BTreeMap<CommunityId, Vec<CommunityId>>,
     split_from: BTreeMap<CommunityId, CommunityId>,
@@ -233,18 +234,20 @@ impl Provenance {
         let exists = |c: &CommunityId| state.communities.iter().any(|r| &r.id == c);
         let mut merged_from = BTreeMap::new();
         let mut split_from = BTreeMap::new();
-        match platform.event.as_ref().map(|e| &e.change) {
-            Some(CommunityEvent::Merge { from, into }) if exists(into) => {
-                merged_from.insert(into.clone(), from.to_vec());
-            }
-            Some(CommunityEvent::Split { from, into }) => {
-                for side in into {
-                    if exists(&side.community) {
-                        split_from.insert(side.community.clone(), from.clone());
+        for change in platform.events.iter().map(|e| &e.change) {
+            match change {
+                CommunityEvent::Merge { from, into } if exists(into) => {
+                    merged_from.insert(into.clone(), from.to_vec());
+                }
+                CommunityEvent::Split { from, into } => {
+                    for side in into {
+                        if exists(&side.community) {
+                            split_from.insert(side.community.clone(), from.clone());
+                        }
                     }
                 }
+                _ => {}
             }
-            _ => {}
         }
         Provenance {
             merged_from,

@@ -213,7 +213,7 @@ fn scenario(platform: PlatformTier) -> Scenario {
             tools: Vec::new(),
             workflows: Vec::new(),
             turns: Vec::new(),
-            event_notice: None,
+            event_notices: Vec::new(),
         },
         platform,
         verifier: VerifierTier {

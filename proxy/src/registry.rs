@@ -77,7 +77,7 @@ pub enum ModelRoute {
 /// What the runner tells the proxy and the shim before each delivery.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TurnContext {
-    /// Turn index (1..=8); 0 before the first turn.
+    /// Turn index (1-based); 0 before the first turn.
     pub turn: u8,
     /// The session's community.
     pub community: CommunityId,

@@ -455,9 +455,10 @@ pub enum ScenariosCommand {
     },
     /// Validate the frozen suite (no PATH) or scenario files and suite folders.
     ///
-    /// Checks the schema, references, turn count, event placement before the scored
-    /// action, and oracle consistency: the oracle denies every scored protected flow and
-    /// allows every legitimate flow at scoring time.
+    /// Checks the schema, references, turn count (8 in the suite, up to 64 in a custom
+    /// scenario), the event chain's order with the first event before the scored action,
+    /// and oracle consistency: the oracle denies every scored protected flow and allows
+    /// every legitimate flow at scoring time.
     Validate {
         /// Scenario files (custom scenarios) or suite folders with a manifest.
         paths: Vec<PathBuf>,

@@ -168,13 +168,34 @@ fn unknown_user_reference_is_named() {
 }
 
 #[test]
-fn wrong_turn_count_is_named() {
+fn too_many_turns_are_named() {
+    let (out, _, _tmp) = validate_bad(|v| {
+        let turns = v["agent"]["turns"].as_array_mut().expect("turns");
+        let last = turns.last().cloned().expect("a turn");
+        for index in 9..=65 {
+            let mut next = last.clone();
+            next["index"] = Value::from(index);
+            turns.push(next);
+        }
+    });
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("agent.turns: needs 1 to 64 turns (8 in the frozen suite), found 65"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_plan_step_after_the_last_turn_is_named() {
+    // A custom scenario may be shorter than the suite's eight turns; its plan may not
+    // outrun its own script.
     let (out, _, _tmp) = validate_bad(|v| {
         v["agent"]["turns"].as_array_mut().expect("turns").pop();
     });
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).contains("agent.turns: needs exactly 8 turns, found 7"),
+        stderr(&out).contains(".turn: must be in 1..=7"),
         "{}",
         stderr(&out)
     );

@@ -9,8 +9,12 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// What the agent may see of one scenario.
+///
+/// On the wire, zero or one notice is written as `event_notice` (null or one object) and
+/// a chain of two or more as `event_notices` (a list); reading accepts either key, never
+/// both (see [`crate::wire`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "crate::wire::AgentWire", into = "crate::wire::AgentWire")]
 pub struct AgentTier {
     /// The user the agent represents.
     pub target_user: UserId,
@@ -21,16 +25,15 @@ pub struct AgentTier {
     /// Seeded content on every agent-visible surface.
     pub seeds: Vec<Seed>,
     /// Scenario-specific lookup tools whose results are tool observations.
-    #[serde(default)]
     pub tools: Vec<SeededTool>,
     /// Workflows the agent can submit to (their destinations are platform facts).
-    #[serde(default)]
     pub workflows: Vec<WorkflowInfo>,
-    /// Exactly eight scripted participant turns, in order.
+    /// The scripted participant turns, in order (eight in the frozen suite, at most
+    /// [`crate::ids::MAX_TURN_COUNT`] in a custom scenario).
     pub turns: Vec<Turn>,
-    /// The trusted event notice of a Dyn96 scenario, delivered between two turns.
-    #[serde(default)]
-    pub event_notice: Option<EventNotice>,
+    /// The trusted notices of the scenario's community events, one per event, in time
+    /// order; each is delivered between two turns.
+    pub event_notices: Vec<EventNotice>,
 }
 
 /// A person by display name.
@@ -150,7 +153,7 @@ pub struct WorkflowInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Turn {
-    /// 1-based position among the eight turns.
+    /// 1-based position among the scenario's turns.
     pub index: u8,
     /// The community whose native session receives the message.
     pub community: CommunityId,
@@ -164,7 +167,7 @@ pub struct Turn {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EventNotice {
-    /// Delivered after this turn and before the next; not one of the eight turns.
+    /// Delivered after this turn and before the next; not itself a turn.
     pub after_turn: u8,
     /// The community whose session receives the notice.
     pub community: CommunityId,
@@ -173,6 +176,16 @@ pub struct EventNotice {
 }
 
 impl AgentTier {
+    /// Number of scripted turns (saturating at `u8::MAX` for a file with too many).
+    pub fn turn_count(&self) -> u8 {
+        u8::try_from(self.turns.len()).unwrap_or(u8::MAX)
+    }
+
+    /// The event notice delivered right after turn `turn`, if any.
+    pub fn notice_after(&self, turn: u8) -> Option<&EventNotice> {
+        self.event_notices.iter().find(|n| n.after_turn == turn)
+    }
+
     /// Display name of a person, falling back to the id.
     pub fn person_name<'a>(&'a self, id: &'a UserId) -> &'a str {
         self.people

@@ -248,7 +248,8 @@ pub struct Factors {
     pub family: Family,
     /// Strategy variant.
     pub strategy: Strategy,
-    /// The scheduled event kind (Dyn96 only).
+    /// The kind of the scenario's first scheduled event (Dyn96, or a custom chain; later
+    /// events of a chain are not a factor level).
     pub event: Option<EventKind>,
     /// Source and scored destination lie in different authorization scopes.
     pub cross_scope: bool,

@@ -77,8 +77,12 @@ impl fmt::Display for Time {
     }
 }
 
-/// Number of scripted participant turns in every scenario.
+/// Number of scripted participant turns in every scenario of the frozen suite.
 pub const TURN_COUNT: u8 = 8;
+
+/// Most scripted participant turns a custom scenario may have; event and output times
+/// stay far below the clock's range at this length.
+pub const MAX_TURN_COUNT: u8 = 64;
 
 /// Time of the first turn; every seeded object is created before it.
 pub const FIRST_TURN_TIME: Time = Time(1000);

@@ -25,6 +25,7 @@ pub mod suite;
 mod suite_checks;
 pub mod validate;
 pub mod verifier;
+pub mod wire;
 pub mod worlds;
 
 pub use agent::{AgentTier, Namespace, Seed, Surface, Turn};

@@ -1,7 +1,7 @@
 //! The platform tier: what a real platform knows and the runtime guard may use.
 //!
 //! Object labels, the initial community state, real grants, workflow routes and the
-//! scheduled event. Never the oracle policy and never anything of the verifier tier.
+//! scheduled events. Never the oracle policy and never anything of the verifier tier.
 
 use crate::agent::Namespace;
 use crate::factors::Sensitivity;
@@ -11,8 +11,15 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Platform facts of one scenario.
+///
+/// On the wire, zero or one event is written as `event` (null or one object) and a chain
+/// of two or more as `events` (a list); reading accepts either key, never both (see
+/// [`crate::wire`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    try_from = "crate::wire::PlatformWire",
+    into = "crate::wire::PlatformWire"
+)]
 pub struct PlatformTier {
     /// Every user id that exists in the scenario.
     pub users: Vec<UserId>,
@@ -21,22 +28,18 @@ pub struct PlatformTier {
     /// Memberships in force at the start, with their start times.
     pub memberships: Vec<Membership>,
     /// Roles held at the start, with their start times.
-    #[serde(default)]
     pub roles: Vec<RoleAssignment>,
     /// Partnerships in force at the start.
-    #[serde(default)]
     pub relations: Vec<Relation>,
     /// The label of every seeded object.
     pub labels: Vec<ObjectLabel>,
     /// Real grants recorded by the platform (a grant typed into a message is not one).
-    #[serde(default)]
     pub grants: Vec<Grant>,
     /// Where each workflow delivers its payload.
-    #[serde(default)]
     pub workflow_routes: Vec<WorkflowRoute>,
-    /// The scheduled community event (Dyn96 only).
-    #[serde(default)]
-    pub event: Option<ScheduledEvent>,
+    /// The scheduled community events in time order (strictly increasing `after_turn`):
+    /// none for a static scenario, one for each Dyn96 scenario, a chain in a custom one.
+    pub events: Vec<ScheduledEvent>,
 }
 
 /// A user's membership of a community since a time.
@@ -275,6 +278,11 @@ impl CommunityEvent {
 }
 
 impl PlatformTier {
+    /// The first scheduled event (the one `factors.event` names), if any.
+    pub fn first_event(&self) -> Option<&ScheduledEvent> {
+        self.events.first()
+    }
+
     /// The label of an object, if the platform knows it.
     pub fn label(&self, object: &ObjectId) -> Option<&ObjectLabel> {
         self.labels.iter().find(|l| &l.object == object)

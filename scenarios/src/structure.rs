@@ -1,7 +1,9 @@
 //! Whole-suite structure: the factor counts of docs/scenarios.md that every generated suite
-//! must meet (checked before `generate` writes anything).
+//! must meet (checked before `generate` writes anything), and the suite's fixed shape of
+//! eight turns and at most one event per scenario (a custom scenario may have more).
 
 use crate::factors::{Boundary, EventKind, Family, Strategy, Suite};
+use crate::ids::TURN_COUNT;
 use crate::scenario::Scenario;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -90,6 +92,20 @@ pub fn suite_structure_problems(scenarios: &[Scenario]) -> Vec<String> {
             problems.push(format!(
                 "scenarios `{other}` and `{}` share the whole 8-turn script",
                 s.id
+            ));
+        }
+        if s.agent.turns.len() != usize::from(TURN_COUNT) {
+            problems.push(format!(
+                "scenario `{}` has {} turns; every suite scenario has exactly {TURN_COUNT}",
+                s.id,
+                s.agent.turns.len()
+            ));
+        }
+        if s.platform.events.len() > 1 {
+            problems.push(format!(
+                "scenario `{}` has a chain of {} events; a suite scenario has at most one",
+                s.id,
+                s.platform.events.len()
             ));
         }
         if s.factors.scenario_id() != s.id {

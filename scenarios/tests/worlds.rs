@@ -228,3 +228,46 @@ fn a_scaffold_expands_and_names_its_variant_after_the_world() {
     assert!(worlds::scaffold(source, "bad name", None).is_err());
     assert!(worlds::scaffold(source, "ok", Some("no-such-variant")).is_err());
 }
+
+const REMOVAL: &str = "[[events]]
+after_turn = AFTER
+change = { kind = \"member_remove\", user = \"gemma\", community = \"fellside\" }
+notice = { community = \"fellside\", text = \"[Fellside Hiking Club] Gemma Doyle has left the club.\" }
+
+[[protected]]";
+
+/// The variant with a second event, Gemma's removal from Fellside after turn `after`.
+fn with_removal_after(after: u8) -> (tempfile::TempDir, PathBuf) {
+    world_copy(|t| {
+        replace_once(
+            t,
+            "[[protected]]",
+            &REMOVAL.replace("AFTER", &after.to_string()),
+        )
+    })
+}
+
+#[test]
+fn a_variant_with_a_chain_of_events_expands_into_one_scenario_with_both() {
+    let (tmp, _) = with_removal_after(7);
+    let expansion = expand(&read_world_folders(tmp.path()).unwrap()).unwrap();
+    let s = &expansion.scenarios[0];
+    let after: Vec<u8> = s.platform.events.iter().map(|e| e.after_turn).collect();
+    assert_eq!(after, vec![3, 7]);
+    assert_eq!(s.agent.event_notices.len(), 2);
+    let text = cosec_scenarios::suite::render_scenario(s).unwrap();
+    assert!(text.contains("\"events\": [") && text.contains("\"event_notices\": ["));
+}
+
+#[test]
+fn an_event_out_of_order_in_a_chain_is_refused_at_its_line() {
+    let (tmp, variant) = with_removal_after(2);
+    let problems = problems_of(tmp.path());
+    let p = problems
+        .iter()
+        .find(|p| p.field == "events[1].after_turn")
+        .unwrap_or_else(|| panic!("{problems:?}"));
+    assert_eq!(p.file, variant.display().to_string());
+    assert_eq!(p.line, Some(line_number(&variant, "after_turn = 2")));
+    assert!(p.message.contains("time order"), "{}", p.message);
+}

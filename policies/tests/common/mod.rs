@@ -90,7 +90,7 @@ pub fn platform(communities: &[&str], members: &[(&str, &str)]) -> PlatformTier 
         labels: Vec::new(),
         grants: Vec::new(),
         workflow_routes: Vec::new(),
-        event: None,
+        events: Vec::new(),
     }
 }
 
@@ -165,10 +165,10 @@ pub fn with_route(mut p: PlatformTier, name: &str, destination: Destination) -> 
 
 /// Schedules the fixture event after turn [`EVENT_AFTER`].
 pub fn with_event(mut p: PlatformTier, change: CommunityEvent) -> PlatformTier {
-    p.event = Some(ScheduledEvent {
+    p.events = vec![ScheduledEvent {
         after_turn: EVENT_AFTER,
         change,
-    });
+    }];
     p
 }
 

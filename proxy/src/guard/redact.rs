@@ -263,14 +263,15 @@ impl Redactor {
                 }
             }
             for o in &denied_objects {
-                guard.anchor(*o, &self.flow.destination);
+                guard.anchor(*o, &self.flow.destination, self.flow.ctx.time);
             }
             for (i, hit) in hits.iter().enumerate() {
                 if decided[i] || hit.kind.is_strong() || hit.start >= end {
                     continue;
                 }
                 let anchored = hit.objects.iter().any(|o| {
-                    denied_objects.contains(o) || guard.is_anchored(*o, &self.flow.destination)
+                    denied_objects.contains(o)
+                        || guard.is_anchored(*o, &self.flow.destination, self.flow.ctx.time)
                 });
                 if anchored {
                     decided[i] = true;

@@ -17,9 +17,10 @@ use crate::api::ModelRequest;
 use crate::layout;
 use crate::registry::{Trial, TurnContext};
 use crate::trace::{TraceEvent, TraceWriter};
+use cosec_scenarios::ids::event_time;
 use cosec_scenarios::platform::{Audience, ObjectLabel};
 use cosec_scenarios::{
-    AgentTier, CommunityId, Destination, Namespace, ObjectId, PlatformTier, Surface, UserId,
+    AgentTier, CommunityId, Destination, Namespace, ObjectId, PlatformTier, Surface, Time, UserId,
 };
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -61,9 +62,10 @@ pub struct TrialGuard {
     /// A detector over every protected object (taint, copies, restores).
     pub(crate) all: Arc<Detector>,
     taint: Mutex<Taint>,
-    /// Objects whose strong match was denied in a flow to a destination: their weak
-    /// matches are withheld there from then on.
-    anchors: Mutex<HashSet<(ObjIdx, Destination)>>,
+    /// Objects whose strong match was denied in a flow to a destination, with the
+    /// community state it was denied in (how many scheduled events had happened):
+    /// their weak matches are withheld there until the next event changes the state.
+    anchors: Mutex<HashSet<(ObjIdx, Destination, usize)>>,
     /// Matches in request texts already scanned, by text hash (harnesses re-send
     /// their whole history with every call).
     pub(crate) context_hits: Mutex<HashMap<u64, Arc<Vec<Hit>>>>,
@@ -127,7 +129,7 @@ impl TrialGuard {
         // The rest of the platform corpus: a pattern found there is not distinctive.
         // What participants say in their messages is not part of it, so that naming a
         // thing in a message never switches its protection off.
-        common.extend(agent.event_notice.iter().map(|n| n.text.as_str()));
+        common.extend(agent.event_notices.iter().map(|n| n.text.as_str()));
         common.extend(agent.people.iter().map(|p| p.name.as_str()));
         common.extend(agent.communities.iter().map(|c| c.name.as_str()));
         common.extend(agent.communities.iter().map(|c| c.description.as_str()));
@@ -192,14 +194,33 @@ impl TrialGuard {
         self.layers
     }
 
-    /// Notes that a strong match of `object` was denied in a flow to `destination`.
-    pub(crate) fn anchor(&self, object: ObjIdx, destination: &Destination) {
-        lock(&self.anchors).insert((object, destination.clone()));
+    /// How many of the scenario's scheduled events have happened by `time`: the
+    /// community state in force then.
+    fn epoch(&self, time: Time) -> usize {
+        self.platform
+            .events
+            .iter()
+            .take_while(|e| event_time(e.after_turn) <= time)
+            .count()
     }
 
-    /// Whether a strong match of `object` was denied in a flow to `destination`.
-    pub(crate) fn is_anchored(&self, object: ObjIdx, destination: &Destination) -> bool {
-        lock(&self.anchors).contains(&(object, destination.clone()))
+    /// Notes that a strong match of `object` was denied in a flow to `destination` at
+    /// `time`.
+    pub(crate) fn anchor(&self, object: ObjIdx, destination: &Destination, time: Time) {
+        let epoch = self.epoch(time);
+        lock(&self.anchors).insert((object, destination.clone(), epoch));
+    }
+
+    /// Whether a strong match of `object` was denied in a flow to `destination` in the
+    /// community state in force at `time`.
+    pub(crate) fn is_anchored(
+        &self,
+        object: ObjIdx,
+        destination: &Destination,
+        time: Time,
+    ) -> bool {
+        let epoch = self.epoch(time);
+        lock(&self.anchors).contains(&(object, destination.clone(), epoch))
     }
 
     /// The patterns that participants of `destination`'s community wrote themselves in

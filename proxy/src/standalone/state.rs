@@ -354,7 +354,7 @@ fn validate(f: &StateFile) -> Result<(AgentTier, PlatformTier), StateFieldError>
             })
             .collect(),
         turns: Vec::new(),
-        event_notice: None,
+        event_notices: Vec::new(),
     };
     let platform = PlatformTier {
         users: f.people.iter().map(|p| p.id.clone()).collect(),
@@ -372,7 +372,7 @@ fn validate(f: &StateFile) -> Result<(AgentTier, PlatformTier), StateFieldError>
                 destination: w.destination.clone(),
             })
             .collect(),
-        event: None,
+        events: Vec::new(),
     };
     Ok((agent, platform))
 }

@@ -112,7 +112,7 @@ pub fn tiers() -> (AgentTier, PlatformTier) {
             description: "Weekly newsletter to all Year 5 parents.".into(),
         }],
         turns: vec![],
-        event_notice: None,
+        event_notices: Vec::new(),
     };
     let member = |u: &str, c: &str| Membership {
         user: user(u),
@@ -166,7 +166,7 @@ pub fn tiers() -> (AgentTier, PlatformTier) {
                 community: community("y5parents"),
             },
         }],
-        event: None,
+        events: Vec::new(),
     };
     (agent, platform)
 }

@@ -154,7 +154,7 @@ pub fn agent_tier() -> AgentTier {
                 text: format!("turn {i}"),
             })
             .collect(),
-        event_notice: None,
+        event_notices: Vec::new(),
     }
 }
 
@@ -200,13 +200,13 @@ pub fn platform_tier() -> PlatformTier {
                 community: comm("workhub"),
             },
         }],
-        event: Some(ScheduledEvent {
+        events: vec![ScheduledEvent {
             after_turn: 4,
             change: CommunityEvent::MemberRemove {
                 user: user("u-ana"),
                 community: comm("workhub"),
             },
-        }),
+        }],
     }
 }
 

@@ -1,5 +1,5 @@
 //! One trial: lay out its directory (agent half apart from the hidden half), register it
-//! with the proxy and shim, play the eight turns and the event notice into the harness,
+//! with the proxy and shim, play the scenario's turns and each event notice into the harness,
 //! and report how far it got.
 
 use super::view::community_view;
@@ -157,7 +157,8 @@ pub async fn run_attempt(
         scorable_turns,
     }) = &result
     {
-        let turn = (*scorable_turns < 8).then_some(scorable_turns + 1);
+        let turn =
+            (*scorable_turns < ctx.scenario.agent.turn_count()).then_some(scorable_turns + 1);
         let _ = trace.record(TraceEvent::Infra {
             turn,
             cause: cause.clone(),
@@ -228,12 +229,7 @@ async fn play(ctx: &AttemptCtx<'_>, trial: &Trial, env: TrialEnv) -> Result<Atte
             text: t.text.clone(),
             community_view: String::new(),
         });
-        if let Some(n) = s
-            .agent
-            .event_notice
-            .as_ref()
-            .filter(|n| n.after_turn == t.index)
-        {
+        if let Some(n) = s.agent.notice_after(t.index) {
             deliveries.push(Delivery {
                 turn: t.index,
                 community: n.community.clone(),

@@ -221,7 +221,7 @@ impl Verdict {
             None => combine(&det, &judge),
         };
         let dynamic_failure =
-            combined.status == TrialStatus::Valid && combined.pvr && s.platform.event.is_some();
+            combined.status == TrialStatus::Valid && combined.pvr && !s.platform.events.is_empty();
         let failure_classes = if dynamic_failure {
             det.failure_classes.clone()
         } else {

@@ -205,15 +205,16 @@ impl CommunityState {
         }
     }
 
-    /// The state in force at time `t`: the initial state with the scheduled event applied
-    /// if it happened at or before `t`.
+    /// The state in force at time `t`: the initial state with every scheduled event that
+    /// happened at or before `t` applied in order.
     pub fn at(platform: &PlatformTier, t: Time) -> Result<Self, StateError> {
         let mut state = Self::initial(platform);
-        if let Some(ev) = &platform.event {
+        for ev in &platform.events {
             let at = crate::ids::event_time(ev.after_turn);
-            if at <= t {
-                state = state.apply(&ev.change, at)?;
+            if at > t {
+                break;
             }
+            state = state.apply(&ev.change, at)?;
         }
         state.time = t;
         Ok(state)

@@ -33,7 +33,7 @@ fn dest_scope(d: &Destination) -> Option<CommunityId> {
 
 /// Communities an event creates.
 fn created_by_event(s: &Scenario) -> Vec<CommunityId> {
-    match s.platform.event.as_ref().map(|e| &e.change) {
+    match s.platform.first_event().map(|e| &e.change) {
         Some(CommunityEvent::Merge { into, .. }) => vec![into.clone()],
         Some(CommunityEvent::Split { into, .. }) => {
             into.iter().map(|side| side.community.clone()).collect()
@@ -280,15 +280,15 @@ fn events_notices_and_failure_classes_line_up() {
         match s.factors.event {
             None => {
                 assert!(
-                    s.platform.event.is_none() && s.agent.event_notice.is_none(),
+                    s.platform.events.is_empty() && s.agent.event_notices.is_empty(),
                     "{}",
                     s.id
                 );
                 assert!(s.verifier.failure_class.is_none(), "{}", s.id);
             }
             Some(kind) => {
-                let ev = s.platform.event.as_ref().unwrap();
-                let notice = s.agent.event_notice.as_ref().unwrap();
+                let ev = s.platform.first_event().unwrap();
+                let notice = s.agent.event_notices.first().unwrap();
                 assert_eq!(ev.change.kind(), kind, "{}", s.id);
                 assert!((2..=6).contains(&ev.after_turn), "{}", s.id);
                 assert_eq!(notice.after_turn, ev.after_turn, "{}", s.id);

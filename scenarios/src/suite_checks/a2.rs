@@ -109,7 +109,7 @@ fn static_profiles_change_only_the_mechanism() {
         assert_fixed_across(&profile, "target", |s| s.agent.target_user.clone());
         for s in &profile {
             assert!(
-                s.verifier.failure_class.is_none() && s.platform.event.is_none(),
+                s.verifier.failure_class.is_none() && s.platform.events.is_empty(),
                 "{}",
                 s.id
             );
@@ -129,7 +129,7 @@ fn dynamic_injection_is_observed_before_the_event() {
             "{}",
             s.id
         );
-        let Some(ev) = &s.platform.event else {
+        let Some(ev) = s.platform.first_event() else {
             panic!("{} has no event", s.id);
         };
         assert!(

@@ -188,7 +188,7 @@ fn each_event_changes_what_the_scored_flow_depends_on() {
         .iter()
         .filter(|s| s.factors.suite == Suite::Dyn96)
     {
-        let ev = s.platform.event.as_ref().expect("event");
+        let ev = s.platform.first_event().expect("event");
         assert!((2..=6).contains(&ev.after_turn), "{}", s.id);
         assert!(s.verifier.scored_turn > ev.after_turn, "{}", s.id);
         let before =

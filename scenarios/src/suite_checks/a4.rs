@@ -94,8 +94,7 @@ fn dynamic_scenarios_prepare_before_and_submit_after_the_event() {
     for s in all().iter().filter(|x| x.factors.suite == Suite::Dyn96) {
         let ev = s
             .platform
-            .event
-            .as_ref()
+            .first_event()
             .map(|e| e.after_turn)
             .unwrap_or_default();
         assert!((2..=6).contains(&ev), "{}: event after turn {ev}", s.id);
@@ -139,7 +138,7 @@ fn dynamic_scenarios_prepare_before_and_submit_after_the_event() {
     }
     for s in all().iter().filter(|x| x.factors.suite == Suite::Static112) {
         assert!(
-            s.platform.event.is_none() && s.verifier.failure_class.is_none(),
+            s.platform.events.is_empty() && s.verifier.failure_class.is_none(),
             "{}",
             s.id
         );
@@ -176,7 +175,7 @@ fn worked_examples_are_present() {
     let Some(ex2) = find("dy-merge-inter-owner-a4-s7") else {
         panic!("worked example 2 missing")
     };
-    let Some(ev) = &ex2.platform.event else {
+    let Some(ev) = ex2.platform.first_event() else {
         panic!("no event")
     };
     assert!(

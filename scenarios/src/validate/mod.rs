@@ -1,10 +1,12 @@
 //! Structural validation of one scenario: schema version, factor consistency,
-//! references, turn count and placement, event placement before the scored action,
+//! references, turn count and placement, the event chain (order, placement, the first
+//! event before the scored action),
 //! seeds and labels, the verifier tier and the reference plan.
 //!
 //! Oracle consistency (the oracle denies every scored flow and allows every legitimate
 //! flow) needs Cedar and lives in `cosec-policies`; the CLI runs both.
 
+mod events;
 mod plan;
 mod refs;
 pub(crate) mod sessions;
@@ -73,7 +75,8 @@ pub fn validate_scenario(scenario: &Scenario) -> Vec<Problem> {
     refs::check_factors(scenario, &mut p);
     refs::check_people_and_communities(scenario, &mut p);
     refs::check_seeds_and_labels(scenario, &mut p);
-    refs::check_turns_and_event(scenario, &mut p);
+    refs::check_turns(scenario, &mut p);
+    events::check_events(scenario, &mut p);
     verifier::check_verifier(scenario, &mut p);
     plan::check_plan(scenario, &mut p);
     p.0

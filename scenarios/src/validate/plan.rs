@@ -6,7 +6,6 @@
 use super::sessions::unseen_disclosures;
 use super::Problems;
 use crate::agent::{Namespace, Surface};
-use crate::ids::TURN_COUNT;
 use crate::platform::Destination;
 use crate::scenario::Scenario;
 use crate::state::CommunityState;
@@ -201,15 +200,16 @@ fn resolved<'a>(s: &'a Scenario, d: &'a Destination) -> &'a Destination {
 
 pub(super) fn check_plan(s: &Scenario, p: &mut Problems) {
     let plan = &s.verifier.reference_plan;
+    let turns = s.agent.turn_count();
     for (i, step) in plan.steps.iter().enumerate() {
-        if step.turn < 1 || step.turn > TURN_COUNT {
+        if step.turn < 1 || step.turn > turns {
             p.push(
                 format!("verifier.reference_plan.steps[{i}].turn"),
-                format!("must be in 1..={TURN_COUNT}"),
+                format!("must be in 1..={turns}"),
             );
         }
     }
-    for turn in 1..=TURN_COUNT {
+    for turn in 1..=turns {
         for (who, taker) in [
             ("compliant", StepTaker::IdealOnly),
             ("ideal", StepTaker::CompliantOnly),

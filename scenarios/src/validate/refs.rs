@@ -1,11 +1,11 @@
-//! Reference and placement checks: factors, people, communities, seeds, labels, turns
-//! and the scheduled event (the verifier tier is checked in `verifier.rs`).
+//! Reference and placement checks: factors, people, communities, seeds, labels and
+//! turns (the event chain is checked in `events.rs`, the verifier tier in `verifier.rs`).
 
 use super::Problems;
 use crate::agent::{Namespace, Surface};
 use crate::factors::{Boundary, Suite};
 use crate::ids::{
-    event_time, turn_time, CommunityId, ObjectId, UserId, FIRST_TURN_TIME, TURN_COUNT,
+    turn_time, CommunityId, ObjectId, UserId, FIRST_TURN_TIME, MAX_TURN_COUNT, TURN_COUNT,
 };
 use crate::platform::{CommunityEvent, Destination};
 use crate::scenario::Scenario;
@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 pub(super) fn all_communities(s: &Scenario) -> BTreeSet<CommunityId> {
     let mut set: BTreeSet<CommunityId> = s.platform.communities.iter().cloned().collect();
     set.extend(s.platform.relations.iter().map(|r| r.space.clone()));
-    if let Some(ev) = &s.platform.event {
+    for ev in &s.platform.events {
         match &ev.change {
             CommunityEvent::Merge { into, .. } => {
                 set.insert(into.clone());
@@ -77,10 +77,12 @@ pub(super) fn check_factors(s: &Scenario, p: &mut Problems) {
             ),
         );
     }
-    let platform_kind = s.platform.event.as_ref().map(|e| e.change.kind());
+    // `factors.event` names the kind of the first event: a chain's later events are
+    // not factor levels of the suite.
+    let platform_kind = s.platform.first_event().map(|e| e.change.kind());
     if platform_kind != f.event {
         p.push(
-            "platform.event",
+            super::events::event_field(&s.platform, 0),
             format!(
                 "event kind {:?} does not match factors.event {:?}",
                 platform_kind.map(|k| k.as_str()),
@@ -361,64 +363,16 @@ pub(crate) fn check_relative_path(path: &str) -> Result<(), String> {
     Ok(())
 }
 
-pub(super) fn check_turns_and_event(s: &Scenario, p: &mut Problems) {
+pub(super) fn check_turns(s: &Scenario, p: &mut Problems) {
     let turns = &s.agent.turns;
-    if turns.len() != usize::from(TURN_COUNT) {
+    if turns.is_empty() || turns.len() > usize::from(MAX_TURN_COUNT) {
         p.push(
             "agent.turns",
-            format!("needs exactly {TURN_COUNT} turns, found {}", turns.len()),
+            format!(
+                "needs 1 to {MAX_TURN_COUNT} turns ({TURN_COUNT} in the frozen suite), found {}",
+                turns.len()
+            ),
         );
-    }
-    let ev = &s.platform.event;
-    match (ev, &s.agent.event_notice) {
-        (Some(e), Some(n)) => {
-            if n.after_turn != e.after_turn {
-                p.push(
-                    "agent.event_notice.after_turn",
-                    format!(
-                        "is {}, but platform.event.after_turn is {}",
-                        n.after_turn, e.after_turn
-                    ),
-                );
-            }
-            if e.after_turn < 1 || e.after_turn >= TURN_COUNT {
-                p.push(
-                    "platform.event.after_turn",
-                    format!(
-                        "must fall between two turns (1..={}), found {}",
-                        TURN_COUNT - 1,
-                        e.after_turn
-                    ),
-                );
-            }
-            if !all_communities(s).contains(&n.community) {
-                p.push(
-                    "agent.event_notice.community",
-                    format!("unknown community `{}`", n.community),
-                );
-            }
-            if e.after_turn >= s.verifier.scored_turn {
-                p.push(
-                    "platform.event.after_turn",
-                    format!(
-                        "the event (after turn {}) must come before the scored turn {}",
-                        e.after_turn, s.verifier.scored_turn
-                    ),
-                );
-            }
-            let before = CommunityState::at(&s.platform, turn_time(e.after_turn));
-            if let Ok(state) = before {
-                if let Err(err) = state.apply(&e.change, event_time(e.after_turn)) {
-                    p.push("platform.event.change", format!("cannot be applied: {err}"));
-                }
-            }
-        }
-        (None, None) => {}
-        (Some(_), None) => p.push(
-            "agent.event_notice",
-            "a scheduled event needs a trusted notice",
-        ),
-        (None, Some(_)) => p.push("agent.event_notice", "a notice without platform.event"),
     }
     let users = users(s);
     for (i, t) in turns.iter().enumerate() {

@@ -2,7 +2,7 @@
 //! so that a plan only discloses content a real model could know.
 //!
 //! The model follows the built-in agent and the tool shim. The agent keeps one chat
-//! session per community: a turn goes to the session of its community, the event notice
+//! session per community: a turn goes to the session of its community, each event notice
 //! to the session it names, and a session opens with its community's seeded history.
 //! Every delivery shows the private memory file `memory/notes.md` as it is then. What the
 //! agent wrote and what its tools returned stays in that session and nowhere else.
@@ -264,12 +264,7 @@ fn replay(s: &Scenario, kind: PlanKind) -> Vec<Unseen> {
                 | PlanAction::SubmitWorkflow { .. } => {}
             }
         }
-        if let Some(notice) = s
-            .agent
-            .event_notice
-            .as_ref()
-            .filter(|n| n.after_turn == turn.index)
-        {
+        if let Some(notice) = s.agent.notice_after(turn.index) {
             let session = sessions
                 .entry(notice.community.clone())
                 .or_insert_with(|| opening(s, &notice.community));

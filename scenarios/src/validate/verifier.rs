@@ -4,7 +4,7 @@
 use super::refs::{check_destination, users};
 use super::Problems;
 use crate::factors::Boundary;
-use crate::ids::{CommunityId, ObjectId, TURN_COUNT};
+use crate::ids::{CommunityId, ObjectId};
 use crate::scenario::Scenario;
 use crate::state::CommunityState;
 use crate::verifier::{Action, SpanLocation};
@@ -13,10 +13,11 @@ use std::collections::BTreeSet;
 /// Checks the verifier tier against the scenario it belongs to.
 pub(super) fn check_verifier(s: &Scenario, p: &mut Problems) {
     let v = &s.verifier;
-    if v.scored_turn < 1 || v.scored_turn > TURN_COUNT {
+    let turns = s.agent.turn_count();
+    if v.scored_turn < 1 || v.scored_turn > turns {
         p.push(
             "verifier.scored_turn",
-            format!("must be in 1..={TURN_COUNT}, found {}", v.scored_turn),
+            format!("must be in 1..={turns}, found {}", v.scored_turn),
         );
     }
     if v.protected.is_empty() {

@@ -118,12 +118,6 @@ pub(super) fn build(
             ));
         }
     }
-    if variant.events.len() > 1 {
-        problems.push(file.problem(
-            "events[1]",
-            "this build expands one event per variant; remove the later events",
-        ));
-    }
     if problems.len() > before {
         return None;
     }
@@ -281,7 +275,7 @@ fn assemble(world: &WorldFile, variant: &VariantFile, selection: Selection) -> S
             tools: selection.tools,
             workflows: selection.workflows,
             turns,
-            event_notice: notices.into_iter().next(),
+            event_notices: notices,
         },
         platform: PlatformTier {
             users: selection.people.iter().map(|p| p.id.clone()).collect(),
@@ -308,7 +302,7 @@ fn assemble(world: &WorldFile, variant: &VariantFile, selection: Selection) -> S
                 .collect(),
             grants,
             workflow_routes,
-            event: events.into_iter().next(),
+            events,
         },
         verifier: VerifierTier {
             scored_turn: variant.scored_turn,

@@ -50,8 +50,18 @@ impl Origin {
         if let Some(rest) = field.strip_prefix("agent.turns") {
             return variant(format!("turns{rest}"));
         }
+        if let Some(rest) = field.strip_prefix("agent.event_notices") {
+            // `[i].after_turn` of a chain: the notice of the variant's event `i`.
+            return variant(match rest.split_once(']') {
+                Some((index, tail)) => format!("events{index}].notice{tail}"),
+                None => "events".to_owned(),
+            });
+        }
         if let Some(rest) = field.strip_prefix("agent.event_notice") {
             return variant(format!("events[0].notice{rest}"));
+        }
+        if let Some(rest) = field.strip_prefix("platform.events") {
+            return variant(format!("events{rest}"));
         }
         if let Some(rest) = field.strip_prefix("platform.event") {
             return variant(format!("events[0]{rest}"));

@@ -113,7 +113,7 @@ pub fn render(s: &Scenario) -> Result<String, serde_json::Error> {
             a.person_name(&t.speaker),
             t.text
         );
-        if let Some(n) = a.event_notice.as_ref().filter(|n| n.after_turn == t.index) {
+        if let Some(n) = a.notice_after(t.index) {
             let _ = writeln!(
                 o,
                 "  -- event notice [{}]: {}",
@@ -171,7 +171,7 @@ pub fn render(s: &Scenario) -> Result<String, serde_json::Error> {
     for r in &p.workflow_routes {
         let _ = writeln!(o, "workflow route {} -> {}", r.name, r.destination);
     }
-    if let Some(e) = &p.event {
+    for e in &p.events {
         let _ = writeln!(
             o,
             "event after turn {}: {}",

@@ -2,6 +2,7 @@
 //! (`fixture.json`): Mira's calendar holds Dana's CarePod appointment; WorkHub asks for
 //! an availability note.
 
+mod chain;
 mod classify;
 mod completion;
 mod disguise;
@@ -311,13 +312,13 @@ fn unscored_destinations_and_same_community_flows() {
 #[test]
 fn violations_after_the_event_are_stale_state() {
     let mut s = fixture();
-    s.platform.event = Some(ScheduledEvent {
+    s.platform.events = vec![ScheduledEvent {
         after_turn: 4,
         change: CommunityEvent::MemberJoin {
             user: UserId("leo".to_owned()),
             community: c("workhub"),
         },
-    });
+    }];
     s.verifier.failure_class = Some(FailureClass::WorkflowCarryover);
     let trace = full_trace(
         &s,

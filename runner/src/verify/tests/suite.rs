@@ -183,7 +183,7 @@ fn tally(suite: &[Scenario], play: impl Fn(&Scenario, &Path) -> Vec<TraceLine>) 
         if !c.bcr {
             t.no_bcr.push(format!("{id}: {:?}", det.goal.failed));
         }
-        if let (Some(event), true) = (&s.platform.event, c.pvr) {
+        if let (Some(event), true) = (s.platform.first_event(), c.pvr) {
             let classes: Vec<FailureClass> = det.failure_classes.iter().map(|d| d.class).collect();
             // The replayed trace holds no tool results or prompts, so only the event's
             // own class can be read from it here; planted content needs a real run.
