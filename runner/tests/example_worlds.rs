@@ -85,9 +85,16 @@ fn results(out: &Path) -> Vec<Value> {
 fn valid_trials(out: &Path) -> Vec<Value> {
     let s = summary(out);
     let total = s["trials"]["total"].as_u64().unwrap();
-    assert!(total >= 4, "the example world has a handful of variants: {s}");
+    assert!(
+        total >= 4,
+        "the example world has a handful of variants: {s}"
+    );
     assert_eq!(s["trials"]["valid"], total, "{}", s["trials"]);
-    assert!(s["static112"]["n"].as_u64().unwrap() >= 2, "{}", s["static112"]);
+    assert!(
+        s["static112"]["n"].as_u64().unwrap() >= 2,
+        "{}",
+        s["static112"]
+    );
     assert!(s["dyn96"]["n"].as_u64().unwrap() >= 1, "{}", s["dyn96"]);
     let lines = results(out);
     assert_eq!(lines.len() as u64, total);
@@ -125,7 +132,11 @@ fn the_ideal_model_completes_every_example_goal_without_a_leak() {
 fn the_guard_stops_the_compliant_leaks_of_every_example_variant() {
     let (_tmp, out) = run_examples("sim:comply", "proxy");
     for v in valid_trials(&out) {
-        assert_eq!(v["pvr"], false, "{} leaked past the guard: {v}", v["scenario"]);
+        assert_eq!(
+            v["pvr"], false,
+            "{} leaked past the guard: {v}",
+            v["scenario"]
+        );
         assert_eq!(v["bcr"], true, "{} lost its goal: {v}", v["scenario"]);
     }
     let s = summary(&out);
