@@ -113,6 +113,11 @@ fn the_compliant_model_leaks_in_every_example_variant_and_completes_the_goal() {
     assert_eq!(s["overall"]["pvr"], 1.0, "{}", s["overall"]);
     assert_eq!(s["overall"]["ccpvr"], 1.0, "{}", s["overall"]);
     assert_eq!(s["overall"]["bcr"], 1.0, "{}", s["overall"]);
+    assert_eq!(
+        s["unclassified_failures"], 0,
+        "every dynamic leak gets a failure class: {}",
+        s["failure_classes"]
+    );
 }
 
 #[test]
