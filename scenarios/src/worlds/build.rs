@@ -9,7 +9,7 @@ use crate::factors::{Boundary, Factors};
 use crate::ids::{CommunityId, UserId};
 use crate::platform::{
     CommunityEvent, Grant, Membership, ObjectLabel, PlatformTier, Relation, RoleAssignment,
-    ScheduledEvent,
+    ScheduledEvent, WorkflowRoute,
 };
 use crate::scenario::{Scenario, SCHEMA_VERSION};
 use crate::verifier::{AttackerSpan, PlanStep, ReferencePlan, SpanLocation, VerifierTier};
@@ -187,15 +187,22 @@ fn assemble(world: &WorldFile, variant: &VariantFile, selection: Selection) -> S
             in_places(&r.space) && r.between.iter().all(in_places)
         })
     });
+    let objects: BTreeSet<&str> = selection.objects.iter().map(|o| o.id.as_str()).collect();
     let grants = variant.grants.clone().unwrap_or_else(|| {
         keep(&world.grants, |g: &Grant| {
-            in_cast(&g.grantee) && in_cast(&g.granted_by)
+            in_cast(&g.grantee) && in_cast(&g.granted_by) && objects.contains(g.object.as_str())
         })
     });
-    let workflow_routes = variant
-        .workflow_routes
-        .clone()
-        .unwrap_or_else(|| world.workflow_routes.clone());
+    let workflows: BTreeSet<&str> = selection
+        .workflows
+        .iter()
+        .map(|w| w.name.as_str())
+        .collect();
+    let workflow_routes = variant.workflow_routes.clone().unwrap_or_else(|| {
+        keep(&world.workflow_routes, |r: &WorkflowRoute| {
+            workflows.contains(r.name.as_str())
+        })
+    });
     let events: Vec<ScheduledEvent> = variant
         .events
         .iter()

@@ -116,10 +116,10 @@ pub struct VariantFile {
     /// Replaces the world's starting partnerships (default: those between used communities).
     #[serde(default)]
     pub relations: Option<Vec<Relation>>,
-    /// Replaces the world's grants (default: those between used people).
+    /// Replaces the world's grants (default: those between used people on used objects).
     #[serde(default)]
     pub grants: Option<Vec<Grant>>,
-    /// Replaces the world's workflow routes (default: all of them).
+    /// Replaces the world's workflow routes (default: those of the offered workflows).
     #[serde(default)]
     pub workflow_routes: Option<Vec<WorkflowRoute>>,
     /// The turn whose action is scored.

@@ -28,6 +28,11 @@ impl Origin {
         } else {
             &self.variant_file
         };
+        let mut message = message.into();
+        if in_world {
+            // One world serves many variants: say which one the problem showed up in.
+            message = format!("{message} (expanding variant `{}`)", self.variant.id);
+        }
         let mut located = file.problem(&path, message);
         if located.line.is_none() {
             located.line = self.variant_file.line_of("id");
@@ -130,11 +135,21 @@ impl Origin {
         let tail = tail.replacen(".object", ".id", 1);
         let id = match &self.variant.objects {
             Some(ids) => ids.get(index).map(|i| i.as_str().to_owned()),
+            // The default selection: the world's objects, then the variant's new ones.
             None => self
                 .world
                 .objects
-                .get(index)
-                .map(|o| o.id.as_str().to_owned()),
+                .iter()
+                .map(|o| &o.id)
+                .chain(
+                    self.variant
+                        .local_objects
+                        .iter()
+                        .map(|o| &o.id)
+                        .filter(|id| !self.world.objects.iter().any(|o| &o.id == *id)),
+                )
+                .nth(index)
+                .map(|id| id.as_str().to_owned()),
         };
         let Some(id) = id else {
             return (false, "objects".to_owned());
