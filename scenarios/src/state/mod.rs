@@ -309,8 +309,9 @@ impl CommunityState {
     /// reading: its owner; anyone for a public object; a grantee of a real grant in
     /// force; or someone in its intended audience at creation who is still a member of
     /// its source community (and still holds the role a role-gated object was meant
-    /// for). The Cedar oracle is authoritative; the generator uses this to list a
-    /// scenario's allowed recipients, and a test checks that the two agree.
+    /// for). The Cedar oracle is authoritative; the verifier uses this to classify
+    /// failures, the suite checks use it to confirm allowed recipients, and a test
+    /// checks that it agrees with the oracle.
     pub fn may_hold(&self, platform: &PlatformTier, label: &ObjectLabel, user: &UserId) -> bool {
         if &label.owner == user || matches!(label.audience, Audience::Public) {
             return true;
