@@ -355,3 +355,21 @@ fn a_world_problem_met_while_expanding_a_variant_names_the_variant() {
         p.message
     );
 }
+
+#[test]
+fn a_problem_in_a_local_object_points_at_the_variant_s_own_definition() {
+    let (tmp, variant) = world_copy(|t| {
+        replace_once(
+            t,
+            "id = \"a1-ridgeway-card\"\nowner = \"kwame\"",
+            "id = \"a1-ridgeway-card\"\nowner = \"kwamme\"",
+        )
+    });
+    let problems = problems_of(tmp.path());
+    let p = problems
+        .iter()
+        .find(|p| p.field.starts_with("local_objects[0]"))
+        .unwrap_or_else(|| panic!("{problems:?}"));
+    assert_eq!(p.file, variant.display().to_string());
+    assert_eq!(p.line, Some(line_number(&variant, "owner = \"kwamme\"")));
+}

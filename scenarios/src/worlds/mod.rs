@@ -105,6 +105,12 @@ pub fn expand(folders: &[WorldFolder]) -> Result<Expansion, WorldError> {
                 variant_file: file.clone(),
                 world: world.clone(),
                 variant,
+                seeded: scenario
+                    .agent
+                    .seeds
+                    .iter()
+                    .map(|x| x.object.clone())
+                    .collect(),
             };
             for p in crate::validate::validate_scenario(&scenario) {
                 problems.push(origin.locate(&p.field, p.message));

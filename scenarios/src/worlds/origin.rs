@@ -3,6 +3,7 @@
 
 use super::format::{VariantFile, WorldFile};
 use super::locate::{Located, SourceFile};
+use crate::ids::ObjectId;
 
 /// Where one expanded scenario came from.
 #[derive(Debug, Clone)]
@@ -11,6 +12,8 @@ pub struct Origin {
     pub(super) variant_file: SourceFile,
     pub(super) world: WorldFile,
     pub(super) variant: VariantFile,
+    /// The objects the scenario seeds, in the order of its seeds and labels.
+    pub(super) seeded: Vec<ObjectId>,
 }
 
 impl Origin {
@@ -45,13 +48,8 @@ impl Origin {
     fn map(&self, field: &str) -> (bool, String) {
         let v = &self.variant;
         let variant = |path: String| (false, path);
-        let listed_here = |given: bool, name: &str, rest: &str| {
-            if given {
-                (false, format!("{name}{rest}"))
-            } else {
-                (true, format!("{name}{rest}"))
-            }
-        };
+        // A list the variant gives is in its file; otherwise the world's list is used.
+        let listed_here = |given: bool, name: &str, rest: &str| (!given, format!("{name}{rest}"));
         if let Some(rest) = field.strip_prefix("agent.turns") {
             return variant(format!("turns{rest}"));
         }
@@ -133,36 +131,13 @@ impl Origin {
             return (false, "objects".to_owned());
         };
         let tail = tail.replacen(".object", ".id", 1);
-        let id = match &self.variant.objects {
-            Some(ids) => ids.get(index).map(|i| i.as_str().to_owned()),
-            // The default selection: the world's objects, then the variant's new ones.
-            None => self
-                .world
-                .objects
-                .iter()
-                .map(|o| &o.id)
-                .chain(
-                    self.variant
-                        .local_objects
-                        .iter()
-                        .map(|o| &o.id)
-                        .filter(|id| !self.world.objects.iter().any(|o| &o.id == *id)),
-                )
-                .nth(index)
-                .map(|id| id.as_str().to_owned()),
-        };
-        let Some(id) = id else {
+        let Some(id) = self.seeded.get(index) else {
             return (false, "objects".to_owned());
         };
-        if let Some(j) = self
-            .variant
-            .local_objects
-            .iter()
-            .position(|o| o.id.as_str() == id)
-        {
+        if let Some(j) = self.variant.local_objects.iter().position(|o| &o.id == id) {
             return (false, format!("local_objects[{j}]{tail}"));
         }
-        match self.world.objects.iter().position(|o| o.id.as_str() == id) {
+        match self.world.objects.iter().position(|o| &o.id == id) {
             Some(j) => (true, format!("objects[{j}]{tail}")),
             None => (false, "objects".to_owned()),
         }
