@@ -15,6 +15,18 @@ fn cosec(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `cosec scenarios generate --worlds WORLDS --out OUT`.
+fn generate(worlds: &Path, out: &Path) -> Output {
+    cosec(&[
+        "scenarios",
+        "generate",
+        "--worlds",
+        worlds.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ])
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -51,14 +63,7 @@ fn a_copied_world_expands_to_the_same_files_as_the_frozen_suite() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = copy_world(tmp.path());
     let out = tmp.path().join("out");
-    let o = cosec(&[
-        "scenarios",
-        "generate",
-        "--worlds",
-        dir.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = generate(&dir, &out);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/suite");
     let mut written = 0;
@@ -113,14 +118,7 @@ fn a_legit_flow_the_oracle_denies_is_named_at_its_line_in_the_variant() {
         tail.replacen(&audience_line, "audience = { kind = \"owner\" }", 1)
     );
     std::fs::write(&holder, edited).unwrap();
-    let o = cosec(&[
-        "scenarios",
-        "generate",
-        "--worlds",
-        dir.to_str().unwrap(),
-        "--out",
-        tmp.path().join("out").to_str().unwrap(),
-    ]);
+    let o = generate(&dir, &tmp.path().join("out"));
     assert_eq!(o.status.code(), Some(1));
     let err = text(&o.stderr);
     let expected = format!(
@@ -155,17 +153,14 @@ fn new_scaffolds_a_world_that_expands_and_refuses_to_overwrite() {
     ] {
         assert!(dir.join(file).is_file(), "{file} missing");
     }
+    assert!(
+        !tmp.path().join("allotments.partial").exists(),
+        "the staging folder is moved into place"
+    );
     let world = std::fs::read_to_string(dir.join("world.toml")).unwrap();
     assert!(world.starts_with("#:schema ./world.schema.json\n"));
     let out = tmp.path().join("out");
-    let o = cosec(&[
-        "scenarios",
-        "generate",
-        "--worlds",
-        dir.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = generate(&dir, &out);
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(out.join("allotments-1.json").is_file());
 

@@ -38,11 +38,7 @@ pub fn new_world(dir: &Path, from: &str, variant: Option<&str>) -> Result<ExitCo
         from: from.to_owned(),
         source,
     })?;
-    std::fs::create_dir_all(dir).map_err(CliError::io(dir))?;
-    for (file, text) in &files {
-        let path = dir.join(file);
-        std::fs::write(&path, text).map_err(CliError::io(&path))?;
-    }
+    write_whole_folder(dir, &files)?;
     println!(
         "wrote {} ({} files) from world `{}`\nedit {}/{WORLD_FILE} and the variant, then expand and check it with:\n  cosec scenarios generate --worlds {} --out OUT_DIR",
         dir.display(),
@@ -52,6 +48,34 @@ pub fn new_world(dir: &Path, from: &str, variant: Option<&str>) -> Result<ExitCo
         dir.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the files into a staging folder beside `dir` and moves it into place, so a
+/// failed write leaves no half-made world behind.
+fn write_whole_folder(dir: &Path, files: &[(String, String)]) -> Result<(), CliError> {
+    let mut staging = dir.as_os_str().to_owned();
+    staging.push(".partial");
+    let staging = std::path::PathBuf::from(staging);
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(CliError::io(parent))?;
+    }
+    // Only a staging folder made here is ever removed.
+    std::fs::create_dir(&staging).map_err(CliError::io(&staging))?;
+    let written = (|| {
+        for (file, text) in files {
+            let path = staging.join(file);
+            std::fs::write(&path, text).map_err(CliError::io(&path))?;
+        }
+        if dir.exists() {
+            // Checked empty above; the rename needs the name free.
+            std::fs::remove_dir(dir).map_err(CliError::io(dir))?;
+        }
+        std::fs::rename(&staging, dir).map_err(CliError::io(dir))
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_dir_all(&staging);
+    }
+    written
 }
 
 /// A world folder on disk, or a frozen world by name.
