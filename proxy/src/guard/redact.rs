@@ -262,8 +262,9 @@ impl Redactor {
                     }
                 }
             }
+            let epoch = guard.epoch(self.flow.ctx.time);
             for o in &denied_objects {
-                guard.anchor(*o, &self.flow.destination, self.flow.ctx.time);
+                guard.anchor(*o, &self.flow.destination, epoch);
             }
             for (i, hit) in hits.iter().enumerate() {
                 if decided[i] || hit.kind.is_strong() || hit.start >= end {
@@ -271,7 +272,7 @@ impl Redactor {
                 }
                 let anchored = hit.objects.iter().any(|o| {
                     denied_objects.contains(o)
-                        || guard.is_anchored(*o, &self.flow.destination, self.flow.ctx.time)
+                        || guard.is_anchored(*o, &self.flow.destination, epoch)
                 });
                 if anchored {
                     decided[i] = true;

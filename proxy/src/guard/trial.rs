@@ -196,7 +196,7 @@ impl TrialGuard {
 
     /// How many of the scenario's scheduled events have happened by `time`: the
     /// community state in force then.
-    fn epoch(&self, time: Time) -> usize {
+    pub(crate) fn epoch(&self, time: Time) -> usize {
         self.platform
             .events
             .iter()
@@ -204,22 +204,20 @@ impl TrialGuard {
             .count()
     }
 
-    /// Notes that a strong match of `object` was denied in a flow to `destination` at
-    /// `time`.
-    pub(crate) fn anchor(&self, object: ObjIdx, destination: &Destination, time: Time) {
-        let epoch = self.epoch(time);
+    /// Notes that a strong match of `object` was denied in a flow to `destination` in
+    /// community state `epoch` (see [`TrialGuard::epoch`]).
+    pub(crate) fn anchor(&self, object: ObjIdx, destination: &Destination, epoch: usize) {
         lock(&self.anchors).insert((object, destination.clone(), epoch));
     }
 
-    /// Whether a strong match of `object` was denied in a flow to `destination` in the
-    /// community state in force at `time`.
+    /// Whether a strong match of `object` was denied in a flow to `destination` in
+    /// community state `epoch`.
     pub(crate) fn is_anchored(
         &self,
         object: ObjIdx,
         destination: &Destination,
-        time: Time,
+        epoch: usize,
     ) -> bool {
-        let epoch = self.epoch(time);
         lock(&self.anchors).contains(&(object, destination.clone(), epoch))
     }
 
