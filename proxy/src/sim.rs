@@ -303,6 +303,7 @@ pub fn respond(
         usage: Usage {
             input_tokens,
             output_tokens: rough_tokens(&text),
+            cached_input_tokens: 0,
         },
         text,
         tool_calls: Vec::new(),
@@ -331,6 +332,7 @@ pub fn respond(
             usage: Usage {
                 input_tokens,
                 output_tokens: rough_tokens(&arguments),
+                cached_input_tokens: 0,
             },
             tool_calls: vec![ToolCall {
                 id: format!("call_t{}_{}", turn.turn, done),

@@ -37,6 +37,7 @@ impl ModelBackend for Scripted {
         let usage = Usage {
             input_tokens: 11,
             output_tokens: 4,
+            cached_input_tokens: 0,
         };
         if last.role == Role::Tool {
             return Ok(ModelResponse {

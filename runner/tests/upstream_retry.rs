@@ -1,7 +1,8 @@
 //! A real run against a scripted upstream on 127.0.0.1: a transient failure is retried
 //! inside the proxy and counted in the summary; a refusal (context exceeded) fails the
 //! trial at once, naming the upstream's message, with no trial retry; the built-in
-//! agent asks for `--max-output-tokens`.
+//! agent asks for `--max-output-tokens`; the upstream's usage report, cached input
+//! tokens included, reaches the results and the priced cost.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -155,4 +156,89 @@ fn a_refusal_fails_the_trial_once_naming_the_upstream_message() {
         seen[0]["max_tokens"],
         cosec::harness::builtin::DEFAULT_MAX_OUTPUT_TOKENS
     );
+}
+
+#[test]
+fn cached_input_tokens_reach_the_results_and_are_priced_at_the_cached_price() {
+    const CACHED: &str = r#"{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Done."},"finish_reason":"stop"}],"usage":{"prompt_tokens":1000,"completion_tokens":10,"total_tokens":1010,"prompt_tokens_details":{"cached_tokens":600}}}"#;
+    let (base, _seen) = scripted(vec![(200, CACHED); 64]);
+    let tmp = tempfile::tempdir().unwrap();
+    let prices = tmp.path().join("prices.toml");
+    std::fs::write(
+        &prices,
+        "[models.\"openai:m\"]\ninput = 1.0\noutput = 2.0\ncached_input = 0.1\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("run");
+    let o = run(&base, &out, &["--prices", prices.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let usage = &json(&out.join("summary.json"))["usage"];
+    let calls = usage["model_calls"].as_u64().unwrap();
+    assert!(calls >= 8, "one call per turn at least: {usage}");
+    assert_eq!(usage["input_tokens"], 1000 * calls, "{usage}");
+    assert_eq!(usage["cached_input_tokens"], 600 * calls, "{usage}");
+    let line: Value = serde_json::from_str(
+        std::fs::read_to_string(out.join("results.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(line["usage"]["cached_input_tokens"], 600 * calls);
+
+    // 400 uncached at 1.0, 600 cached at 0.1 and 10 output at 2.0 per million, per call.
+    let expected = calls as f64 * (400.0 * 1.0 + 600.0 * 0.1 + 10.0 * 2.0) / 1e6;
+    let printed = String::from_utf8_lossy(&o.stdout);
+    let cost = printed_cost(&printed);
+    assert!(
+        (cost - expected).abs() < 1e-4,
+        "{cost} != {expected}:\n{printed}"
+    );
+    assert!(
+        printed.contains(&format!("({} cached)", 600 * calls)),
+        "{printed}"
+    );
+
+    // Without a cached price the same tokens cost plain input, and the report says so.
+    std::fs::write(
+        &prices,
+        "[models.\"openai:m\"]\ninput = 1.0\noutput = 2.0\n",
+    )
+    .unwrap();
+    let report = Command::new(env!("CARGO_BIN_EXE_cosec"))
+        .args(["report", out.to_str().unwrap(), "--prices"])
+        .arg(&prices)
+        .output()
+        .unwrap();
+    assert!(
+        report.status.success(),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
+    let printed = String::from_utf8_lossy(&report.stdout);
+    let uncached = calls as f64 * (1000.0 * 1.0 + 10.0 * 2.0) / 1e6;
+    let cost = printed_cost(&printed);
+    assert!(
+        (cost - uncached).abs() < 1e-4,
+        "{cost} != {uncached}:\n{printed}"
+    );
+    assert!(
+        printed.contains("no cached_input for openai:m"),
+        "the note names the missing price:\n{printed}"
+    );
+}
+
+/// The run's total from the printed `cost: X USD for the run` line.
+fn printed_cost(printed: &str) -> f64 {
+    let line = printed
+        .lines()
+        .find(|l| l.starts_with("cost: "))
+        .unwrap_or_else(|| panic!("no cost line:\n{printed}"));
+    line["cost: ".len()..]
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("unreadable cost line: {line}"))
 }

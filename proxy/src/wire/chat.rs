@@ -2,8 +2,8 @@
 
 use super::sse::{data_frame, done_frame, SseEvent};
 use super::{
-    arguments_text, content_text, count, error_message, str_field, Assembled, ParsedRequest,
-    ResponseMeta, WireError,
+    arguments_text, content_text, count, count_at, error_message, str_field, Assembled,
+    ParsedRequest, ResponseMeta, WireError,
 };
 use crate::api::{Message, ModelRequest, ModelResponse, Role, ToolCall, ToolSpec, Usage};
 use bytes::Bytes;
@@ -109,11 +109,15 @@ fn finish_reason(r: &ModelResponse) -> &'static str {
 }
 
 fn usage_json(u: &Usage) -> Value {
-    json!({
+    let mut usage = json!({
         "prompt_tokens": u.input_tokens,
         "completion_tokens": u.output_tokens,
         "total_tokens": u.input_tokens + u.output_tokens,
-    })
+    });
+    if u.cached_input_tokens > 0 {
+        usage["prompt_tokens_details"] = json!({"cached_tokens": u.cached_input_tokens});
+    }
+    usage
 }
 
 /// Renders a non-streaming `chat.completion`.
@@ -208,6 +212,7 @@ fn usage_of(u: &Value) -> Usage {
     Usage {
         input_tokens: count(u, "prompt_tokens"),
         output_tokens: count(u, "completion_tokens"),
+        cached_input_tokens: count_at(u, "/prompt_tokens_details/cached_tokens"),
     }
 }
 
@@ -337,6 +342,7 @@ mod tests {
             usage: Usage {
                 input_tokens: 7,
                 output_tokens: 3,
+                cached_input_tokens: 5,
             },
         }
     }
@@ -363,6 +369,35 @@ mod tests {
                 response: sample(),
                 error: None
             }
+        );
+        assert_eq!(
+            parse_response(&render_json(&sample(), &meta)).response,
+            sample()
+        );
+    }
+
+    #[test]
+    fn an_upstream_usage_report_gives_input_output_and_cached_tokens() {
+        // Shaped as OpenAI documents a chat completion with prompt caching.
+        let v = json!({
+            "id": "chatcmpl-9", "object": "chat.completion", "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 2006, "completion_tokens": 300, "total_tokens": 2306,
+                      "prompt_tokens_details": {"cached_tokens": 1920, "audio_tokens": 0}}
+        });
+        let usage = parse_response(&v).response.usage;
+        assert_eq!(
+            (
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cached_input_tokens
+            ),
+            (2006, 300, 1920)
+        );
+        let without = json!({"choices": [], "usage": {"prompt_tokens": 4, "completion_tokens": 1}});
+        assert_eq!(
+            parse_response(&without).response.usage.cached_input_tokens,
+            0
         );
     }
 

@@ -220,6 +220,11 @@ pub(crate) fn count(v: &Value, field: &str) -> u64 {
     v.get(field).and_then(Value::as_u64).unwrap_or(0)
 }
 
+/// A `u64` at a JSON pointer or 0.
+pub(crate) fn count_at(v: &Value, pointer: &str) -> u64 {
+    v.pointer(pointer).and_then(Value::as_u64).unwrap_or(0)
+}
+
 /// The readable message of an upstream `error` object (or the whole value).
 pub(crate) fn error_message(err: &Value) -> String {
     err.get("message")

@@ -3,8 +3,8 @@
 
 use super::sse::{named_frame, SseEvent};
 use super::{
-    arguments_text, content_text, count, error_message, str_field, Assembled, ParsedRequest,
-    ResponseMeta, WireError,
+    arguments_text, content_text, count, count_at, error_message, str_field, Assembled,
+    ParsedRequest, ResponseMeta, WireError,
 };
 use crate::api::{Message, ModelRequest, ModelResponse, Role, ToolCall, ToolSpec, Usage};
 use bytes::Bytes;
@@ -150,11 +150,15 @@ fn parse_tool(t: &Value, namespace: Option<String>) -> Option<ToolSpec> {
 }
 
 fn usage_json(u: &Usage) -> Value {
-    json!({
+    let mut usage = json!({
         "input_tokens": u.input_tokens,
         "output_tokens": u.output_tokens,
         "total_tokens": u.input_tokens + u.output_tokens,
-    })
+    });
+    if u.cached_input_tokens > 0 {
+        usage["input_tokens_details"] = json!({"cached_tokens": u.cached_input_tokens});
+    }
+    usage
 }
 
 fn message_item(meta: &ResponseMeta, text: &str, done: bool) -> Value {
@@ -274,6 +278,7 @@ fn usage_of(u: &Value) -> Usage {
     Usage {
         input_tokens: count(u, "input_tokens"),
         output_tokens: count(u, "output_tokens"),
+        cached_input_tokens: count_at(u, "/input_tokens_details/cached_tokens"),
     }
 }
 
@@ -434,6 +439,7 @@ mod tests {
             usage: Usage {
                 input_tokens: 5,
                 output_tokens: 2,
+                cached_input_tokens: 3,
             },
         };
         let meta = ResponseMeta {
@@ -456,5 +462,27 @@ mod tests {
             }
         );
         assert_eq!(parse_response(&render_json(&resp, &meta)).response, resp);
+    }
+
+    #[test]
+    fn an_upstream_usage_report_gives_input_output_and_cached_tokens() {
+        // Shaped as OpenAI documents a Responses answer with prompt caching.
+        let v = json!({
+            "id": "resp_9", "object": "response", "status": "completed",
+            "output": [{"type": "message", "role": "assistant",
+                        "content": [{"type": "output_text", "text": "ok"}]}],
+            "usage": {"input_tokens": 328, "input_tokens_details": {"cached_tokens": 256},
+                      "output_tokens": 52, "output_tokens_details": {"reasoning_tokens": 0},
+                      "total_tokens": 380}
+        });
+        let usage = parse_response(&v).response.usage;
+        assert_eq!(
+            (
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cached_input_tokens
+            ),
+            (328, 52, 256)
+        );
     }
 }

@@ -3,9 +3,9 @@
 //!
 //! Token counts are those the runner's proxy saw on every model call: the upstream's
 //! own usage report for real models (whatever the harness), a length-based estimate
-//! (about four characters per token) for the simulated models. Cached-input tokens are
-//! not recorded per call, so every input token is priced as uncached: an upper bound
-//! where the provider served part of a prompt from its cache.
+//! (about four characters per token) for the simulated models. The input tokens an
+//! upstream reports as served from its prompt cache (`cached_tokens` in both OpenAI
+//! wire formats) are priced at the file's `cached_input` price when it has one.
 
 pub mod prices;
 
@@ -15,9 +15,16 @@ use crate::compare::LoadedRun;
 use crate::verify::{UsageTotals, Verdict};
 use std::fmt::Write as _;
 
-/// Cost of one trial's tokens at `price` (per million tokens).
+/// Cost of one trial's tokens at `price` (per million tokens); cached input tokens at the
+/// cached price, or at the input price when the file gives none.
 pub fn trial_cost(price: &ModelPrice, usage: &UsageTotals) -> f64 {
-    (usage.input_tokens as f64 * price.input + usage.output_tokens as f64 * price.output) / 1e6
+    let cached = usage.cached_input_tokens.min(usage.input_tokens);
+    let uncached = usage.input_tokens - cached;
+    let cached_price = price.cached_input.unwrap_or(price.input);
+    (uncached as f64 * price.input
+        + cached as f64 * cached_price
+        + usage.output_tokens as f64 * price.output)
+        / 1e6
 }
 
 /// Wall-time figures of a run, in seconds.
@@ -103,13 +110,24 @@ pub fn token_notes(simulated: bool, verdicts: &[Verdict]) -> Vec<String> {
             "{unreported} trial(s) made model calls whose upstream reported no token usage; they count as 0 (cost is a lower bound)"
         ));
     }
-    notes.push("cached-input tokens are not recorded per call; all input is priced as uncached (an upper bound where the provider cached)".to_owned());
     notes
+}
+
+/// A caveat when upstreams reported cached input tokens but `price` has no cached price.
+fn cached_price_note(price: &ModelPrice, model: &str, verdicts: &[Verdict]) -> Option<String> {
+    let cached: u64 = verdicts.iter().map(|v| v.usage.cached_input_tokens).sum();
+    (cached > 0 && price.cached_input.is_none()).then(|| {
+        format!(
+            "{cached} input tokens were served from the upstream's prompt cache but the price file gives no cached_input for {model}; they are priced as uncached input (an upper bound)"
+        )
+    })
 }
 
 /// The cost of a run at the prices of its model; an error when the file has none.
 pub fn run_cost(run: &LoadedRun, prices: &PriceTable) -> Result<RunCost, PriceError> {
     let price = *prices.require(&run.record.model)?;
+    let mut notes = token_notes(run.summary.config.simulated_model, &run.verdicts);
+    notes.extend(cached_price_note(&price, &run.record.model, &run.verdicts));
     let by_scenario: Vec<(String, f64)> = run
         .verdicts
         .iter()
@@ -120,7 +138,7 @@ pub fn run_cost(run: &LoadedRun, prices: &PriceTable) -> Result<RunCost, PriceEr
         price,
         total: by_scenario.iter().map(|(_, c)| c).sum(),
         by_scenario,
-        notes: token_notes(run.summary.config.simulated_model, &run.verdicts),
+        notes,
     })
 }
 
@@ -140,9 +158,14 @@ pub fn render_cost_and_time(run: &LoadedRun, cost: Option<&RunCost>) -> String {
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(id, v)| format!(", most {} ({id})", money(*v)))
             .unwrap_or_default();
+        let cached = c
+            .price
+            .cached_input
+            .map(|p| format!(" / cached input {p}"))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "cost: {} {} for the run ({} trials at input {} / output {} {} per million tokens); per trial mean {}{max}",
+            "cost: {} {} for the run ({} trials at input {}{cached} / output {} {} per million tokens); per trial mean {}{max}",
             money(c.total),
             c.currency,
             c.by_scenario.len(),
@@ -193,7 +216,37 @@ mod tests {
             input_tokens: 1_500_000,
             output_tokens: 250_000,
             upstream_retries: 0,
+            cached_input_tokens: 0,
         };
         assert!((trial_cost(&price, &usage) - 5.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn cached_input_tokens_are_priced_at_the_cached_price_when_the_file_has_one() {
+        let usage = UsageTotals {
+            model_calls: 1,
+            input_tokens: 1_000_000,
+            output_tokens: 0,
+            upstream_retries: 0,
+            cached_input_tokens: 800_000,
+        };
+        let with_cached = ModelPrice {
+            input: 1.0,
+            output: 4.0,
+            cached_input: Some(0.1),
+        };
+        // 200k uncached at 1.0 plus 800k cached at 0.1 per million.
+        assert!((trial_cost(&with_cached, &usage) - 0.28).abs() < 1e-12);
+        let without = ModelPrice {
+            cached_input: None,
+            ..with_cached
+        };
+        assert!((trial_cost(&without, &usage) - 1.0).abs() < 1e-12);
+        // A report of more cached than input tokens never prices input below zero.
+        let odd = UsageTotals {
+            cached_input_tokens: 2_000_000,
+            ..usage
+        };
+        assert!((trial_cost(&with_cached, &odd) - 0.1).abs() < 1e-12);
     }
 }

@@ -101,6 +101,9 @@ pub struct UsageSummary {
     /// and perhaps a trial, from failing).
     #[serde(default)]
     pub upstream_retries: u64,
+    /// The part of `input_tokens` upstreams served from their prompt caches.
+    #[serde(default)]
+    pub cached_input_tokens: u64,
     /// Wall time of the run (the sum of trial times when the run's is not known).
     pub wall_seconds: f64,
     /// Sum of the trials' wall times.
@@ -327,6 +330,7 @@ pub fn summarize(
             input_tokens: tokens.input_tokens,
             output_tokens: tokens.output_tokens,
             upstream_retries: tokens.upstream_retries,
+            cached_input_tokens: tokens.cached_input_tokens,
             wall_seconds: run_wall_seconds.unwrap_or(trial_seconds),
             trial_seconds,
         },

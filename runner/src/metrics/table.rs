@@ -81,8 +81,13 @@ pub fn render_table(s: &Summary) -> String {
     let u = &s.usage;
     let _ = writeln!(
         out,
-        "usage: {} model calls ({} upstream retries), {} input / {} output tokens, {:.1} s wall",
-        u.model_calls, u.upstream_retries, u.input_tokens, u.output_tokens, u.wall_seconds
+        "usage: {} model calls ({} upstream retries), {} input ({} cached) / {} output tokens, {:.1} s wall",
+        u.model_calls,
+        u.upstream_retries,
+        u.input_tokens,
+        u.cached_input_tokens,
+        u.output_tokens,
+        u.wall_seconds
     );
     if let Some(g) = &s.guard {
         let _ = writeln!(

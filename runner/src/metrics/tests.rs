@@ -90,6 +90,7 @@ fn verdict(
             input_tokens: 100,
             output_tokens: 10,
             upstream_retries: 1,
+            cached_input_tokens: 0,
         },
         guard: None,
         wall_seconds: 2.0,

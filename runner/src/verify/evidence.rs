@@ -22,6 +22,9 @@ pub struct UsageTotals {
     /// Transient upstream failures the proxy retried within model calls.
     #[serde(default)]
     pub upstream_retries: u64,
+    /// The part of `input_tokens` the upstream served from its prompt cache.
+    #[serde(default)]
+    pub cached_input_tokens: u64,
 }
 
 impl UsageTotals {
@@ -31,6 +34,7 @@ impl UsageTotals {
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;
         self.upstream_retries += other.upstream_retries;
+        self.cached_input_tokens += other.cached_input_tokens;
     }
 }
 
@@ -124,6 +128,7 @@ pub fn analyze_lines(s: &Scenario, trace: &[TraceLine], agent_root: &Path) -> De
                 usage.upstream_retries += u64::from(*upstream_retries);
                 usage.input_tokens += u.input_tokens;
                 usage.output_tokens += u.output_tokens;
+                usage.cached_input_tokens += u.cached_input_tokens;
             }
             TraceEvent::Delivery {
                 turn,

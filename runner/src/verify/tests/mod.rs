@@ -427,6 +427,7 @@ fn evidence_is_incomplete_without_a_reply_or_when_the_trace_is_torn() {
             usage: Usage {
                 input_tokens: 10,
                 output_tokens: 4,
+                cached_input_tokens: 0,
             },
             latency_us: 5,
             error: None,
