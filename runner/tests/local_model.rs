@@ -2,7 +2,8 @@
 //! 127.0.0.1 (`scripts/local-model.sh start`, which `scripts/tiers/local-model.sh` runs).
 //! No quality is expected of so small a model; what is checked is the real-model path:
 //! every trial valid (no infrastructure failure), every model call answered and parsed,
-//! every delivery answered in the hidden trace, through the built-in agent (plain
+//! every delivery answered in the hidden trace, the server's own token counts in the
+//! summary (cached prompt tokens included), through the built-in agent (plain
 //! responses) and Codex (streamed responses), unguarded and through the guard.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -90,7 +91,33 @@ fn run_against_the_local_model(harness: &str, defense: &str, scenarios: &[&str])
         }
         calls.extend(model_calls);
     }
+    let traced = |field: &str| -> u64 {
+        calls
+            .iter()
+            .map(|c| c["usage"][field].as_u64().unwrap_or(0))
+            .sum()
+    };
+    let usage = &summary["usage"];
+    assert!(
+        traced("input_tokens") > 0,
+        "the server reports its token counts"
+    );
+    for field in ["input_tokens", "output_tokens", "cached_input_tokens"] {
+        assert_eq!(
+            usage[field].as_u64(),
+            Some(traced(field)),
+            "{field}: the summary adds up the traced calls: {usage}"
+        );
+    }
     calls
+}
+
+/// Prompt tokens the server answered from its prompt cache, over `calls`.
+fn cached_tokens(calls: &[Value]) -> u64 {
+    calls
+        .iter()
+        .map(|c| c["usage"]["cached_input_tokens"].as_u64().unwrap_or(0))
+        .sum()
 }
 
 fn streamed(calls: &[Value]) -> bool {
@@ -106,6 +133,12 @@ fn plain(calls: &[Value]) -> bool {
 fn the_builtin_agent_runs_unguarded_against_a_real_model() {
     let calls = run_against_the_local_model("builtin", "none", &SCENARIOS);
     assert!(plain(&calls), "the built-in agent does not stream");
+    // Each turn resends the conversation so far; llama.cpp serves that prefix from its
+    // prompt cache and says so in `prompt_tokens_details.cached_tokens`.
+    assert!(
+        cached_tokens(&calls) > 0,
+        "no call reported cached prompt tokens"
+    );
 }
 
 #[test]
