@@ -98,6 +98,12 @@ fn json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// The first line of the run's `results.jsonl`.
+fn first_result(out: &Path) -> Value {
+    let results = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    serde_json::from_str(results.lines().next().unwrap()).unwrap()
+}
+
 #[test]
 fn a_transient_failure_is_retried_in_the_proxy_and_counted() {
     let overloaded = r#"{"error":{"message":"server overloaded"}}"#;
@@ -130,14 +136,7 @@ fn a_refusal_fails_the_trial_once_naming_the_upstream_message() {
     let out = tmp.path().join("run");
     let o = run(&base, &out, &[]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let line: Value = serde_json::from_str(
-        std::fs::read_to_string(out.join("results.jsonl"))
-            .unwrap()
-            .lines()
-            .next()
-            .unwrap(),
-    )
-    .unwrap();
+    let line = first_result(&out);
     assert_eq!(line["status"], "infra_failure");
     let cause = line["cause"].as_str().unwrap();
     assert!(
@@ -178,14 +177,7 @@ fn cached_input_tokens_reach_the_results_and_are_priced_at_the_cached_price() {
     assert!(calls >= 8, "one call per turn at least: {usage}");
     assert_eq!(usage["input_tokens"], 1000 * calls, "{usage}");
     assert_eq!(usage["cached_input_tokens"], 600 * calls, "{usage}");
-    let line: Value = serde_json::from_str(
-        std::fs::read_to_string(out.join("results.jsonl"))
-            .unwrap()
-            .lines()
-            .next()
-            .unwrap(),
-    )
-    .unwrap();
+    let line = first_result(&out);
     assert_eq!(line["usage"]["cached_input_tokens"], 600 * calls);
 
     // 400 uncached at 1.0, 600 cached at 0.1 and 10 output at 2.0 per million, per call.
