@@ -91,32 +91,26 @@ fn run_against_the_local_model(harness: &str, defense: &str, scenarios: &[&str])
         }
         calls.extend(model_calls);
     }
-    let traced = |field: &str| -> u64 {
-        calls
-            .iter()
-            .map(|c| c["usage"][field].as_u64().unwrap_or(0))
-            .sum()
-    };
     let usage = &summary["usage"];
     assert!(
-        traced("input_tokens") > 0,
+        traced(&calls, "input_tokens") > 0,
         "the server reports its token counts"
     );
     for field in ["input_tokens", "output_tokens", "cached_input_tokens"] {
         assert_eq!(
             usage[field].as_u64(),
-            Some(traced(field)),
+            Some(traced(&calls, field)),
             "{field}: the summary adds up the traced calls: {usage}"
         );
     }
     calls
 }
 
-/// Prompt tokens the server answered from its prompt cache, over `calls`.
-fn cached_tokens(calls: &[Value]) -> u64 {
+/// The sum of one `usage` field over traced model calls (absent counts as 0).
+fn traced(calls: &[Value], field: &str) -> u64 {
     calls
         .iter()
-        .map(|c| c["usage"]["cached_input_tokens"].as_u64().unwrap_or(0))
+        .map(|c| c["usage"][field].as_u64().unwrap_or(0))
         .sum()
 }
 
@@ -136,7 +130,7 @@ fn the_builtin_agent_runs_unguarded_against_a_real_model() {
     // Each turn resends the conversation so far; llama.cpp serves that prefix from its
     // prompt cache and says so in `prompt_tokens_details.cached_tokens`.
     assert!(
-        cached_tokens(&calls) > 0,
+        traced(&calls, "cached_input_tokens") > 0,
         "no call reported cached prompt tokens"
     );
 }
