@@ -214,6 +214,14 @@ impl Flow {
         denied
     }
 
+    /// The objects decided and allowed in this flow.
+    pub fn allowed(&self) -> impl Iterator<Item = ObjIdx> + '_ {
+        self.decided
+            .iter()
+            .filter(|(_, denied)| !**denied)
+            .map(|(o, _)| *o)
+    }
+
     /// Whether `object` was already decided and denied in this flow.
     pub fn was_denied(&self, object: ObjIdx) -> bool {
         self.decided.get(&object).copied().unwrap_or(false)

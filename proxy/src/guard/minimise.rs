@@ -84,6 +84,13 @@ impl TrialGuard {
                 self.minimise_value(v, true, &mut flow, &mut out);
             }
         }
+        // What the request lets through has entered the turn: its labels go with
+        // whatever the turn writes elsewhere.
+        let allowed: Vec<_> = flow
+            .allowed()
+            .filter_map(|o| self.object(o).map(|p| p.id.clone()))
+            .collect();
+        self.note_entered(allowed);
         out
     }
 

@@ -20,6 +20,7 @@
 
 mod decide;
 mod detect;
+mod labels;
 mod minimise;
 mod patterns;
 mod policy;
@@ -33,6 +34,7 @@ mod transfer;
 mod trial;
 
 pub use detect::{MAX_WINDOW, WINDOW_FACTOR};
+pub use labels::BLOCKED_LABELS;
 pub use minimise::{Minimised, PLACEHOLDER};
 pub use patterns::{
     PatternKind, LONG_WORD_CHARS, MIN_CODE_CHARS, MIN_NUMBER_DIGITS, MIN_PASSAGE_CHARS,
@@ -171,6 +173,8 @@ pub enum GuardPoint {
     Shim,
     /// The post-turn restore check.
     Restore,
+    /// A turn's view of the workspace.
+    View,
 }
 
 impl GuardPoint {
@@ -182,6 +186,7 @@ impl GuardPoint {
             GuardPoint::ToolCall => "tool_call",
             GuardPoint::Shim => "shim",
             GuardPoint::Restore => "restore",
+            GuardPoint::View => "view",
         }
     }
 }

@@ -15,6 +15,7 @@ use super::stats::{GuardCounts, GuardStats};
 use super::{GuardLayer, GuardLayers, GuardMode};
 use crate::api::ModelRequest;
 use crate::layout;
+use crate::provenance::Workspace;
 use crate::registry::{Trial, TurnContext};
 use crate::trace::{TraceEvent, TraceWriter};
 use cosec_scenarios::ids::event_time;
@@ -75,6 +76,8 @@ pub struct TrialGuard {
     /// Patterns the participants of a community said themselves up to a turn.
     echoes: Mutex<HashMap<(u8, CommunityId), Echoes>>,
     pub(crate) cache: DecisionCache,
+    /// The books of the trial's workspace (input layer), opened at the first turn.
+    workspace: Mutex<Option<Workspace>>,
     counters: Mutex<GuardCounts>,
     trace_error: Mutex<Option<String>>,
 }
@@ -164,6 +167,7 @@ impl TrialGuard {
             echoes: Mutex::new(HashMap::new()),
             history: Mutex::new(HashMap::new()),
             cache: DecisionCache::default(),
+            workspace: Mutex::new(None),
             counters: Mutex::new(GuardCounts::default()),
             trace_error: Mutex::new(None),
         }
@@ -272,6 +276,11 @@ impl TrialGuard {
         if let Some((cut, _)) = h.char_indices().rev().nth(keep) {
             h.drain(..cut);
         }
+    }
+
+    /// The books of the trial's workspace (`None` before the first turn's view).
+    pub(crate) fn workspace(&self) -> MutexGuard<'_, Option<Workspace>> {
+        lock(&self.workspace)
     }
 
     /// Records decisions in this trace.

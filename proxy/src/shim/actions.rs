@@ -44,13 +44,11 @@ pub(crate) fn post_message(call: &Call<'_>, out: &mut Outcome) -> Result<String,
     let community = call.index.community(&wanted)?;
     require_member(call, &community)?;
     let name = call.trial.agent.community_name(&community).to_owned();
-    let text = call.guard_text(
-        text,
-        Action::Disclose,
-        &Destination::Community {
-            community: community.clone(),
-        },
-    );
+    let destination = Destination::Community {
+        community: community.clone(),
+    };
+    call.guard_turn_labels(Action::Disclose, &destination)?;
+    let text = call.guard_text(text, Action::Disclose, &destination);
     out.effect(Effect::Post { community, text });
     Ok(format!("Posted to {name}."))
 }
@@ -61,13 +59,11 @@ pub(crate) fn send_message(call: &Call<'_>, out: &mut Outcome) -> Result<String,
     let text = call.arg("text")?;
     let person = call.index.person(&wanted)?;
     let name = call.trial.agent.person_name(&person).to_owned();
-    let text = call.guard_text(
-        text,
-        Action::Send,
-        &Destination::Person {
-            user: person.clone(),
-        },
-    );
+    let destination = Destination::Person {
+        user: person.clone(),
+    };
+    call.guard_turn_labels(Action::Send, &destination)?;
+    let text = call.guard_text(text, Action::Send, &destination);
     out.effect(Effect::Send { person, text });
     Ok(format!("Sent a direct message to {name}."))
 }
@@ -140,11 +136,9 @@ pub(crate) fn submit_workflow(call: &Call<'_>, out: &mut Outcome) -> Result<Stri
         ));
     }
     let name = declared.name.clone();
-    let payload = call.guard_text(
-        payload,
-        Action::Send,
-        &Destination::Workflow { name: name.clone() },
-    );
+    let destination = Destination::Workflow { name: name.clone() };
+    call.guard_turn_labels(Action::Send, &destination)?;
+    let payload = call.guard_text(payload, Action::Send, &destination);
     out.effect(Effect::Workflow {
         name: name.clone(),
         payload,

@@ -133,7 +133,10 @@ pub(crate) fn read_file(call: &Call<'_>, out: &mut Outcome) -> Result<String, St
     let path = call.arg("path")?;
     let target = resolve(call, &path)?;
     let text = read_text(&target.full, &path)?;
-    out.served(call.index.objects_in(Some(&target.key), &text, false));
+    let served = call
+        .file_labels(&target.key)
+        .unwrap_or_else(|| call.index.objects_in(Some(&target.key), &text, false));
+    out.served(served);
     Ok(text)
 }
 
@@ -142,13 +145,11 @@ pub(crate) fn write_file(call: &Call<'_>, out: &mut Outcome) -> Result<String, S
     let path = call.arg("path")?;
     let content = call.arg("content")?;
     let target = resolve(call, &path)?;
-    let content = call.guard_text(
-        content,
-        Action::Write,
-        &Destination::Namespace {
-            namespace: target.namespace.clone(),
-        },
-    );
+    let destination = Destination::Namespace {
+        namespace: target.namespace.clone(),
+    };
+    call.guard_turn_labels(Action::Write, &destination)?;
+    let content = call.guard_text(content, Action::Write, &destination);
     let previous = write_text(&target, &content, &path)?;
     let verb = if previous.is_some() {
         "Updated"

@@ -20,7 +20,7 @@ mod workspace;
 pub use actions::SHARED_FILES_DIR;
 pub use index::{tool_defs_for, tool_defs_with};
 pub use socket::{ShimSocketError, ShimSocketServer};
-pub use workspace::{materialize_agent_half, MaterializeError, MEMORY_NOTES};
+pub use workspace::{materialize_agent_half, seeded_layout, MaterializeError, MEMORY_NOTES};
 
 use crate::guard::{Guard, GuardMode, GuardPoint, ToolCallVerdict, TrialGuard};
 use crate::registry::{Trial, TrialRegistry, TurnContext};
@@ -133,7 +133,41 @@ impl Call<'_> {
         }
     }
 
-    /// Refuses a transfer of the file at `source` whose flow the guard denies.
+    /// Refuses a call that would carry what entered this turn to `destination`, where a
+    /// label of it may not go (the guard's input layer; nothing without a guard).
+    pub(crate) fn guard_turn_labels(
+        &self,
+        action: Action,
+        destination: &Destination,
+    ) -> Result<(), String> {
+        let Some(g) = &self.guard else {
+            return Ok(());
+        };
+        let labels = g.entered_labels();
+        match g.labels_blocked(&self.turn, &labels, action, destination, GuardPoint::Shim) {
+            Some(reason) => Err(reason),
+            None => Ok(()),
+        }
+    }
+
+    /// The labels of the workspace file at tool path `key` as this turn holds it, or
+    /// `None` without a guard's books (the shim then names objects by content).
+    pub(crate) fn file_labels(&self, key: &str) -> Option<Vec<ObjectId>> {
+        let g = self.guard.as_ref()?;
+        g.has_workspace()
+            .then(|| g.file_labels(key).into_iter().collect())
+    }
+
+    /// Whether this turn may see `object` (a lookup observation): decided by label before
+    /// it is served; always without a guard.
+    pub(crate) fn may_serve(&self, object: &ObjectId) -> bool {
+        self.guard
+            .as_ref()
+            .is_none_or(|g| g.may_read(&self.turn, object, GuardPoint::Shim))
+    }
+
+    /// Refuses a transfer of the file at `source` whose flow the guard denies: by the
+    /// labels the file carries in this turn, then by the guard's transfer rules.
     pub(crate) fn guard_transfer(
         &self,
         source: &str,
@@ -143,6 +177,14 @@ impl Call<'_> {
         let Some(g) = &self.guard else {
             return Ok(());
         };
+        if g.has_workspace() {
+            let labels = g.file_labels(source);
+            if let Some(reason) =
+                g.labels_blocked(&self.turn, &labels, action, destination, GuardPoint::Shim)
+            {
+                return Err(reason);
+            }
+        }
         match g.check_transfer(&self.turn, source, action, destination, GuardPoint::Shim) {
             ToolCallVerdict::Block { reason } => Err(reason),
             ToolCallVerdict::Allow | ToolCallVerdict::Rewrite(_) => Ok(()),
@@ -274,6 +316,9 @@ fn execute(
         });
     }
     if !is_error {
+        if let Some(g) = &guard {
+            g.note_entered(outcome.served.iter().cloned());
+        }
         for object in outcome.served {
             if let Some(g) = &guard {
                 g.mark_served(&object);

@@ -40,7 +40,9 @@ pub(crate) fn search(call: &Call<'_>, out: &mut Outcome) -> Result<String, Strin
             }
             let snippet = rules::snippet(paragraph);
             // Whether or not it was cut, the snippet hands out part of the paragraph.
-            let objects = call.index.objects_in(Some(&key), paragraph, true);
+            let objects = call
+                .file_labels(&key)
+                .unwrap_or_else(|| call.index.objects_in(Some(&key), paragraph, true));
             hits.push(Hit {
                 score,
                 path: key.clone(),
@@ -107,10 +109,16 @@ pub(crate) fn seeded_tool(
     if matches.is_empty() {
         return Ok(tool.empty_result.clone());
     }
-    out.served(matches.iter().map(|o| o.object.clone()));
-    Ok(matches
-        .iter()
-        .map(|o| o.content.as_str())
-        .collect::<Vec<_>>()
-        .join("\n\n"))
+    // Decided by label before anything is served: an observation this turn may not
+    // read is answered by the placeholder.
+    let mut texts = Vec::with_capacity(matches.len());
+    for o in &matches {
+        if call.may_serve(&o.object) {
+            out.served([o.object.clone()]);
+            texts.push(o.content.as_str());
+        } else {
+            texts.push(crate::guard::PLACEHOLDER);
+        }
+    }
+    Ok(texts.join("\n\n"))
 }

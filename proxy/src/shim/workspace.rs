@@ -5,7 +5,9 @@
 //! observations are not files: the harness and the shim serve them.
 
 use crate::layout::{self, PathError, COMMUNITIES_DIR, MEMORY_DIR, SHARED_DIR};
-use cosec_scenarios::{AgentTier, Surface};
+use crate::provenance::{Labels, Record, Segment};
+use cosec_scenarios::{AgentTier, ObjectId, Surface};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Private memory entries live in this file under the agent root.
@@ -51,17 +53,12 @@ fn mkdir(path: &Path) -> Result<(), MaterializeError> {
     std::fs::create_dir_all(path).map_err(io(path))
 }
 
-/// Writes the seeded files, documents and private memory of `agent` under `root`, and
-/// creates `communities/<id>/` for every community, `shared/` and `memory/`.
-pub fn materialize_agent_half(agent: &AgentTier, root: &Path) -> Result<(), MaterializeError> {
-    mkdir(root)?;
-    for c in &agent.communities {
-        mkdir(&root.join(COMMUNITIES_DIR).join(c.id.as_str()))?;
-    }
-    mkdir(&root.join(SHARED_DIR))?;
-    mkdir(&root.join(MEMORY_DIR))?;
-    let mut written: Vec<String> = Vec::new();
-    let mut memory: Vec<&str> = Vec::new();
+/// The seeded files, documents and private memory of `agent` as they are laid out: each
+/// file by its tool path, with the label of the object each part of it holds (private
+/// memory entries share [`MEMORY_NOTES`], separated by blank lines).
+pub fn seeded_layout(agent: &AgentTier) -> Result<BTreeMap<String, Record>, MaterializeError> {
+    let mut files: BTreeMap<String, Record> = BTreeMap::new();
+    let mut memory: Vec<(&str, &ObjectId)> = Vec::new();
     for seed in &agent.seeds {
         let (namespace, path) = match &seed.surface {
             Surface::File { namespace, path }
@@ -69,7 +66,7 @@ pub fn materialize_agent_half(agent: &AgentTier, root: &Path) -> Result<(), Mate
                 namespace, path, ..
             } => (namespace, path),
             Surface::PrivateMemory => {
-                memory.push(seed.content.trim_end());
+                memory.push((seed.content.trim_end(), &seed.object));
                 continue;
             }
             Surface::SessionHistory { .. } | Surface::ToolObservation { .. } => continue,
@@ -83,30 +80,50 @@ pub fn materialize_agent_half(agent: &AgentTier, root: &Path) -> Result<(), Mate
             }
         })?;
         let key = layout::tool_path(&ns, &inner);
-        if written.contains(&key) {
+        if files.contains_key(&key) {
             return Err(MaterializeError::Conflict {
                 object: seed.object.to_string(),
                 path: key,
             });
         }
-        let full = root.join(layout::namespace_dir(&ns)).join(&inner);
-        if let Some(parent) = full.parent() {
-            mkdir(parent)?;
-        }
-        std::fs::write(&full, &seed.content).map_err(io(&full))?;
-        written.push(key);
+        let labels = Labels::from([seed.object.clone()]);
+        files.insert(key, Record::whole(seed.content.as_bytes(), labels));
     }
     if !memory.is_empty() {
-        if written.iter().any(|k| k == MEMORY_NOTES) {
+        if files.contains_key(MEMORY_NOTES) {
             return Err(MaterializeError::Conflict {
                 object: "private memory".to_owned(),
                 path: MEMORY_NOTES.to_owned(),
             });
         }
-        let full = root.join(MEMORY_NOTES);
-        let mut text = memory.join("\n\n");
-        text.push('\n');
-        std::fs::write(&full, text).map_err(io(&full))?;
+        let mut segments = Vec::new();
+        for (i, (text, object)) in memory.into_iter().enumerate() {
+            if i > 0 {
+                segments.push(Segment::plain("\n\n"));
+            }
+            segments.push(Segment::new(text, Labels::from([object.clone()])));
+        }
+        segments.push(Segment::plain("\n"));
+        files.insert(MEMORY_NOTES.to_owned(), Record { segments });
+    }
+    Ok(files)
+}
+
+/// Writes the seeded files, documents and private memory of `agent` under `root`, and
+/// creates `communities/<id>/` for every community, `shared/` and `memory/`.
+pub fn materialize_agent_half(agent: &AgentTier, root: &Path) -> Result<(), MaterializeError> {
+    mkdir(root)?;
+    for c in &agent.communities {
+        mkdir(&root.join(COMMUNITIES_DIR).join(c.id.as_str()))?;
+    }
+    mkdir(&root.join(SHARED_DIR))?;
+    mkdir(&root.join(MEMORY_DIR))?;
+    for (key, record) in seeded_layout(agent)? {
+        let full = root.join(&key);
+        if let Some(parent) = full.parent() {
+            mkdir(parent)?;
+        }
+        std::fs::write(&full, record.content()).map_err(io(&full))?;
     }
     Ok(())
 }

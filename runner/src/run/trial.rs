@@ -147,6 +147,14 @@ pub async fn run_attempt(
         trace: Arc::clone(&trace),
     };
     let result = play(ctx, &trial, env).await;
+    // The verifier reads the workspace as the platform holds it, not the last view.
+    let restored = match ctx.guard {
+        Some(guard) => guard
+            .for_trial(&trial)
+            .finish_workspace()
+            .map_err(|e| format!("cannot write the workspace back after the trial: {e}")),
+        None => Ok(()),
+    };
     ctx.registry.remove(id);
     ctx.shim.forget(id);
     if let Some(guard) = ctx.guard {
@@ -169,6 +177,7 @@ pub async fn run_attempt(
             });
         }
     }
+    restored?;
     result
 }
 
@@ -265,11 +274,28 @@ async fn play(ctx: &AttemptCtx<'_>, trial: &Trial, env: TrialEnv) -> Result<Atte
             })
             .map_err(|e| e.to_string())?;
         let native = ctx.harness.name() != "builtin";
+        let labels = ctx.guard.map(|g| g.for_trial(trial));
+        if let Some(labels) = &labels {
+            // The turn sees only what it may read: a failed view fails the delivery.
+            if let Err(e) = labels.begin_turn(&trial.turn()) {
+                let _ = session.finish().await;
+                return Ok(AttemptEnd::Infra {
+                    cause: format!("cannot build the turn's view of the workspace: {e}"),
+                    scorable_turns: answered,
+                });
+            }
+        }
         let before = match ctx.guard.is_some() || native {
             true => Some(snapshot(&trial.agent_root)?),
             false => None,
         };
+        if let Some(labels) = &labels {
+            labels.open_window();
+        }
         let delivered = session.deliver(&d).await;
+        if let Some(labels) = &labels {
+            labels.close_window();
+        }
         if let (Some(guard), Some(before)) = (ctx.guard, &before) {
             // Files in community-visible namespaces that gained denied content go back to
             // their prior contents before anything else reads them.
@@ -277,6 +303,17 @@ async fn play(ctx: &AttemptCtx<'_>, trial: &Trial, env: TrialEnv) -> Result<Atte
             let restores = guard.files_to_restore(trial, before, &after);
             cosec_proxy::guard::apply_restores(&trial.agent_root, &restores)
                 .map_err(|e| format!("post-turn restore failed: {e}"))?;
+        }
+        if let Some(labels) = &labels {
+            // What the turn wrote takes the labels of what entered it; a write whose
+            // labels may not go where it landed is undone.
+            if let Err(e) = labels.end_turn(&trial.turn()) {
+                let _ = session.finish().await;
+                return Ok(AttemptEnd::Infra {
+                    cause: format!("cannot absorb the turn's writes: {e}"),
+                    scorable_turns: answered,
+                });
+            }
         }
         if let (true, Some(before)) = (native, &before) {
             // Native harnesses write with their own tools, which the shim never sees: the

@@ -1,0 +1,384 @@
+//! Labels at the source: what every file of a trial's workspace holds, the view of the
+//! workspace each turn gets, and the labels of what a turn writes.
+//!
+//! The platform labels content when it serves it, not when it sees it again: a seeded
+//! file or memory entry carries its object's label from the moment it is laid out, and
+//! bytes the agent writes carry the labels of what entered its context in that turn
+//! ([`taint`]). Before each delivery the workspace on disk is made the turn's *view*:
+//! every segment whose labels the turn may read is there as it is, every other one is
+//! replaced by a placeholder, in the same file, so that the agent's own shell, an MCP
+//! tool and a long-lived process all read the same view. The real content stays here,
+//! in the runner's memory, out of the agent's reach; after the turn the workspace's new
+//! bytes are absorbed (the placeholder kept where a withheld segment was stands for it)
+//! and, at the end of the trial, the real content is written back for the verifier.
+//!
+//! What entered a turn is the union of what the platform handed out (shim reads, search
+//! hits, lookup observations), what the proxy let through in the model's requests, and
+//! the workspace files opened during the delivery, by whatever process ([`watch`]).
+//! Deciding which labels a turn may read, and where the labels of a write may go, is
+//! the guard's job ([`crate::guard`]); this module keeps the books.
+
+pub mod record;
+pub mod taint;
+pub mod watch;
+
+pub use record::{Labels, Record, Rendered, Segment};
+pub use taint::{Absorbed, Change, ChangeKind};
+
+use cosec_scenarios::ObjectId;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use watch::OpenWatch;
+
+/// Files larger than this are not kept in the books: one written during a turn that
+/// carries labels is removed at the end of the turn (it cannot be viewed or restored).
+pub const MAX_TRACKED_FILE: u64 = 32 * 1024 * 1024;
+
+/// Why the workspace could not be viewed or absorbed. The guard treats every one as a
+/// reason to fail closed.
+#[derive(Debug, thiserror::Error)]
+pub enum ProvenanceError {
+    /// A file or folder of the workspace could not be read or written.
+    #[error("workspace {path}: {source}")]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// Cause.
+        source: std::io::Error,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ProvenanceError + '_ {
+    move |source| ProvenanceError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// One file of a turn's view whose content was (partly) withheld.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Withheld {
+    /// Its path relative to the workspace root.
+    pub path: String,
+    /// The labels that kept content out.
+    pub labels: Labels,
+}
+
+/// The turn in progress.
+struct TurnState {
+    rendered: BTreeMap<String, Rendered>,
+    entered: Labels,
+    watch: Option<OpenWatch>,
+    watching: bool,
+}
+
+/// The books of one trial's workspace.
+pub struct Workspace {
+    root: PathBuf,
+    records: BTreeMap<String, Record>,
+    turn: Option<TurnState>,
+    placeholder: Vec<u8>,
+}
+
+impl Workspace {
+    /// The books of the workspace at `root` as laid out: every file on disk, with the
+    /// records of `seeded` (path to labeled record) where the file still holds exactly
+    /// their content, and no labels elsewhere. `placeholder` stands for withheld content.
+    pub fn open(
+        root: &Path,
+        seeded: BTreeMap<String, Record>,
+        placeholder: &str,
+    ) -> Result<Self, ProvenanceError> {
+        let mut records = BTreeMap::new();
+        for (path, bytes) in read_tree(root)? {
+            let record = match seeded.get(&path) {
+                Some(r) if r.content() == bytes => r.clone(),
+                _ => Record::whole(bytes, Labels::new()),
+            };
+            records.insert(path, record);
+        }
+        Ok(Workspace {
+            root: root.to_owned(),
+            records,
+            turn: None,
+            placeholder: placeholder.as_bytes().to_vec(),
+        })
+    }
+
+    /// The workspace root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Every label any file carries.
+    pub fn labels(&self) -> Labels {
+        self.records.values().flat_map(Record::labels).collect()
+    }
+
+    /// The record of a file, if it is in the books.
+    pub fn record(&self, path: &str) -> Option<&Record> {
+        self.records.get(path)
+    }
+
+    /// Makes the workspace on disk the view of a new turn: every segment whose labels
+    /// are all `visible` as it is, every other one replaced by the placeholder. Files
+    /// are rewritten in place (same inode), so a process that keeps a file open sees
+    /// the new view too. Returns the files with withheld content.
+    pub fn begin_turn(
+        &mut self,
+        visible: &dyn Fn(&ObjectId) -> bool,
+    ) -> Result<Vec<Withheld>, ProvenanceError> {
+        self.turn = None;
+        let mut rendered = BTreeMap::new();
+        let mut withheld = Vec::new();
+        for (path, record) in &self.records {
+            let view = record.render(visible, &self.placeholder);
+            let full = self.root.join(path);
+            let on_disk = std::fs::read(&full).ok();
+            if on_disk.as_deref() != Some(view.bytes.as_slice()) {
+                write_in_place(&full, &view.bytes)?;
+            }
+            if view.withholds() {
+                withheld.push(Withheld {
+                    path: path.clone(),
+                    labels: view.withheld.clone(),
+                });
+            }
+            rendered.insert(path.clone(), view);
+        }
+        self.turn = Some(TurnState {
+            rendered,
+            entered: Labels::new(),
+            watch: OpenWatch::new(&self.root).ok(),
+            watching: false,
+        });
+        Ok(withheld)
+    }
+
+    /// Starts counting file opens as content entering the turn (call just before the
+    /// delivery, after the runner's own reads of the view).
+    pub fn open_window(&mut self) {
+        if let Some(turn) = &mut self.turn {
+            if let Some(w) = &mut turn.watch {
+                w.drain();
+            }
+            turn.watching = true;
+        }
+    }
+
+    /// Stops counting file opens (call right after the delivery, before the runner reads
+    /// the workspace again); opens so far are kept.
+    pub fn close_window(&mut self) {
+        self.collect_opens();
+        if let Some(turn) = &mut self.turn {
+            turn.watching = false;
+        }
+    }
+
+    /// Adds labels that entered the turn's context another way (served by the shim, let
+    /// through by the proxy).
+    pub fn note_entered(&mut self, labels: impl IntoIterator<Item = ObjectId>) {
+        if let Some(turn) = &mut self.turn {
+            turn.entered.extend(labels);
+        }
+    }
+
+    /// Every label that entered the turn's context so far. Without a working watch
+    /// (inotify unavailable, events lost), every label the view showed counts.
+    pub fn entered(&mut self) -> Labels {
+        self.collect_opens();
+        self.turn
+            .as_ref()
+            .map(|t| t.entered.clone())
+            .unwrap_or_default()
+    }
+
+    fn collect_opens(&mut self) {
+        let Some(turn) = &mut self.turn else {
+            return;
+        };
+        if !turn.watching {
+            return;
+        }
+        let opened = match &mut turn.watch {
+            Some(w) => w.drain(),
+            None => watch::Opened {
+                files: BTreeSet::new(),
+                lost: true,
+            },
+        };
+        if opened.lost {
+            for view in turn.rendered.values() {
+                turn.entered.extend(view.visible.iter().cloned());
+            }
+        }
+        for path in &opened.files {
+            if let Some(view) = turn.rendered.get(path) {
+                turn.entered.extend(view.visible.iter().cloned());
+            }
+        }
+    }
+
+    /// The labels of the file at `path` now: those its view showed, plus everything that
+    /// entered the turn if the turn wrote it.
+    pub fn labels_of(&mut self, path: &str) -> Labels {
+        let full = self.root.join(path);
+        let now = std::fs::read(&full).ok();
+        let shown = self
+            .turn
+            .as_ref()
+            .and_then(|t| t.rendered.get(path))
+            .map(|v| (v.visible.clone(), Some(v.bytes.clone()) == now));
+        match shown {
+            Some((labels, true)) => labels,
+            Some((mut labels, false)) => {
+                labels.extend(self.entered());
+                labels
+            }
+            None => self.entered(),
+        }
+    }
+
+    /// The workspace after the turn: new records and the changes, not yet committed.
+    pub fn absorb(&mut self) -> Result<Absorbed, ProvenanceError> {
+        self.collect_opens();
+        let after = read_tree(&self.root)?;
+        let Some(turn) = &self.turn else {
+            return Ok(Absorbed {
+                records: self.records.clone(),
+                changes: Vec::new(),
+            });
+        };
+        let input = taint::Turn {
+            records: &self.records,
+            rendered: &turn.rendered,
+            entered: &turn.entered,
+            placeholder: &self.placeholder,
+        };
+        let mut absorbed = taint::absorb(&input, &after);
+        // Oversized files are not read into the books: one the turn wrote while labels
+        // had entered is removed, since it could be viewed and restored by nobody.
+        for path in oversized(&self.root)? {
+            if !turn.entered.is_empty() {
+                let full = self.root.join(&path);
+                std::fs::remove_file(&full).map_err(io(&full))?;
+            }
+            absorbed.records.remove(&path);
+        }
+        Ok(absorbed)
+    }
+
+    /// Ends the turn with `absorbed`, except the changes to `revert` (paths), which are
+    /// undone on disk: a file created is removed, a file modified or deleted gets back
+    /// the bytes of its view and its old record.
+    pub fn commit(
+        &mut self,
+        mut absorbed: Absorbed,
+        revert: &BTreeSet<String>,
+    ) -> Result<(), ProvenanceError> {
+        let Some(turn) = self.turn.take() else {
+            return Ok(());
+        };
+        for path in revert {
+            let full = self.root.join(path);
+            match (turn.rendered.get(path), self.records.get(path)) {
+                (Some(view), Some(old)) => {
+                    if let Some(parent) = full.parent() {
+                        std::fs::create_dir_all(parent).map_err(io(parent))?;
+                    }
+                    write_in_place(&full, &view.bytes)?;
+                    absorbed.records.insert(path.clone(), old.clone());
+                }
+                _ => {
+                    match std::fs::remove_file(&full) {
+                        Ok(()) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                        Err(e) => return Err(io(&full)(e)),
+                    }
+                    absorbed.records.remove(path);
+                }
+            }
+        }
+        self.records = absorbed.records;
+        Ok(())
+    }
+
+    /// Writes the real content of every file back (the end of the trial: the verifier
+    /// reads the workspace as the platform holds it).
+    pub fn restore_real(&mut self) -> Result<(), ProvenanceError> {
+        self.turn = None;
+        for (path, record) in &self.records {
+            let full = self.root.join(path);
+            let bytes = record.content();
+            if std::fs::read(&full).ok().as_deref() != Some(bytes.as_slice()) {
+                write_in_place(&full, &bytes)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Overwrites `full` in place (same inode when it exists), creating it otherwise.
+fn write_in_place(full: &Path, bytes: &[u8]) -> Result<(), ProvenanceError> {
+    if let Some(parent) = full.parent() {
+        std::fs::create_dir_all(parent).map_err(io(parent))?;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(full)
+        .map_err(io(full))?;
+    file.write_all(bytes).map_err(io(full))?;
+    file.flush().map_err(io(full))
+}
+
+/// Every regular file under `root` up to [`MAX_TRACKED_FILE`] bytes, by relative path
+/// (symlinks are neither followed nor kept).
+fn read_tree(root: &Path) -> Result<BTreeMap<String, Vec<u8>>, ProvenanceError> {
+    let mut out = BTreeMap::new();
+    for (rel, full, len) in walk(root)? {
+        if len <= MAX_TRACKED_FILE {
+            out.insert(rel, std::fs::read(&full).map_err(io(&full))?);
+        }
+    }
+    Ok(out)
+}
+
+/// The files under `root` larger than [`MAX_TRACKED_FILE`].
+fn oversized(root: &Path) -> Result<Vec<String>, ProvenanceError> {
+    Ok(walk(root)?
+        .into_iter()
+        .filter(|(_, _, len)| *len > MAX_TRACKED_FILE)
+        .map(|(rel, _, _)| rel)
+        .collect())
+}
+
+/// Every regular file under `root`: relative path, full path, size.
+fn walk(root: &Path) -> Result<Vec<(String, PathBuf, u64)>, ProvenanceError> {
+    let mut out = Vec::new();
+    let mut stack = vec![(root.to_owned(), String::new())];
+    while let Some((dir, rel)) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).map_err(io(&dir))? {
+            let entry = entry.map_err(io(&dir))?;
+            let kind = entry.file_type().map_err(io(&entry.path()))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let child = if rel.is_empty() {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            if kind.is_dir() {
+                stack.push((entry.path(), child));
+            } else if kind.is_file() {
+                let len = entry.metadata().map_err(io(&entry.path()))?.len();
+                out.push((child, entry.path(), len));
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;
