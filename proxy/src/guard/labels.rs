@@ -47,12 +47,11 @@ impl TrialGuard {
             let Some(root) = self.agent_roots.last() else {
                 return Ok(());
             };
-            let seeded = crate::shim::seeded_layout(&self.agent).map_err(|e| {
-                ProvenanceError::Io {
+            let seeded =
+                crate::shim::seeded_layout(&self.agent).map_err(|e| ProvenanceError::Io {
                     path: root.clone(),
                     source: std::io::Error::other(e.to_string()),
-                }
-            })?;
+                })?;
             *ws = Some(Workspace::open(root, seeded, PLACEHOLDER)?);
         }
         let Some(workspace) = ws.as_mut() else {
@@ -203,12 +202,18 @@ impl TrialGuard {
             if denied && self.mode == GuardMode::Enforce {
                 revert.insert(change.path.clone());
                 // A move undone brings its source back.
-                revert.extend(change.copied_from.iter().filter(|from| {
-                    absorbed
-                        .changes
+                revert.extend(
+                    change
+                        .copied_from
                         .iter()
-                        .any(|c| &c.path == *from && c.kind == ChangeKind::Deleted)
-                }).cloned());
+                        .filter(|from| {
+                            absorbed
+                                .changes
+                                .iter()
+                                .any(|c| &c.path == *from && c.kind == ChangeKind::Deleted)
+                        })
+                        .cloned(),
+                );
             }
         }
         workspace.commit(absorbed, &revert)?;

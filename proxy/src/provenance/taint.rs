@@ -85,8 +85,7 @@ pub fn absorb(turn: &Turn<'_>, after: &BTreeMap<String, Vec<u8>>) -> Absorbed {
                 (record, Some(change))
             }
             (None, _) => {
-                let (record, written, copied) =
-                    rewrite(turn, &pool, &Rendered::default(), bytes);
+                let (record, written, copied) = rewrite(turn, &pool, &Rendered::default(), bytes);
                 let change = Change {
                     path: path.clone(),
                     kind: ChangeKind::Created,
@@ -192,9 +191,10 @@ fn rewrite(
         .rev()
         .take_while(|p| p.range.start >= tail_start)
         .count();
-    let kept_head_len = view.parts.get(..head).map_or(0, |p| {
-        p.last().map_or(0, |last| last.range.end)
-    });
+    let kept_head_len = view
+        .parts
+        .get(..head)
+        .map_or(0, |p| p.last().map_or(0, |last| last.range.end));
     let kept_tail_len = view.parts.len().checked_sub(tail).map_or(0, |first| {
         view.parts
             .get(first)

@@ -20,7 +20,10 @@ fn workspace() -> (tempfile::TempDir, Workspace) {
         "memory/notes.md".to_owned(),
         Record {
             segments: vec![
-                Segment::new("Ole has epilepsy; seizure plan in the blue folder", Labels::from([id("ole")])),
+                Segment::new(
+                    "Ole has epilepsy; seizure plan in the blue folder",
+                    Labels::from([id("ole")]),
+                ),
                 Segment::plain("\n\n"),
                 Segment::new("The rota changes in May", Labels::from([id("rota")])),
                 Segment::plain("\n"),
@@ -33,7 +36,11 @@ fn workspace() -> (tempfile::TempDir, Workspace) {
         std::fs::write(full, record.content()).unwrap();
     }
     std::fs::create_dir_all(dir.path().join("communities/w")).unwrap();
-    std::fs::write(dir.path().join("communities/w/notice.md"), "Open day on Friday\n").unwrap();
+    std::fs::write(
+        dir.path().join("communities/w/notice.md"),
+        "Open day on Friday\n",
+    )
+    .unwrap();
     let ws = Workspace::open(dir.path(), seeded, PH).unwrap();
     (dir, ws)
 }
@@ -58,7 +65,10 @@ fn a_turn_sees_only_what_it_may_read_and_the_real_content_comes_back_at_the_end(
     let (dir, mut ws) = workspace();
     let withheld = ws.begin_turn(&|o| o.0 != "ledger" && o.0 != "ole").unwrap();
     assert_eq!(read(&dir, "shared/funds/ledger.md"), PH);
-    assert_eq!(read(&dir, "memory/notes.md"), format!("{PH}\n\nThe rota changes in May\n"));
+    assert_eq!(
+        read(&dir, "memory/notes.md"),
+        format!("{PH}\n\nThe rota changes in May\n")
+    );
     assert_eq!(withheld.len(), 2);
     // Whatever the agent runs on the file, it reads the placeholder.
     ws.open_window();
@@ -80,7 +90,10 @@ fn what_a_turn_writes_after_reading_a_file_with_a_shell_carries_its_label_throug
     let (dir, mut ws) = workspace();
     ws.begin_turn(&|_| true).unwrap();
     ws.open_window();
-    sh(&dir, "gzip -c shared/funds/ledger.md | base64 > communities/w/x.txt");
+    sh(
+        &dir,
+        "gzip -c shared/funds/ledger.md | base64 > communities/w/x.txt",
+    );
     ws.close_window();
     assert!(ws.entered().contains(&id("ledger")));
     assert!(!ws.entered().contains(&id("ole")), "memory was not opened");
@@ -106,17 +119,28 @@ fn opens_before_the_window_do_not_count_and_a_reverted_change_is_undone() {
     // The runner's own snapshot before the delivery.
     read(&dir, "shared/funds/ledger.md");
     ws.open_window();
-    sh(&dir, "cp shared/funds/ledger.md communities/w/copy.md && echo changed > communities/w/notice.md");
+    sh(
+        &dir,
+        "cp shared/funds/ledger.md communities/w/copy.md && echo changed > communities/w/notice.md",
+    );
     ws.close_window();
     let absorbed = ws.absorb().unwrap();
-    assert!(ws.labels_of("communities/w/copy.md").contains(&id("ledger")));
+    assert!(ws
+        .labels_of("communities/w/copy.md")
+        .contains(&id("ledger")));
     let revert: BTreeSet<String> = ["communities/w/copy.md", "communities/w/notice.md"]
         .map(str::to_owned)
         .into();
     ws.commit(absorbed, &revert).unwrap();
     assert!(!dir.path().join("communities/w/copy.md").exists());
-    assert_eq!(read(&dir, "communities/w/notice.md"), "Open day on Friday\n");
-    assert_eq!(ws.record("communities/w/notice.md").unwrap().content(), b"Open day on Friday\n");
+    assert_eq!(
+        read(&dir, "communities/w/notice.md"),
+        "Open day on Friday\n"
+    );
+    assert_eq!(
+        ws.record("communities/w/notice.md").unwrap().content(),
+        b"Open day on Friday\n"
+    );
 }
 
 #[test]
@@ -124,7 +148,10 @@ fn a_copy_kept_in_the_workspace_is_hidden_after_the_label_is_revoked() {
     let (dir, mut ws) = workspace();
     ws.begin_turn(&|_| true).unwrap();
     ws.open_window();
-    sh(&dir, "mkdir -p shared/old && mv shared/funds/ledger.md shared/old/l.md");
+    sh(
+        &dir,
+        "mkdir -p shared/old && mv shared/funds/ledger.md shared/old/l.md",
+    );
     ws.close_window();
     let absorbed = ws.absorb().unwrap();
     ws.commit(absorbed, &BTreeSet::new()).unwrap();

@@ -13,7 +13,11 @@ fn visible_except(hidden: &'static [&'static str]) -> impl Fn(&ObjectId) -> bool
     move |o: &ObjectId| !hidden.contains(&o.0.as_str())
 }
 
-fn one(path: &str, record: Record, hidden: &'static [&'static str]) -> (BTreeMap<String, Record>, BTreeMap<String, Rendered>) {
+fn one(
+    path: &str,
+    record: Record,
+    hidden: &'static [&'static str],
+) -> (BTreeMap<String, Record>, BTreeMap<String, Rendered>) {
     let rendered = record.render(&visible_except(hidden), PH);
     (
         BTreeMap::from([(path.to_owned(), record)]),
@@ -44,7 +48,12 @@ fn run(
 fn an_unchanged_file_keeps_its_record_and_is_no_change() {
     let record = Record::whole("the pharmacy ledger of Mira", labels(&["ledger"]));
     let (records, rendered) = one("shared/l.md", record.clone(), &[]);
-    let out = run(&records, &rendered, &labels(&["x"]), &[("shared/l.md", b"the pharmacy ledger of Mira")]);
+    let out = run(
+        &records,
+        &rendered,
+        &labels(&["x"]),
+        &[("shared/l.md", b"the pharmacy ledger of Mira")],
+    );
     assert_eq!(out.records["shared/l.md"], record);
     assert!(out.changes.is_empty());
 }
@@ -52,7 +61,12 @@ fn an_unchanged_file_keeps_its_record_and_is_no_change() {
 #[test]
 fn a_new_file_carries_everything_that_entered_the_turn() {
     let (records, rendered) = one("a.md", Record::whole("x", Labels::new()), &[]);
-    let out = run(&records, &rendered, &labels(&["ledger", "post"]), &[("a.md", b"x"), ("b.md", b"KRUGKIDROVUWG2ZA")]);
+    let out = run(
+        &records,
+        &rendered,
+        &labels(&["ledger", "post"]),
+        &[("a.md", b"x"), ("b.md", b"KRUGKIDROVUWG2ZA")],
+    );
     assert_eq!(out.records["b.md"].labels(), labels(&["ledger", "post"]));
     assert_eq!(out.changes.len(), 1);
     assert_eq!(out.changes[0].kind, ChangeKind::Created);
@@ -62,10 +76,26 @@ fn a_new_file_carries_everything_that_entered_the_turn() {
 #[test]
 fn a_move_without_reading_carries_the_labels_of_what_it_moved() {
     let secret = "CarePod pharmacy fund - reimbursement PF-2291: Mira Castell";
-    let (records, rendered) = one("shared/funds/ledger.md", Record::whole(secret, labels(&["ledger"])), &[]);
-    let out = run(&records, &rendered, &Labels::new(), &[("communities/w/x.md", secret.as_bytes())]);
-    assert_eq!(out.records["communities/w/x.md"].labels(), labels(&["ledger"]));
-    let created = out.changes.iter().find(|c| c.kind == ChangeKind::Created).unwrap();
+    let (records, rendered) = one(
+        "shared/funds/ledger.md",
+        Record::whole(secret, labels(&["ledger"])),
+        &[],
+    );
+    let out = run(
+        &records,
+        &rendered,
+        &Labels::new(),
+        &[("communities/w/x.md", secret.as_bytes())],
+    );
+    assert_eq!(
+        out.records["communities/w/x.md"].labels(),
+        labels(&["ledger"])
+    );
+    let created = out
+        .changes
+        .iter()
+        .find(|c| c.kind == ChangeKind::Created)
+        .unwrap();
     assert!(created.copied_from.contains("shared/funds/ledger.md"));
     assert!(out.changes.iter().any(|c| c.kind == ChangeKind::Deleted));
 }
@@ -83,7 +113,12 @@ fn an_append_keeps_the_labels_of_the_lines_before_it() {
     let (records, rendered) = one("memory/notes.md", record.clone(), &[]);
     let mut after = record.content();
     after.extend_from_slice(b"a new note\n");
-    let out = run(&records, &rendered, &labels(&["other"]), &[("memory/notes.md", &after)]);
+    let out = run(
+        &records,
+        &rendered,
+        &labels(&["other"]),
+        &[("memory/notes.md", &after)],
+    );
     let new = &out.records["memory/notes.md"];
     assert_eq!(new.content(), after);
     assert_eq!(new.segments[0].labels, labels(&["plot"]));
@@ -100,13 +135,26 @@ fn a_placeholder_kept_by_an_edit_keeps_the_withheld_segment_behind_it() {
         ],
     };
     let (records, rendered) = one("memory/notes.md", record, &["ole"]);
-    assert_eq!(rendered["memory/notes.md"].bytes, b"[not available]\n\nshared rota\n");
-    let out = run(&records, &rendered, &Labels::new(), &[("memory/notes.md", b"[not available]\n\nrota changed\n")]);
+    assert_eq!(
+        rendered["memory/notes.md"].bytes,
+        b"[not available]\n\nshared rota\n"
+    );
+    let out = run(
+        &records,
+        &rendered,
+        &Labels::new(),
+        &[("memory/notes.md", b"[not available]\n\nrota changed\n")],
+    );
     let new = &out.records["memory/notes.md"];
     assert_eq!(new.content(), b"Ole's epilepsy post\n\nrota changed\n");
     assert_eq!(new.labels(), labels(&["ole"]));
     // Removing the placeholder removes what it stood for.
-    let out = run(&records, &rendered, &Labels::new(), &[("memory/notes.md", b"rota only\n")]);
+    let out = run(
+        &records,
+        &rendered,
+        &Labels::new(),
+        &[("memory/notes.md", b"rota only\n")],
+    );
     assert_eq!(out.records["memory/notes.md"].content(), b"rota only\n");
     assert!(out.records["memory/notes.md"].labels().is_empty());
 }
@@ -123,7 +171,12 @@ fn record_strategy() -> impl Strategy<Value = Record> {
     .prop_map(|parts| Record {
         segments: parts
             .into_iter()
-            .map(|(bytes, ls)| Segment::new(bytes, ls.into_iter().map(|l| ObjectId(l.to_owned())).collect()))
+            .map(|(bytes, ls)| {
+                Segment::new(
+                    bytes,
+                    ls.into_iter().map(|l| ObjectId(l.to_owned())).collect(),
+                )
+            })
             .collect(),
     })
 }
