@@ -12,6 +12,7 @@
 pub mod api;
 pub mod guard;
 pub mod layout;
+pub mod names;
 pub mod provenance;
 pub mod registry;
 pub mod server;

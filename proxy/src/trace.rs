@@ -184,6 +184,32 @@ pub enum TraceEvent {
         /// Decision latency (detection excluded) in microseconds.
         latency_us: u64,
     },
+    /// A turn's view of the workspace (the guard's input layer): the files whose content
+    /// it withholds, each with the labels that decided it.
+    WorkspaceView {
+        /// Turn of the delivery the view is for.
+        turn: u8,
+        /// Session community.
+        community: CommunityId,
+        /// Files with withheld content.
+        withheld: Vec<LabeledPath>,
+        /// Time to decide and write the view, in microseconds.
+        latency_us: u64,
+    },
+    /// What a turn wrote into the workspace, each file with the labels of the bytes
+    /// written into it; changes whose labels may not go where they landed were undone.
+    WorkspaceWrites {
+        /// Turn of the delivery.
+        turn: u8,
+        /// Session community.
+        community: CommunityId,
+        /// Files created or modified, with the labels written into them.
+        written: Vec<LabeledPath>,
+        /// Files undone (put back as the turn's view had them, or removed).
+        reverted: Vec<String>,
+        /// Time to absorb the turn, in microseconds.
+        latency_us: u64,
+    },
     /// Native evidence captured from a harness process (its JSON event stream, its
     /// final output, or a session file it wrote), kept for the verifier.
     HarnessOutput {
@@ -203,6 +229,15 @@ pub enum TraceEvent {
         /// Cause, readable.
         cause: String,
     },
+}
+
+/// A workspace file and the labels (object ids) that decided something about it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LabeledPath {
+    /// Path relative to the agent root.
+    pub path: String,
+    /// The labels.
+    pub labels: Vec<ObjectId>,
 }
 
 /// A timestamped trace line.

@@ -28,8 +28,14 @@ use super::{reply_destination, GuardLayer, GuardMode, GuardPoint};
 use crate::layout;
 use crate::provenance::{ChangeKind, Labels, ProvenanceError, Workspace};
 use crate::registry::TurnContext;
+use crate::trace::{LabeledPath, TraceEvent};
 use cosec_scenarios::{Action, Destination, ObjectId};
 use std::collections::BTreeSet;
+use std::time::Instant;
+
+fn micros(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_micros()).unwrap_or(u64::MAX)
+}
 
 /// The reason given when the labels a call carries may not go where it sends them.
 pub const BLOCKED_LABELS: &str =
@@ -42,6 +48,7 @@ impl TrialGuard {
         if !self.layers.input {
             return Ok(());
         }
+        let started = Instant::now();
         let mut ws = self.workspace();
         if ws.is_none() {
             let Some(root) = self.agent_roots.last() else {
@@ -76,7 +83,19 @@ impl TrialGuard {
                 decided.insert(object);
             }
         }
-        workspace.begin_turn(&|o| decided.contains(o))?;
+        let withheld = workspace.begin_turn(&|o| decided.contains(o))?;
+        self.record(TraceEvent::WorkspaceView {
+            turn: ctx.turn,
+            community: ctx.community.clone(),
+            withheld: withheld
+                .into_iter()
+                .map(|w| LabeledPath {
+                    path: w.path,
+                    labels: w.labels.into_iter().collect(),
+                })
+                .collect(),
+            latency_us: micros(started),
+        });
         Ok(())
     }
 
@@ -173,11 +192,21 @@ impl TrialGuard {
     /// whose audience may not receive one of the labels written into it is put back as
     /// it was (with any file it was moved from). Returns the paths put back.
     pub fn end_turn(&self, ctx: &TurnContext) -> Result<Vec<String>, ProvenanceError> {
+        let started = Instant::now();
         let mut ws = self.workspace();
         let Some(workspace) = ws.as_mut() else {
             return Ok(Vec::new());
         };
         let absorbed = workspace.absorb()?;
+        let written: Vec<LabeledPath> = absorbed
+            .changes
+            .iter()
+            .filter(|c| c.kind != ChangeKind::Deleted)
+            .map(|c| LabeledPath {
+                path: c.path.clone(),
+                labels: c.written.iter().cloned().collect(),
+            })
+            .collect();
         let mut revert: BTreeSet<String> = BTreeSet::new();
         for change in &absorbed.changes {
             if change.kind == ChangeKind::Deleted {
@@ -217,7 +246,15 @@ impl TrialGuard {
             }
         }
         workspace.commit(absorbed, &revert)?;
-        Ok(revert.into_iter().collect())
+        let reverted: Vec<String> = revert.into_iter().collect();
+        self.record(TraceEvent::WorkspaceWrites {
+            turn: ctx.turn,
+            community: ctx.community.clone(),
+            written,
+            reverted: reverted.clone(),
+            latency_us: micros(started),
+        });
+        Ok(reverted)
     }
 
     /// Writes the real content of the workspace back for the verifier (the trial is

@@ -117,30 +117,15 @@ fn str_arg<'a>(args: &'a Value, keys: &[&str]) -> Option<&'a str> {
 
 impl TrialGuard {
     fn community_named(&self, wanted: &str) -> Option<CommunityId> {
-        let w = clean_name(wanted);
-        self.agent
-            .communities
-            .iter()
-            .find(|c| c.id.as_str().to_lowercase() == w || c.name.to_lowercase() == w)
-            .map(|c| c.id.clone())
+        crate::names::community_named(&self.agent, wanted)
     }
 
     fn person_named(&self, wanted: &str) -> Option<UserId> {
-        let w = clean_name(wanted);
-        self.agent
-            .people
-            .iter()
-            .find(|p| p.id.as_str().to_lowercase() == w || p.name.to_lowercase() == w)
-            .map(|p| p.id.clone())
+        crate::names::person_named(&self.agent, wanted)
     }
 
     fn workflow_named(&self, wanted: &str) -> Option<String> {
-        let w = wanted.trim();
-        let list = &self.agent.workflows;
-        list.iter()
-            .find(|x| x.name == w)
-            .or_else(|| list.iter().find(|x| x.name.eq_ignore_ascii_case(w)))
-            .map(|x| x.name.clone())
+        crate::names::workflow_named(&self.agent, wanted)
     }
 
     /// Checks one tool call of a model response in turn `ctx`.
@@ -504,15 +489,6 @@ fn rewrite(call: &ToolCall, args: &Value) -> ToolCallVerdict {
         arguments: args.to_string(),
         ..call.clone()
     })
-}
-
-/// Lower-cases and strips the decorations models put around names (`@`, `#`, quotes).
-fn clean_name(s: &str) -> String {
-    s.trim()
-        .trim_matches(|c: char| c == '"' || c == '\'' || c == '`')
-        .trim_start_matches(['@', '#'])
-        .trim()
-        .to_lowercase()
 }
 
 #[cfg(test)]

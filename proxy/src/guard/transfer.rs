@@ -6,75 +6,33 @@ use super::stats::GuardOutcome;
 use super::toolcall::{ToolCallVerdict, BLOCKED_TRANSFER};
 use super::trial::TrialGuard;
 use super::{GuardLayer, GuardPoint};
+use crate::layout;
 use crate::registry::TurnContext;
-use cosec_scenarios::{Action, CommunityId, Destination, Namespace, ObjectId};
-use std::path::{Component, Path};
+use cosec_scenarios::{Action, Destination, Namespace, ObjectId};
 
 /// Files larger than this are not read to look for labeled content.
 const MAX_READ: u64 = 1024 * 1024;
 
-/// The components of a relative path with `.` and `..` resolved (`None` if it climbs
-/// above its start or is absolute).
-fn lexical(path: &str) -> Option<Vec<String>> {
-    let mut parts: Vec<String> = Vec::new();
-    for c in Path::new(path).components() {
-        match c {
-            Component::Normal(s) => parts.push(s.to_string_lossy().into_owned()),
-            Component::CurDir => {}
-            Component::ParentDir => {
-                parts.pop()?;
-            }
-            Component::RootDir | Component::Prefix(_) => return None,
-        }
-    }
-    Some(parts)
-}
-
-/// Whether `text` matches a shell wildcard `pattern` (`*` and `?` stay inside one
-/// path segment).
-fn wildcard(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    fn go(p: &[char], t: &[char]) -> bool {
-        match p.split_first() {
-            None => t.is_empty(),
-            Some(('*', rest)) => (0..=t.len())
-                .take_while(|k| *k == 0 || t[*k - 1] != '/')
-                .any(|k| go(rest, &t[k..])),
-            Some(('?', rest)) => t.first().is_some_and(|c| *c != '/') && go(rest, &t[1..]),
-            Some((c, rest)) => t.first() == Some(c) && go(rest, &t[1..]),
-        }
-    }
-    go(&p, &t)
+/// A shell wildcard `pattern` (`*`, `?`, `[...]`; `*` stays inside one path segment)
+/// as a matcher; `None` if it does not parse, and the caller must then assume it
+/// covers everything.
+fn wildcard(pattern: &str) -> Option<globset::GlobMatcher> {
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .ok()
+        .map(|g| g.compile_matcher())
 }
 
 impl TrialGuard {
     /// The agent-relative form of a path (`None` outside the agent's files).
     pub(crate) fn agent_relative(&self, path: &str) -> Option<String> {
-        let path = path.trim();
-        let rel = if Path::new(path).is_absolute() {
-            let p = Path::new(path);
-            let root = self.agent_roots.iter().find(|r| p.starts_with(r))?;
-            p.strip_prefix(root).ok()?.to_string_lossy().into_owned()
-        } else {
-            path.to_owned()
-        };
-        let parts = lexical(&rel)?;
-        Some(parts.join("/"))
+        layout::agent_relative(&self.agent_roots, path)
     }
 
     /// The namespace a path lies in, if any.
     pub(crate) fn namespace_of(&self, path: &str) -> Option<Namespace> {
-        let rel = self.agent_relative(path)?;
-        let mut parts = rel.split('/');
-        match parts.next()? {
-            crate::layout::COMMUNITIES_DIR => Some(Namespace::Community {
-                community: CommunityId(parts.next().filter(|s| !s.is_empty())?.to_owned()),
-            }),
-            crate::layout::SHARED_DIR => Some(Namespace::Shared),
-            crate::layout::MEMORY_DIR => Some(Namespace::Memory),
-            _ => None,
-        }
+        layout::namespace_of(&self.agent_relative(path)?)
     }
 
     /// Checks a transfer of the file at `source` (agent-relative or absolute) by `action`
@@ -134,16 +92,25 @@ impl TrialGuard {
         let mut denied = false;
         let mut paths: Vec<(&String, &ObjectId)> = self.seeded_paths.iter().collect();
         paths.sort();
-        let glob = rel.contains(['*', '?']);
+        let glob = rel
+            .contains(['*', '?', '['])
+            .then(|| wildcard(&rel).ok_or(()));
         for (path, object) in paths {
+            let matches = |m: &globset::GlobMatcher| {
+                m.is_match(path.as_str())
+                    || path
+                        .rsplit_once('/')
+                        .is_some_and(|(dir, _)| m.is_match(dir))
+            };
             let covered = *path == rel
                 || path.starts_with(&prefix)
                 || rel.is_empty()
-                || (glob
-                    && (wildcard(&rel, path)
-                        || path
-                            .rsplit_once('/')
-                            .is_some_and(|(dir, _)| wildcard(&rel, dir))));
+                || match &glob {
+                    Some(Ok(m)) => matches(m),
+                    // A pattern that does not parse may mean anything.
+                    Some(Err(())) => true,
+                    None => false,
+                };
             if covered {
                 if let Some(idx) = self.idx(object).filter(|_| self.layers.input) {
                     denied |= flow.denied(self, idx, None);
@@ -175,10 +142,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn wildcards_stay_in_one_segment() {
-        assert!(wildcard("shared/notes/*", "shared/notes/a.md"));
-        assert!(wildcard("shared/*.md", "shared/a.md"));
-        assert!(!wildcard("shared/*", "shared/notes/a.md"));
-        assert!(wildcard("shared/?.md", "shared/a.md"));
+    fn wildcards_stay_in_one_segment_and_know_classes() {
+        let is = |p: &str, t: &str| wildcard(p).unwrap().is_match(t);
+        assert!(is("shared/notes/*", "shared/notes/a.md"));
+        assert!(is("shared/*.md", "shared/a.md"));
+        assert!(!is("shared/*", "shared/notes/a.md"));
+        assert!(is("shared/?.md", "shared/a.md"));
+        assert!(is("shared/[a-c].md", "shared/b.md"));
+        assert!(!is("shared/[a-c].md", "shared/d.md"));
+    }
+
+    #[test]
+    fn many_stars_are_matched_without_backtracking_blowup() {
+        let pattern = format!("shared/{}b", "*a".repeat(40));
+        let text = format!("shared/{}", "a".repeat(200));
+        assert!(!wildcard(&pattern).unwrap().is_match(text.as_str()));
     }
 }

@@ -113,11 +113,8 @@ pub(crate) fn submit_workflow(call: &Call<'_>, out: &mut Outcome) -> Result<Stri
     let wanted = call.arg("name")?;
     let payload = call.arg("payload")?;
     let workflows = &call.trial.agent.workflows;
-    let w = wanted.trim();
-    let declared = workflows
-        .iter()
-        .find(|x| x.name == w)
-        .or_else(|| workflows.iter().find(|x| x.name.eq_ignore_ascii_case(w)))
+    let declared = crate::names::workflow_named(&call.trial.agent, &wanted)
+        .and_then(|name| workflows.iter().find(|x| x.name == name))
         .ok_or_else(|| {
             let names: Vec<&str> = workflows.iter().map(|x| x.name.as_str()).collect();
             format!(

@@ -143,34 +143,22 @@ impl TrialIndex {
 
     /// Resolves a community by id or display name, case-insensitively.
     pub fn community(&self, wanted: &str) -> Result<CommunityId, String> {
-        let w = normalize_name(wanted);
-        self.agent
-            .communities
-            .iter()
-            .find(|c| c.id.as_str().to_lowercase() == w || c.name.to_lowercase() == w)
-            .map(|c| c.id.clone())
-            .ok_or_else(|| {
-                format!(
-                    "unknown community `{wanted}`; valid communities: {}",
-                    list_communities(&self.agent.communities)
-                )
-            })
+        crate::names::community_named(&self.agent, wanted).ok_or_else(|| {
+            format!(
+                "unknown community `{wanted}`; valid communities: {}",
+                list_communities(&self.agent.communities)
+            )
+        })
     }
 
     /// Resolves a person by id or display name, case-insensitively.
     pub fn person(&self, wanted: &str) -> Result<UserId, String> {
-        let w = normalize_name(wanted);
-        self.agent
-            .people
-            .iter()
-            .find(|p| p.id.as_str().to_lowercase() == w || p.name.to_lowercase() == w)
-            .map(|p| p.id.clone())
-            .ok_or_else(|| {
-                format!(
-                    "unknown person `{wanted}`; valid people: {}",
-                    list_people(&self.agent.people)
-                )
-            })
+        crate::names::person_named(&self.agent, wanted).ok_or_else(|| {
+            format!(
+                "unknown person `{wanted}`; valid people: {}",
+                list_people(&self.agent.people)
+            )
+        })
     }
 
     /// Whether a community id is one of the agent's communities.
@@ -190,15 +178,6 @@ fn content_seed(object: &ObjectId, content: &str, memory: bool) -> ContentSeed {
         content: content.trim().to_owned(),
         memory,
     }
-}
-
-/// Lower-cases and strips the decorations models put around names (`@`, `#`, quotes).
-fn normalize_name(s: &str) -> String {
-    s.trim()
-        .trim_matches(|c: char| c == '"' || c == '\'' || c == '`')
-        .trim_start_matches(['@', '#'])
-        .trim()
-        .to_lowercase()
 }
 
 fn list_communities(cs: &[CommunityInfo]) -> String {

@@ -90,6 +90,10 @@
         return k + "in " + esc(e.community) + pre(e.text);
       case "guard_decision":
         return k + "layer " + esc(e.layer) + ", " + esc(e.point) + ": <b>" + esc(e.decision) + "</b> " + esc(e.action) + " of " + esc(e.object) + " to " + esc(e.destination) + (e.enforced === false ? " (shadow)" : "") + " <small>" + esc((e.policies || []).join(", ")) + (e.errors && e.errors.length ? " errors: " + esc(e.errors.join("; ")) : "") + "</small>";
+      case "workspace_view":
+        return k + "view of the workspace in " + esc(e.community) + ": " + ((e.withheld || []).length ? (e.withheld || []).map((w) => esc(w.path) + " withheld (" + esc((w.labels || []).join(", ")) + ")").join("; ") : "nothing withheld");
+      case "workspace_writes":
+        return k + "writes in " + esc(e.community) + ": " + ((e.written || []).map((w) => esc(w.path) + " carries " + esc((w.labels || []).join(", ") || "no label")).join("; ") || "none") + ((e.reverted || []).length ? "; <b>undone</b>: " + esc(e.reverted.join(", ")) : "");
       case "harness_output":
         return "<details><summary>" + k + esc(e.source) + "</summary>" + pre(e.text) + "</details>";
       case "infra":

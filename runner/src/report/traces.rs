@@ -132,6 +132,17 @@ fn condense(line: &Value) -> Option<Value> {
             "errors": line.get("errors"),
             "enforced": line.get("enforced"),
         }),
+        "workspace_view" => json!({
+            "community": str_of(line, "community"),
+            "withheld": line.get("withheld"),
+            "latency_ms": millis(line.get("latency_us")),
+        }),
+        "workspace_writes" => json!({
+            "community": str_of(line, "community"),
+            "written": line.get("written"),
+            "reverted": line.get("reverted"),
+            "latency_ms": millis(line.get("latency_us")),
+        }),
         "harness_output" => json!({
             "source": str_of(line, "source"),
             "text": cap(str_of(line, "text"), TEXT_CAP),
