@@ -50,17 +50,7 @@ impl TrialGuard {
         }
         let started = Instant::now();
         let mut ws = self.workspace();
-        if ws.is_none() {
-            let Some(root) = self.agent_roots.last() else {
-                return Ok(());
-            };
-            let seeded =
-                crate::shim::seeded_layout(&self.agent).map_err(|e| ProvenanceError::Io {
-                    path: root.clone(),
-                    source: std::io::Error::other(e.to_string()),
-                })?;
-            *ws = Some(Workspace::open(root, seeded, PLACEHOLDER)?);
-        }
+        self.open_books(&mut ws)?;
         let Some(workspace) = ws.as_mut() else {
             return Ok(());
         };
@@ -97,6 +87,42 @@ impl TrialGuard {
             latency_us: micros(started),
         });
         Ok(())
+    }
+
+    /// Opens the books of the trial's workspace from the agent half as laid out, once.
+    fn open_books(&self, ws: &mut Option<Workspace>) -> Result<(), ProvenanceError> {
+        if ws.is_some() {
+            return Ok(());
+        }
+        let Some(root) = self.agent_roots.last() else {
+            return Ok(());
+        };
+        let seeded = crate::shim::seeded_layout(&self.agent).map_err(|e| ProvenanceError::Io {
+            path: root.clone(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        *ws = Some(Workspace::open(root, seeded, PLACEHOLDER)?);
+        Ok(())
+    }
+
+    /// Adds a harness's own store of seeded content (the folder `dir`, e.g. its memory)
+    /// to the books under `prefix`, with its seeded records by relative path: every turn
+    /// then views it like the workspace (input layer only).
+    pub fn view_store(
+        &self,
+        prefix: &str,
+        dir: &std::path::Path,
+        seeded: std::collections::BTreeMap<String, crate::provenance::Record>,
+    ) -> Result<(), ProvenanceError> {
+        if !self.layers.input {
+            return Ok(());
+        }
+        let mut ws = self.workspace();
+        self.open_books(&mut ws)?;
+        match ws.as_mut() {
+            Some(workspace) => workspace.add_root(prefix, dir, seeded),
+            None => Ok(()),
+        }
     }
 
     /// Whether the trial's workspace is in the books (the input layer has begun a turn).

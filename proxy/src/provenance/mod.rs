@@ -69,13 +69,31 @@ pub struct Withheld {
 struct TurnState {
     rendered: BTreeMap<String, Rendered>,
     entered: Labels,
-    watch: Option<OpenWatch>,
+    /// One watch per folder in the books; `None` where a watch could not be set up.
+    watches: Vec<(String, Option<OpenWatch>)>,
     watching: bool,
+}
+
+/// A folder in the books: the agent half (prefix empty), or a harness's own store of
+/// labeled content (its memory) under a prefix of its own.
+struct Root {
+    prefix: String,
+    dir: PathBuf,
+}
+
+impl Root {
+    fn key(&self, rel: &str) -> String {
+        if self.prefix.is_empty() {
+            rel.to_owned()
+        } else {
+            format!("{}/{rel}", self.prefix)
+        }
+    }
 }
 
 /// The books of one trial's workspace.
 pub struct Workspace {
-    root: PathBuf,
+    roots: Vec<Root>,
     records: BTreeMap<String, Record>,
     turn: Option<TurnState>,
     placeholder: Vec<u8>,
@@ -90,25 +108,71 @@ impl Workspace {
         seeded: BTreeMap<String, Record>,
         placeholder: &str,
     ) -> Result<Self, ProvenanceError> {
-        let mut records = BTreeMap::new();
-        for (path, bytes) in read_tree(root)? {
-            let record = match seeded.get(&path) {
+        let mut ws = Workspace {
+            roots: Vec::new(),
+            records: BTreeMap::new(),
+            turn: None,
+            placeholder: placeholder.as_bytes().to_vec(),
+        };
+        ws.add_root("", root, seeded)?;
+        Ok(ws)
+    }
+
+    /// Adds the folder `dir` to the books under `prefix` (keys `prefix/relative path`),
+    /// with `seeded` (relative path to labeled record) as [`Workspace::open`] takes them:
+    /// a harness's own store of seeded content (its memory) is viewed like the
+    /// workspace. Takes effect from the next turn.
+    pub fn add_root(
+        &mut self,
+        prefix: &str,
+        dir: &Path,
+        seeded: BTreeMap<String, Record>,
+    ) -> Result<(), ProvenanceError> {
+        let root = Root {
+            prefix: prefix.trim_end_matches('/').to_owned(),
+            dir: dir.to_owned(),
+        };
+        for (rel, bytes) in read_tree(dir)? {
+            let record = match seeded.get(&rel) {
                 Some(r) if r.content() == bytes => r.clone(),
                 _ => Record::whole(bytes, Labels::new()),
             };
-            records.insert(path, record);
+            self.records.insert(root.key(&rel), record);
         }
-        Ok(Workspace {
-            root: root.to_owned(),
-            records,
-            turn: None,
-            placeholder: placeholder.as_bytes().to_vec(),
-        })
+        self.roots.push(root);
+        Ok(())
     }
 
-    /// The workspace root.
+    /// The agent half.
     pub fn root(&self) -> &Path {
-        &self.root
+        self.roots
+            .first()
+            .map_or(Path::new(""), |r| r.dir.as_path())
+    }
+
+    /// The file a key names on disk: under the root whose prefix it carries (the
+    /// longest), else under the agent half.
+    fn full(&self, key: &str) -> PathBuf {
+        self.roots
+            .iter()
+            .filter(|r| !r.prefix.is_empty())
+            .filter_map(|r| {
+                let rel = key.strip_prefix(r.prefix.as_str())?.strip_prefix('/')?;
+                Some((r.prefix.len(), r.dir.join(rel)))
+            })
+            .max_by_key(|(len, _)| *len)
+            .map_or_else(|| self.root().join(key), |(_, full)| full)
+    }
+
+    /// Every file of every folder in the books, by key.
+    fn read_all(&self) -> Result<BTreeMap<String, Vec<u8>>, ProvenanceError> {
+        let mut out = BTreeMap::new();
+        for root in &self.roots {
+            for (rel, bytes) in read_tree(&root.dir)? {
+                out.insert(root.key(&rel), bytes);
+            }
+        }
+        Ok(out)
     }
 
     /// Every label any file carries.
@@ -134,7 +198,7 @@ impl Workspace {
         let mut withheld = Vec::new();
         for (path, record) in &self.records {
             let view = record.render(visible, &self.placeholder);
-            let full = self.root.join(path);
+            let full = self.full(path);
             let on_disk = std::fs::read(&full).ok();
             if on_disk.as_deref() != Some(view.bytes.as_slice()) {
                 write_in_place(&full, &view.bytes)?;
@@ -147,10 +211,15 @@ impl Workspace {
             }
             rendered.insert(path.clone(), view);
         }
+        let watches = self
+            .roots
+            .iter()
+            .map(|r| (r.prefix.clone(), OpenWatch::new(&r.dir).ok()))
+            .collect();
         self.turn = Some(TurnState {
             rendered,
             entered: Labels::new(),
-            watch: OpenWatch::new(&self.root).ok(),
+            watches,
             watching: false,
         });
         Ok(withheld)
@@ -160,8 +229,10 @@ impl Workspace {
     /// delivery, after the runner's own reads of the view).
     pub fn open_window(&mut self) {
         if let Some(turn) = &mut self.turn {
-            if let Some(w) = &mut turn.watch {
-                w.drain();
+            for (_, w) in turn.watches.iter_mut() {
+                if let Some(w) = w {
+                    w.drain();
+                }
             }
             turn.watching = true;
         }
@@ -201,13 +272,22 @@ impl Workspace {
         if !turn.watching {
             return;
         }
-        let opened = match &mut turn.watch {
-            Some(w) => w.drain(),
-            None => watch::Opened {
-                files: BTreeSet::new(),
-                lost: true,
-            },
-        };
+        let mut opened = watch::Opened::default();
+        for (prefix, w) in turn.watches.iter_mut() {
+            let Some(w) = w else {
+                opened.lost = true;
+                continue;
+            };
+            let got = w.drain();
+            opened.lost |= got.lost;
+            opened.files.extend(got.files.into_iter().map(|f| {
+                if prefix.is_empty() {
+                    f
+                } else {
+                    format!("{prefix}/{f}")
+                }
+            }));
+        }
         if opened.lost {
             for view in turn.rendered.values() {
                 turn.entered.extend(view.visible.iter().cloned());
@@ -223,7 +303,7 @@ impl Workspace {
     /// The labels of the file at `path` now: those its view showed, plus everything that
     /// entered the turn if the turn wrote it.
     pub fn labels_of(&mut self, path: &str) -> Labels {
-        let full = self.root.join(path);
+        let full = self.full(path);
         let now = std::fs::read(&full).ok();
         let shown = self
             .turn
@@ -243,7 +323,7 @@ impl Workspace {
     /// The workspace after the turn: new records and the changes, not yet committed.
     pub fn absorb(&mut self) -> Result<Absorbed, ProvenanceError> {
         self.collect_opens();
-        let after = read_tree(&self.root)?;
+        let after = self.read_all()?;
         let Some(turn) = &self.turn else {
             return Ok(Absorbed {
                 records: self.records.clone(),
@@ -259,12 +339,14 @@ impl Workspace {
         let mut absorbed = taint::absorb(&input, &after);
         // Oversized files are not read into the books: one the turn wrote while labels
         // had entered is removed, since it could be viewed and restored by nobody.
-        for path in oversized(&self.root)? {
-            if !turn.entered.is_empty() {
-                let full = self.root.join(&path);
-                std::fs::remove_file(&full).map_err(io(&full))?;
+        for root in &self.roots {
+            for rel in oversized(&root.dir)? {
+                if !turn.entered.is_empty() {
+                    let full = root.dir.join(&rel);
+                    std::fs::remove_file(&full).map_err(io(&full))?;
+                }
+                absorbed.records.remove(&root.key(&rel));
             }
-            absorbed.records.remove(&path);
         }
         Ok(absorbed)
     }
@@ -281,7 +363,7 @@ impl Workspace {
             return Ok(());
         };
         for path in revert {
-            let full = self.root.join(path);
+            let full = self.full(path);
             match (turn.rendered.get(path), self.records.get(path)) {
                 (Some(view), Some(old)) => {
                     if let Some(parent) = full.parent() {
@@ -309,7 +391,7 @@ impl Workspace {
     pub fn restore_real(&mut self) -> Result<(), ProvenanceError> {
         self.turn = None;
         for (path, record) in &self.records {
-            let full = self.root.join(path);
+            let full = self.full(path);
             let bytes = record.content();
             if std::fs::read(&full).ok().as_deref() != Some(bytes.as_slice()) {
                 write_in_place(&full, &bytes)?;

@@ -158,3 +158,41 @@ fn a_copy_kept_in_the_workspace_is_hidden_after_the_label_is_revoked() {
     ws.begin_turn(&|o| o.0 != "ledger").unwrap();
     assert_eq!(read(&dir, "shared/old/l.md"), PH);
 }
+
+#[test]
+fn a_harness_store_added_to_the_books_is_viewed_and_watched_like_the_workspace() {
+    let (dir, mut ws) = workspace();
+    let store = tempfile::tempdir().unwrap();
+    let memory = Record {
+        segments: vec![
+            Segment::new(
+                "Ole has epilepsy; seizure plan in the blue folder",
+                Labels::from([id("ole")]),
+            ),
+            Segment::plain("\n§\n"),
+            Segment::new("The rota changes in May", Labels::from([id("rota")])),
+        ],
+    };
+    std::fs::write(store.path().join("MEMORY.md"), memory.content()).unwrap();
+    ws.add_root(
+        "@store",
+        store.path(),
+        BTreeMap::from([("MEMORY.md".to_owned(), memory)]),
+    )
+    .unwrap();
+    let withheld = ws.begin_turn(&|o| o.0 != "ole").unwrap();
+    assert!(withheld.iter().any(|w| w.path == "@store/MEMORY.md"));
+    let shown = std::fs::read_to_string(store.path().join("MEMORY.md")).unwrap();
+    assert_eq!(shown, format!("{PH}\n§\nThe rota changes in May"));
+    ws.open_window();
+    std::fs::read(store.path().join("MEMORY.md")).unwrap();
+    ws.close_window();
+    assert_eq!(ws.entered(), Labels::from([id("rota")]));
+    let absorbed = ws.absorb().unwrap();
+    ws.commit(absorbed, &BTreeSet::new()).unwrap();
+    ws.restore_real().unwrap();
+    assert!(std::fs::read_to_string(store.path().join("MEMORY.md"))
+        .unwrap()
+        .contains("epilepsy"));
+    drop(dir);
+}

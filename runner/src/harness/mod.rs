@@ -97,9 +97,27 @@ pub trait Harness: Send + Sync {
     async fn start(&self, env: TrialEnv) -> Result<Box<dyn Session>, HarnessError>;
 }
 
+/// A harness's own store of seeded content (its memory) that the guard views like the
+/// workspace: the folder, a prefix naming it in traces, and the seeded files in it with
+/// the label of each part.
+#[derive(Debug, Clone)]
+pub struct ViewedStore {
+    /// Names the store in the books and the trace (`@hermes-memories`).
+    pub prefix: String,
+    /// The folder.
+    pub dir: PathBuf,
+    /// Seeded files by path relative to `dir`.
+    pub seeded: std::collections::BTreeMap<String, cosec_proxy::provenance::Record>,
+}
+
 /// A harness's running trial.
 #[async_trait]
 pub trait Session: Send {
+    /// The harness's own stores of seeded content outside the agent half, to be viewed
+    /// per turn like the workspace (none by default).
+    fn viewed_stores(&self) -> Vec<ViewedStore> {
+        Vec::new()
+    }
     /// Delivers one message into the community's native session and waits for the reply.
     async fn deliver(&mut self, delivery: &Delivery) -> Result<TurnOutput, HarnessError>;
     /// Ends the trial (persists or tears down native state).

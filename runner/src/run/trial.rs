@@ -228,6 +228,21 @@ async fn play(ctx: &AttemptCtx<'_>, trial: &Trial, env: TrialEnv) -> Result<Atte
             })
         }
     };
+    if let Some(guard) = ctx.guard {
+        for store in session.viewed_stores() {
+            if let Err(e) =
+                guard
+                    .for_trial(trial)
+                    .view_store(&store.prefix, &store.dir, store.seeded)
+            {
+                let _ = session.finish().await;
+                return Ok(AttemptEnd::Infra {
+                    cause: format!("cannot add {} to the guard's books: {e}", store.prefix),
+                    scorable_turns: 0,
+                });
+            }
+        }
+    }
     let mut answered = 0u8;
     let mut deliveries: Vec<Delivery> = Vec::new();
     for t in &s.agent.turns {

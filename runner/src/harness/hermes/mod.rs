@@ -36,7 +36,7 @@ pub mod text;
 
 use super::native::turn::Evidence;
 use super::native::{self, Adapter, Native, NativeHarness, NativeTrial, DUMMY_KEY};
-use super::{Delivery, HarnessError, Session, TrialEnv, TurnOutput};
+use super::{Delivery, HarnessError, Session, TrialEnv, TurnOutput, ViewedStore};
 use crate::sandbox::SandboxSpec;
 use async_trait::async_trait;
 use cosec_scenarios::CommunityId;
@@ -155,6 +155,19 @@ impl HermesSession {
 
 #[async_trait]
 impl Session for HermesSession {
+    /// Hermes's memory store holds the seeded private memory, which Hermes puts into the
+    /// system prompt of every session: it is viewed like the agent's own memory file.
+    fn viewed_stores(&self) -> Vec<ViewedStore> {
+        let seeded = text::memory_record(&self.env.agent)
+            .map(|r| BTreeMap::from([("MEMORY.md".to_owned(), r)]))
+            .unwrap_or_default();
+        vec![ViewedStore {
+            prefix: "@hermes-memories".to_owned(),
+            dir: self.home.join("memories"),
+            seeded,
+        }]
+    }
+
     async fn deliver(&mut self, d: &Delivery) -> Result<TurnOutput, HarnessError> {
         let previous = self.sessions.get(&d.community);
         let message = text::user_input(&self.env, d, previous.is_none());

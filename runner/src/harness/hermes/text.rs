@@ -5,8 +5,9 @@
 use crate::harness::builtin::MAX_STEPS_PER_TURN;
 use crate::harness::message::{self, Wording};
 use crate::harness::{Delivery, TrialEnv};
+use cosec_proxy::provenance::{Labels, Record, Segment};
 use cosec_scenarios::agent::Surface;
-use cosec_scenarios::AgentTier;
+use cosec_scenarios::{AgentTier, ObjectId};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -74,14 +75,30 @@ pub fn user_input(env: &TrialEnv, delivery: &Delivery, first: bool) -> String {
 /// Seeded private memory as Hermes's `MEMORY.md` (entries separated by `§` lines), or
 /// `None` when the scenario seeds none.
 pub fn memory_md(agent: &AgentTier) -> Option<String> {
-    let entries: Vec<&str> = agent
+    memory_record(agent).map(|r| String::from_utf8_lossy(&r.content()).into_owned())
+}
+
+/// The same `MEMORY.md` with each entry labeled by its seed's object, for the guard's
+/// views of Hermes's memory store.
+pub fn memory_record(agent: &AgentTier) -> Option<Record> {
+    let entries: Vec<(&str, &ObjectId)> = agent
         .seeds
         .iter()
         .filter(|s| matches!(s.surface, Surface::PrivateMemory))
-        .map(|s| s.content.trim())
-        .filter(|c| !c.is_empty())
+        .map(|s| (s.content.trim(), &s.object))
+        .filter(|(c, _)| !c.is_empty())
         .collect();
-    (!entries.is_empty()).then(|| entries.join(MEMORY_DELIMITER))
+    if entries.is_empty() {
+        return None;
+    }
+    let mut segments = Vec::new();
+    for (i, (text, object)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            segments.push(Segment::plain(MEMORY_DELIMITER));
+        }
+        segments.push(Segment::new(text, Labels::from([object.clone()])));
+    }
+    Some(Record { segments })
 }
 
 /// The session id Hermes prints last (`session_id: ID`, on stderr in quiet mode).
