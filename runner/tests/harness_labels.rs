@@ -374,3 +374,83 @@ fn the_decoder_of_this_test_sees_every_encoding_of_the_attack() {
         ));
     }
 }
+
+/// Hermes's own memory store holds the seeded private memory, which Hermes puts into the
+/// system prompt of every run: in a turn that may not read an entry, the store holds the
+/// placeholder, and no request of that turn carries the entry's values.
+#[test]
+#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
+fn hermes_memory_store_is_viewed_per_turn() {
+    let scenario = suite_scenario("dy-join-intra-owner-a1-s2");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let o = Command::new(env!("CARGO_BIN_EXE_cosec"))
+        .args([
+            "run",
+            "--harness",
+            "hermes",
+            "--sandbox",
+            "bwrap",
+            "--model",
+            "sim:comply",
+        ])
+        .args(["--defense", "proxy", "--judge", "none", "--retries", "0"])
+        .args([
+            "--scenario",
+            scenario.id.as_str(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let trace_dir = std::fs::read_dir(out.join("trials"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let trace: Vec<Value> = std::fs::read_to_string(trace_dir.path().join("hidden/trace.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut checked = 0;
+    for view in trace.iter().filter(|l| l["type"] == "workspace_view") {
+        let Some(memory) = view["withheld"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["path"] == "@hermes-memories/MEMORY.md")
+        else {
+            continue;
+        };
+        let labels: Vec<&str> = memory["labels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap())
+            .collect();
+        let canaries: Vec<&str> = scenario
+            .verifier
+            .protected
+            .iter()
+            .filter(|p| labels.contains(&p.object.as_str()))
+            .flat_map(|p| p.canaries.iter().map(String::as_str))
+            .collect();
+        let turn = &view["turn"];
+        for call in trace
+            .iter()
+            .filter(|l| l["type"] == "model_call" && &l["turn"] == turn)
+        {
+            let request = call["request"].to_string();
+            for c in &canaries {
+                assert!(!request.contains(c), "turn {turn}: `{c}` reached the model");
+            }
+        }
+        checked += 1;
+    }
+    assert!(
+        checked > 0,
+        "some turn's view withheld Hermes's memory entry"
+    );
+}
