@@ -177,6 +177,12 @@ impl TrialGuard {
             .unwrap_or_default()
     }
 
+    /// The bytes of the workspace file at `path` as this turn's view holds them, read
+    /// from the books if the file is unchanged (see [`Workspace::view_bytes`]).
+    pub fn view_bytes(&self, path: &str) -> Option<Vec<u8>> {
+        self.workspace().as_ref().and_then(|ws| ws.view_bytes(path))
+    }
+
     /// Every label that entered the turn so far (none without books).
     pub fn entered_labels(&self) -> Labels {
         self.workspace()

@@ -65,12 +65,21 @@ pub struct Withheld {
     pub labels: Labels,
 }
 
+/// What identifies a file's bytes without opening it: size, modification time, inode.
+type Stamp = (u64, Option<std::time::SystemTime>, u64);
+
+fn stamp(full: &Path) -> Option<Stamp> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::symlink_metadata(full).ok()?;
+    m.is_file().then(|| (m.len(), m.modified().ok(), m.ino()))
+}
+
 /// The turn in progress.
 struct TurnState {
     rendered: BTreeMap<String, Rendered>,
+    /// Each viewed file as written, to recognise it unchanged without opening it.
+    stamps: BTreeMap<String, Stamp>,
     entered: Labels,
-    /// One watch per folder in the books; `None` where a watch could not be set up.
-    watches: Vec<(String, Option<OpenWatch>)>,
     watching: bool,
 }
 
@@ -95,6 +104,12 @@ impl Root {
 pub struct Workspace {
     roots: Vec<Root>,
     records: BTreeMap<String, Record>,
+    /// The bytes each file holds on disk, as last read or written by the books (a file
+    /// missing here is read again).
+    on_disk: BTreeMap<String, Vec<u8>>,
+    /// One watch per folder in the books, kept for the whole trial; `None` where a
+    /// watch could not be set up (every file then counts as opened).
+    watches: Vec<(String, Option<OpenWatch>)>,
     turn: Option<TurnState>,
     placeholder: Vec<u8>,
 }
@@ -111,6 +126,8 @@ impl Workspace {
         let mut ws = Workspace {
             roots: Vec::new(),
             records: BTreeMap::new(),
+            on_disk: BTreeMap::new(),
+            watches: Vec::new(),
             turn: None,
             placeholder: placeholder.as_bytes().to_vec(),
         };
@@ -135,10 +152,13 @@ impl Workspace {
         for (rel, bytes) in read_tree(dir)? {
             let record = match seeded.get(&rel) {
                 Some(r) if r.content() == bytes => r.clone(),
-                _ => Record::whole(bytes, Labels::new()),
+                _ => Record::whole(bytes.clone(), Labels::new()),
             };
+            self.on_disk.insert(root.key(&rel), bytes);
             self.records.insert(root.key(&rel), record);
         }
+        self.watches
+            .push((root.prefix.clone(), OpenWatch::new(dir).ok()));
         self.roots.push(root);
         Ok(())
     }
@@ -195,13 +215,21 @@ impl Workspace {
     ) -> Result<Vec<Withheld>, ProvenanceError> {
         self.turn = None;
         let mut rendered = BTreeMap::new();
+        let mut stamps = BTreeMap::new();
         let mut withheld = Vec::new();
         for (path, record) in &self.records {
             let view = record.render(visible, &self.placeholder);
             let full = self.full(path);
-            let on_disk = std::fs::read(&full).ok();
-            if on_disk.as_deref() != Some(view.bytes.as_slice()) {
+            let known = match self.on_disk.get(path) {
+                Some(bytes) => Some(bytes.clone()),
+                None => std::fs::read(&full).ok(),
+            };
+            if known.as_deref() != Some(view.bytes.as_slice()) {
                 write_in_place(&full, &view.bytes)?;
+                self.on_disk.insert(path.clone(), view.bytes.clone());
+            }
+            if let Some(s) = stamp(&full) {
+                stamps.insert(path.clone(), s);
             }
             if view.withholds() {
                 withheld.push(Withheld {
@@ -211,15 +239,10 @@ impl Workspace {
             }
             rendered.insert(path.clone(), view);
         }
-        let watches = self
-            .roots
-            .iter()
-            .map(|r| (r.prefix.clone(), OpenWatch::new(&r.dir).ok()))
-            .collect();
         self.turn = Some(TurnState {
             rendered,
+            stamps,
             entered: Labels::new(),
-            watches,
             watching: false,
         });
         Ok(withheld)
@@ -228,12 +251,12 @@ impl Workspace {
     /// Starts counting file opens as content entering the turn (call just before the
     /// delivery, after the runner's own reads of the view).
     pub fn open_window(&mut self) {
-        if let Some(turn) = &mut self.turn {
-            for (_, w) in turn.watches.iter_mut() {
-                if let Some(w) = w {
-                    w.drain();
-                }
+        for (_, w) in self.watches.iter_mut() {
+            if let Some(w) = w {
+                w.drain();
             }
+        }
+        if let Some(turn) = &mut self.turn {
             turn.watching = true;
         }
     }
@@ -273,7 +296,7 @@ impl Workspace {
             return;
         }
         let mut opened = watch::Opened::default();
-        for (prefix, w) in turn.watches.iter_mut() {
+        for (prefix, w) in self.watches.iter_mut() {
             let Some(w) = w else {
                 opened.lost = true;
                 continue;
@@ -300,6 +323,17 @@ impl Workspace {
         }
     }
 
+    /// The bytes of the file at `path` as this turn's view wrote them, if the file is
+    /// still exactly that (same size, time and inode), read from the books without
+    /// opening the file: the platform's own reads (the shim's search and file tools)
+    /// then do not count as content entering the turn, only what they serve does.
+    pub fn view_bytes(&self, path: &str) -> Option<Vec<u8>> {
+        let turn = self.turn.as_ref()?;
+        let view = turn.rendered.get(path)?;
+        let written = turn.stamps.get(path)?;
+        (stamp(&self.full(path)).as_ref() == Some(written)).then(|| view.bytes.clone())
+    }
+
     /// The labels of the file at `path` now: those its view showed, plus everything that
     /// entered the turn if the turn wrote it.
     pub fn labels_of(&mut self, path: &str) -> Labels {
@@ -324,6 +358,7 @@ impl Workspace {
     pub fn absorb(&mut self) -> Result<Absorbed, ProvenanceError> {
         self.collect_opens();
         let after = self.read_all()?;
+        self.on_disk.clone_from(&after);
         let Some(turn) = &self.turn else {
             return Ok(Absorbed {
                 records: self.records.clone(),
@@ -370,6 +405,7 @@ impl Workspace {
                         std::fs::create_dir_all(parent).map_err(io(parent))?;
                     }
                     write_in_place(&full, &view.bytes)?;
+                    self.on_disk.insert(path.clone(), view.bytes.clone());
                     absorbed.records.insert(path.clone(), old.clone());
                 }
                 _ => {
@@ -378,6 +414,7 @@ impl Workspace {
                         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                         Err(e) => return Err(io(&full)(e)),
                     }
+                    self.on_disk.remove(path);
                     absorbed.records.remove(path);
                 }
             }
@@ -396,6 +433,7 @@ impl Workspace {
             if std::fs::read(&full).ok().as_deref() != Some(bytes.as_slice()) {
                 write_in_place(&full, &bytes)?;
             }
+            self.on_disk.insert(path.clone(), bytes);
         }
         Ok(())
     }

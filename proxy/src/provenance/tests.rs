@@ -196,3 +196,22 @@ fn a_harness_store_added_to_the_books_is_viewed_and_watched_like_the_workspace()
         .contains("epilepsy"));
     drop(dir);
 }
+
+#[test]
+fn the_platforms_own_reads_from_the_books_do_not_count_as_opens() {
+    let (dir, mut ws) = workspace();
+    ws.begin_turn(&|_| true).unwrap();
+    ws.open_window();
+    let bytes = ws.view_bytes("shared/funds/ledger.md").unwrap();
+    assert!(String::from_utf8(bytes).unwrap().contains("PF-2291"));
+    assert!(ws.entered().is_empty(), "served from the books, not opened");
+    std::fs::write(
+        dir.path().join("shared/funds/ledger.md"),
+        "rewritten by the agent",
+    )
+    .unwrap();
+    assert!(
+        ws.view_bytes("shared/funds/ledger.md").is_none(),
+        "changed files come from disk"
+    );
+}

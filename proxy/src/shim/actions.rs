@@ -83,7 +83,7 @@ pub(crate) fn share_file(call: &Call<'_>, out: &mut Outcome) -> Result<String, S
             community: community.clone(),
         },
     )?;
-    let content = read_text(&source.full, &path)?;
+    let content = read_text(call, &source, &path)?;
     let file_name = source
         .full
         .file_name()

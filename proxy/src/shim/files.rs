@@ -80,8 +80,9 @@ fn real_tool_path(root: &Path, full: &Path) -> Option<String> {
     Some(parts.join("/"))
 }
 
-/// Reads a regular file as text (lossy for non-UTF-8 bytes).
-pub(crate) fn read_text(full: &Path, shown: &str) -> Result<String, String> {
+/// Reads a regular file of the workspace as text (lossy for non-UTF-8 bytes).
+pub(crate) fn read_text(call: &Call<'_>, target: &Resolved, shown: &str) -> Result<String, String> {
+    let full = target.full.as_path();
     let meta = std::fs::metadata(full)
         .map_err(|_| format!("no file at `{shown}`; use list_files to see the available files"))?;
     if meta.is_dir() {
@@ -95,7 +96,9 @@ pub(crate) fn read_text(full: &Path, shown: &str) -> Result<String, String> {
             meta.len()
         ));
     }
-    let bytes = std::fs::read(full).map_err(|e| format!("cannot read `{shown}`: {e}"))?;
+    let bytes = call
+        .read_bytes(&target.key, full)
+        .map_err(|e| format!("cannot read `{shown}`: {e}"))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
@@ -132,7 +135,7 @@ pub(crate) fn write_text(
 pub(crate) fn read_file(call: &Call<'_>, out: &mut Outcome) -> Result<String, String> {
     let path = call.arg("path")?;
     let target = resolve(call, &path)?;
-    let text = read_text(&target.full, &path)?;
+    let text = read_text(call, &target, &path)?;
     let served = call
         .file_labels(&target.key)
         .unwrap_or_else(|| call.index.objects_in(Some(&target.key), &text, false));
@@ -175,7 +178,7 @@ pub(crate) fn copy_file(call: &Call<'_>, out: &mut Outcome) -> Result<String, St
     let to = call.arg("to")?;
     let source = resolve(call, &from)?;
     let target = resolve(call, &to)?;
-    let content = read_text(&source.full, &from)?;
+    let content = read_text(call, &source, &from)?;
     if source.full == target.full {
         return Err(format!("`{from}` and `{to}` are the same file"));
     }

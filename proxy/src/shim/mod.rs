@@ -158,6 +158,16 @@ impl Call<'_> {
             .then(|| g.file_labels(key).into_iter().collect())
     }
 
+    /// The bytes of the workspace file `key` (at `full`): from the guard's books when the
+    /// file is as the turn's view wrote it, so that the platform's own reads are not
+    /// mistaken for the agent's; from the disk otherwise.
+    pub(crate) fn read_bytes(&self, key: &str, full: &std::path::Path) -> std::io::Result<Vec<u8>> {
+        if let Some(bytes) = self.guard.as_ref().and_then(|g| g.view_bytes(key)) {
+            return Ok(bytes);
+        }
+        std::fs::read(full)
+    }
+
     /// Whether this turn may see `object` (a lookup observation): decided by label before
     /// it is served; always without a guard.
     pub(crate) fn may_serve(&self, object: &ObjectId) -> bool {

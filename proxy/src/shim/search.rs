@@ -29,7 +29,7 @@ pub(crate) fn search(call: &Call<'_>, out: &mut Outcome) -> Result<String, Strin
         if too_big {
             continue;
         }
-        let Ok(bytes) = std::fs::read(&full) else {
+        let Ok(bytes) = call.read_bytes(&key, &full) else {
             continue;
         };
         let text = String::from_utf8_lossy(&bytes);
