@@ -106,7 +106,15 @@ pub(super) async fn model_call(
         tg.prepare_state(ctx.time);
         // The input layer: what the policy keeps out of this turn never reaches the
         // model (the client's own history is untouched).
-        changed |= tg.minimise_request(&ctx, api, &mut value).changed;
+        let minimised = tg.minimise_request(&ctx, api, &mut value);
+        if let Some(why) = minimised.refused {
+            return Err(HttpError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_request_error",
+                why,
+            ));
+        }
+        changed |= minimised.changed;
     }
     let parsed = wire::parse_request(api, &value).map_err(bad)?;
     let guard = trial_guard.map(|tg| {

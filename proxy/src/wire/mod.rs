@@ -3,6 +3,7 @@
 //! upstream responses (JSON or SSE) assembled back for the trace.
 
 pub mod chat;
+pub mod fields;
 pub mod responses;
 pub mod sse;
 

@@ -36,6 +36,8 @@ pub fn default_policy() -> GuardPolicy {
 pub struct FakeUpstream {
     pub canned: Arc<Mutex<(String, Vec<Bytes>)>>,
     pub seen: Arc<Mutex<Vec<(hyper::HeaderMap, Value)>>>,
+    /// Microseconds between two chunks beyond the default 2 ms (`u64::MAX`: none).
+    pub gap_us: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl FakeUpstream {
@@ -74,10 +76,18 @@ impl FakeUpstream {
             .unwrap()
             .push((headers, serde_json::from_slice(&body).unwrap()));
         let (content_type, chunks) = self.canned.lock().unwrap().clone();
+        let gap = match self.gap_us.load(std::sync::atomic::Ordering::Relaxed) {
+            0 => Some(Duration::from_millis(2)),
+            u64::MAX => None,
+            us => Some(Duration::from_micros(us)),
+        };
         // Each chunk is its own write, a little apart, so the proxy sees them separately.
-        let stream = futures_util::stream::unfold(chunks.into_iter(), |mut it| async move {
+        let stream = futures_util::stream::unfold(chunks.into_iter(), move |mut it| async move {
             let next = it.next()?;
-            tokio::time::sleep(Duration::from_millis(2)).await;
+            match gap {
+                Some(gap) => tokio::time::sleep(gap).await,
+                None => tokio::task::yield_now().await,
+            }
             Some((Ok::<_, Infallible>(Frame::data(next)), it))
         });
         let mut r = Response::new(StreamBody::new(stream).boxed_unsync());
