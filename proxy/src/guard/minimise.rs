@@ -18,7 +18,7 @@
 //! fact (docs/guard.md).
 
 use super::decide::Flow;
-use super::detect::Hit;
+use super::detect::{Detector, Hit};
 use super::redact::{merge, replace_spans, token_run};
 use super::stats::GuardOutcome;
 use super::trial::TrialGuard;
@@ -285,28 +285,7 @@ impl TrialGuard {
         if let Some(found) = self.lock_context_hits().get(&key) {
             return Arc::clone(found);
         }
-        let detector = self.candidates();
-        let window = detector.window();
-        let mut hits = Vec::new();
-        let parts = segments(text, window);
-        for (i, part) in parts.iter().enumerate() {
-            // A match starting at or after the next segment's start is found there.
-            let next = parts.get(i + 1).map_or(usize::MAX, |p| p.start);
-            let Some(segment) = text.get(part.clone()) else {
-                continue;
-            };
-            hits.extend(
-                detector
-                    .scan(segment)
-                    .into_iter()
-                    .map(|mut h| {
-                        h.start += part.start;
-                        h.end += part.start;
-                        h
-                    })
-                    .filter(|h| h.start < next),
-            );
-        }
+        let hits = scan_segments(&self.candidates(), text);
         let hits = Arc::new(hits);
         let mut cache = self.lock_context_hits();
         if cache.len() >= MAX_CACHED_TEXTS {
@@ -347,6 +326,32 @@ fn placeholder_part(api: WireApi, part: &Map<String, Value>) -> Value {
 fn text_key(text: &str) -> u64 {
     static KEYS: OnceLock<RandomState> = OnceLock::new();
     KEYS.get_or_init(RandomState::new).hash_one(text)
+}
+
+/// Every match of `detector` in `text`, scanned segment by segment (see [`segments`])
+/// so that the matcher's working memory stays bounded.
+pub(crate) fn scan_segments(detector: &Detector, text: &str) -> Vec<Hit> {
+    let parts = segments(text, detector.window());
+    let mut hits = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        // A match starting at or after the next segment's start is found there.
+        let next = parts.get(i + 1).map_or(usize::MAX, |p| p.start);
+        let Some(segment) = text.get(part.clone()) else {
+            continue;
+        };
+        hits.extend(
+            detector
+                .scan(segment)
+                .into_iter()
+                .map(|mut h| {
+                    h.start += part.start;
+                    h.end += part.start;
+                    h
+                })
+                .filter(|h| h.start < next),
+        );
+    }
+    hits
 }
 
 /// Whether a byte position of a text is a good place to start a segment: after

@@ -334,7 +334,12 @@ impl TrialGuard {
                     let mut h = DefaultHasher::new();
                     text.hash(&mut h);
                     if taint.seen_messages.insert(h.finish()) {
-                        found.extend(self.all.objects_in(text));
+                        found.extend(
+                            super::minimise::scan_segments(&self.all, text)
+                                .into_iter()
+                                .filter(|h| h.kind.is_strong())
+                                .flat_map(|h| h.objects),
+                        );
                     }
                 }
             }

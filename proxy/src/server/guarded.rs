@@ -15,7 +15,7 @@
 use crate::api::{ModelRequest, ToolCall, ToolSpec};
 use crate::guard::{
     find_policy_blocked, policy_blocked_call, reply_destination, GuardLayer, GuardMode, GuardPoint,
-    StreamGuard, ToolCallVerdict, TrialGuard, BLOCKED_NAMES, MARKER,
+    StreamGuard, ToolCallVerdict, TrialGuard, BLOCKED_NAMES, MARKER, SEGMENT_BYTES,
 };
 use crate::registry::TurnContext;
 use crate::wire::fields::{self, Opaque};
@@ -100,6 +100,24 @@ impl ReplyGuard {
         let known_clean = self.clean.lock().map(|c| c.contains(&key)).unwrap_or(false);
         if known_clean {
             return text.to_owned();
+        }
+        if text.len() > SEGMENT_BYTES {
+            // A long text goes through a stream guard piece by piece, so the matcher
+            // holds a window of it at a time rather than the whole.
+            let mut stream = self.stream();
+            let mut out = String::with_capacity(text.len());
+            let mut rest = text;
+            while !rest.is_empty() {
+                let mut end = rest.len().min(SEGMENT_BYTES / 4);
+                while !rest.is_char_boundary(end) {
+                    end += 1;
+                }
+                let (piece, tail) = rest.split_at(end);
+                out.push_str(&stream.push(piece));
+                rest = tail;
+            }
+            out.push_str(&stream.finish());
+            return out;
         }
         let checked = self.guard.check_text(
             &self.ctx,
