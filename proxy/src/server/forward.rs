@@ -196,6 +196,10 @@ struct Relay {
     ended: bool,
 }
 
+/// How long a failed stream's error event has to reach the client before its body
+/// fails.
+const ERROR_FLUSH: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// The error that aborts a client's body after its error event.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -228,10 +232,11 @@ impl Relay {
                 return Some(Ok(b));
             }
             if self.ended {
-                return self
-                    .failed
-                    .take()
-                    .map(|why| Err(Box::new(StreamFailed(why)) as BodyError));
+                let why = self.failed.take()?;
+                // Waiting a moment lets the connection flush the error event before
+                // the failed body closes it.
+                tokio::time::sleep(ERROR_FLUSH).await;
+                return Some(Err(Box::new(StreamFailed(why)) as BodyError));
             }
             match self.body.frame().await {
                 Some(Ok(frame)) => {

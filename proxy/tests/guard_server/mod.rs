@@ -10,8 +10,10 @@ use cosec_policies::{DEFAULT_DEFENSE_FILE_NAME, DEFAULT_DEFENSE_SOURCE};
 use cosec_proxy::api::{ModelRequest, ModelResponse, WireApi};
 use cosec_proxy::guard::{Guard, GuardMode, GuardPolicy};
 use cosec_proxy::registry::{ModelRoute, Trial, TrialRegistry, TrialSetup, TurnContext, Upstream};
+use cosec_proxy::server::limits::ServerLimits;
 use cosec_proxy::server::{ModelBackend, ProxyOptions, ProxyServer, DEFAULT_ADDR};
 use cosec_proxy::trace::{read_trace, TraceEvent, TraceWriter};
+use cosec_proxy::upstream::UpstreamTimeouts;
 use cosec_proxy::wire::StreamAssembler;
 use cosec_scenarios::ids::turn_time;
 use cosec_scenarios::{CommunityId, UserId};
@@ -127,6 +129,10 @@ pub struct Options {
     pub guard: Option<(GuardPolicy, GuardMode)>,
     pub guardrail: Option<&'static str>,
     pub requester: &'static str,
+    pub limits: ServerLimits,
+    pub timeouts: UpstreamTimeouts,
+    /// Listener threads (0: the test's runtime).
+    pub threads: usize,
 }
 
 impl Default for Options {
@@ -135,6 +141,9 @@ impl Default for Options {
             guard: Some((default_policy(), GuardMode::Enforce)),
             guardrail: None,
             requester: "nadia",
+            limits: ServerLimits::default(),
+            timeouts: UpstreamTimeouts::default(),
+            threads: 0,
         }
     }
 }
@@ -202,7 +211,9 @@ impl Setup {
             canned.clone(),
             ProxyOptions {
                 guard: guard.clone(),
-                threads: 0,
+                threads: options.threads,
+                limits: options.limits,
+                timeouts: options.timeouts,
                 ..ProxyOptions::default()
             },
         )
