@@ -103,7 +103,10 @@ mod tests {
             }
         }
         // A trailing period is taken into the masked token.
-        assert!(out.starts_with("Incorrect API key provided: *** Also"), "{out}");
+        assert!(
+            out.starts_with("Incorrect API key provided: *** Also"),
+            "{out}"
+        );
         assert!(out.contains("Bearer ***"), "{out}");
         assert!(out.ends_with("the key ends in p2M."), "{out}");
         // Unknown keys of the usual shapes are masked too.

@@ -51,7 +51,8 @@ fn echoing() -> String {
                 .lines()
                 .find_map(|l| {
                     let (k, v) = l.split_once(':')?;
-                    k.eq_ignore_ascii_case("authorization").then(|| v.trim().to_owned())
+                    k.eq_ignore_ascii_case("authorization")
+                        .then(|| v.trim().to_owned())
                 })
                 .unwrap_or_default();
             let key = auth.trim_start_matches("Bearer ").to_owned();
@@ -128,18 +129,38 @@ fn an_echoed_key_reaches_nothing_a_run_writes_or_prints() {
         .unwrap();
     let html = tmp.path().join("report.html");
     let report = Command::new(cosec)
-        .args(["report", out.to_str().unwrap(), "--html", html.to_str().unwrap()])
+        .args([
+            "report",
+            out.to_str().unwrap(),
+            "--html",
+            html.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     let mut texts = vec![
-        ("run stdout".to_owned(), String::from_utf8_lossy(&run.stdout).into_owned()),
-        ("run stderr".to_owned(), String::from_utf8_lossy(&run.stderr).into_owned()),
-        ("report stdout".to_owned(), String::from_utf8_lossy(&report.stdout).into_owned()),
-        ("report stderr".to_owned(), String::from_utf8_lossy(&report.stderr).into_owned()),
+        (
+            "run stdout".to_owned(),
+            String::from_utf8_lossy(&run.stdout).into_owned(),
+        ),
+        (
+            "run stderr".to_owned(),
+            String::from_utf8_lossy(&run.stderr).into_owned(),
+        ),
+        (
+            "report stdout".to_owned(),
+            String::from_utf8_lossy(&report.stdout).into_owned(),
+        ),
+        (
+            "report stderr".to_owned(),
+            String::from_utf8_lossy(&report.stderr).into_owned(),
+        ),
     ];
     every_file(tmp.path(), &mut texts);
     let results = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
-    assert!(results.contains("Incorrect API key provided: ***"), "{results}");
+    assert!(
+        results.contains("Incorrect API key provided: ***"),
+        "{results}"
+    );
     for (what, text) in &texts {
         assert_no_part_of(CONFIGURED, text, what);
     }
@@ -151,7 +172,9 @@ fn an_echoed_key_reaches_neither_the_trace_nor_the_log_of_proxy_serve() {
     let tmp = tempfile::tempdir().unwrap();
     let state = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/proxy-serve/state.json");
     for configured in [Some(CONFIGURED), None] {
-        let trace = tmp.path().join(format!("trace-{}.jsonl", configured.is_some()));
+        let trace = tmp
+            .path()
+            .join(format!("trace-{}.jsonl", configured.is_some()));
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -159,14 +182,22 @@ fn an_echoed_key_reaches_neither_the_trace_nor_the_log_of_proxy_serve() {
             .port();
         let listen = format!("127.0.0.1:{port}");
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_cosec"));
-        cmd.args(["proxy", "serve", "--listen", &listen, "--upstream", &base, "--state"])
-            .arg(&state)
-            .arg("--trace")
-            .arg(&trace)
-            .env("RUST_LOG", "debug")
-            .env_remove("COSEC_UPSTREAM_API_KEY")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        cmd.args([
+            "proxy",
+            "serve",
+            "--listen",
+            &listen,
+            "--upstream",
+            &base,
+            "--state",
+        ])
+        .arg(&state)
+        .arg("--trace")
+        .arg(&trace)
+        .env("RUST_LOG", "debug")
+        .env_remove("COSEC_UPSTREAM_API_KEY")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
         if let Some(key) = configured {
             cmd.args(["--api-key", key]);
         }
@@ -176,7 +207,10 @@ fn an_echoed_key_reaches_neither_the_trace_nor_the_log_of_proxy_serve() {
             if let Ok(c) = TcpStream::connect(&listen) {
                 break c;
             }
-            assert!(started.elapsed() < Duration::from_secs(30), "proxy serve did not start");
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "proxy serve did not start"
+            );
             std::thread::sleep(Duration::from_millis(50));
         };
         let body = r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#;
@@ -192,7 +226,10 @@ fn an_echoed_key_reaches_neither_the_trace_nor_the_log_of_proxy_serve() {
         let output = child.wait_with_output().unwrap();
         let log = String::from_utf8_lossy(&output.stderr).into_owned();
         let traced = std::fs::read_to_string(&trace).unwrap();
-        assert!(traced.contains("Incorrect API key provided: ***"), "{traced}");
+        assert!(
+            traced.contains("Incorrect API key provided: ***"),
+            "{traced}"
+        );
         for key in [CONFIGURED, FORWARDED] {
             assert_no_part_of(key, &answer, "the client's answer");
             assert_no_part_of(key, &traced, "the trace");

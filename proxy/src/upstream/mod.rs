@@ -63,6 +63,8 @@ impl Default for UpstreamTimeouts {
 const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 /// How much of an upstream error body is kept in messages.
 const ERROR_SNIPPET_CHARS: usize = 1000;
+/// Largest upstream error body read.
+const MAX_ERROR_BODY: usize = 1024 * 1024;
 
 /// Errors building the upstream client.
 #[derive(Debug, thiserror::Error)]
@@ -388,7 +390,11 @@ async fn error_status(
     upstream: &Upstream,
     forwarded: Option<&HeaderValue>,
 ) -> String {
-    let text = match body.collect().await {
+    // Only the start of an error body is ever shown; a larger one is not read whole.
+    let text = match http_body_util::Limited::new(body, MAX_ERROR_BODY)
+        .collect()
+        .await
+    {
         Ok(c) => String::from_utf8_lossy(&c.to_bytes()).into_owned(),
         Err(_) => String::new(),
     };
