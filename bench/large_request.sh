@@ -17,8 +17,10 @@ cd "$(dirname "$0")/.."
 
 SIZE_MB="${SIZE_MB:-60}"
 SHAPES="${SHAPES:-messages string}"
+MODES="${MODES:-enforce off}"
 TARGET="${CARGO_TARGET_DIR:-target}"
-COSEC="$TARGET/release/cosec"
+# COSEC=path/to/cosec measures another build (the figures say which).
+COSEC="${COSEC:-$TARGET/release/cosec}"
 [ -x "$COSEC" ] || cargo build --release -p cosec
 WORK="$(mktemp -d)"
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$WORK"' EXIT
@@ -78,7 +80,7 @@ post() { curl -s -o /dev/null -w '%{http_code} %{time_total}\n' -H 'content-type
   -H 'x-cosec-session: school-chat' --data-binary "@$2" "http://127.0.0.1:$1/v1/chat/completions"; }
 
 printf '| guard | shape | body MB | peak RSS before MB | peak RSS after MB | peak / body | large request s | small requests meanwhile: n, median s, max s |\n|---|---|---|---|---|---|---|---|\n'
-for mode in enforce off; do
+for mode in $MODES; do
   for shape in $SHAPES; do
     PORT=$(free_port)
     "$COSEC" proxy serve --listen "127.0.0.1:$PORT" --upstream "http://127.0.0.1:$UP_PORT/v1" \

@@ -112,11 +112,7 @@ impl TrialGuard {
     /// Walks a wire value found under `key`.
     fn minimise_value(&self, key: &str, v: &mut Value, walk: &mut Walk<'_>) {
         match v {
-            Value::String(s) => {
-                if !fields::is_structural(key, s) {
-                    self.minimise_text(s, walk);
-                }
-            }
+            Value::String(s) if !fields::is_structural(key, s) => self.minimise_text(s, walk),
             Value::Array(items) => {
                 let before = items.len();
                 let mut kept = Vec::with_capacity(before);
@@ -280,7 +276,7 @@ impl TrialGuard {
 
     /// The matches in a request text, scanned once per distinct text (a long text in
     /// overlapping segments, see [`segments`]).
-    fn context_hits(&self, text: &str) -> Arc<Vec<Hit>> {
+    pub(crate) fn context_hits(&self, text: &str) -> Arc<Vec<Hit>> {
         let key = text_key(text);
         if let Some(found) = self.lock_context_hits().get(&key) {
             return Arc::clone(found);
@@ -392,7 +388,7 @@ pub(crate) fn segments(text: &str, window: usize) -> Vec<Range<usize>> {
     // widens to.
     let overlap = window.saturating_mul(4).saturating_add(256);
     if text.len() <= SEGMENT_BYTES || overlap.saturating_mul(4) > SEGMENT_BYTES {
-        return vec![0..text.len()];
+        return std::iter::once(0..text.len()).collect();
     }
     let mut out = Vec::new();
     let mut start = 0;
@@ -441,7 +437,7 @@ mod tests {
             assert!(overlap >= 400, "{overlap}");
             assert!(is_cut(&text, pair[1].start));
         }
-        assert_eq!(segments("short", 100), vec![0..5]);
+        assert_eq!(segments("short", 100).len(), 1);
         // One long token: cuts keep a 12-byte alignment.
         let token = "QUJD".repeat(200_000);
         for p in segments(&token, 100) {

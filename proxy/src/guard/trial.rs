@@ -334,11 +334,12 @@ impl TrialGuard {
                     let mut h = DefaultHasher::new();
                     text.hash(&mut h);
                     if taint.seen_messages.insert(h.finish()) {
+                        // The input layer's scan of the same text, when it made one.
                         found.extend(
-                            super::minimise::scan_segments(&self.all, text)
-                                .into_iter()
+                            self.context_hits(text)
+                                .iter()
                                 .filter(|h| h.kind.is_strong())
-                                .flat_map(|h| h.objects),
+                                .flat_map(|h| h.objects.iter().copied()),
                         );
                     }
                 }

@@ -100,7 +100,7 @@ pub(super) async fn model_call(
     })??;
     match prepared {
         Prepared::Answered(response) => Ok(response),
-        Prepared::Forward { call, sent, auth } => forward::forward(state, call, sent, auth).await,
+        Prepared::Forward { call, sent, auth } => forward::forward(state, *call, sent, auth).await,
     }
 }
 
@@ -109,7 +109,7 @@ pub(super) async fn model_call(
 enum Prepared {
     Answered(Response<Body>),
     Forward {
-        call: forward::Call,
+        call: Box<forward::Call>,
         sent: Bytes,
         auth: Option<HeaderValue>,
     },
@@ -197,7 +197,11 @@ fn prepare(
                 record,
                 guard,
             };
-            Ok(Prepared::Forward { call, sent, auth })
+            Ok(Prepared::Forward {
+                call: Box::new(call),
+                sent,
+                auth,
+            })
         }
     }
 }
