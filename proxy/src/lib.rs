@@ -11,6 +11,7 @@
 
 pub mod api;
 pub mod guard;
+pub mod keys;
 pub mod layout;
 pub mod names;
 pub mod provenance;

@@ -9,9 +9,11 @@ mod guard_fixture;
 mod guard_server;
 
 use cosec_proxy::guard::{GuardMode, MARKER};
+use cosec_proxy::server::limits::ServerLimits;
 use cosec_proxy::standalone::{
     serve_standalone, serve_unguarded, StandaloneConfig, StandaloneError,
 };
+use cosec_proxy::upstream::UpstreamTimeouts;
 use guard_fixture::{assert_clean, OLE_POST, OLE_SECRETS};
 use guard_server::{default_policy, FakeUpstream};
 use serde_json::{json, Value};
@@ -36,6 +38,8 @@ fn config(state: PathBuf, upstream: String, trace: PathBuf) -> StandaloneConfig 
         workspace: None,
         guardrail: None,
         threads: 2,
+        timeouts: UpstreamTimeouts::SERVE,
+        limits: ServerLimits::default(),
     }
 }
 

@@ -111,16 +111,29 @@ fn allowed_content_and_unrelated_tools_pass() {
     assert_eq!(f.guard.check_tool_call(&ole, &c), ToolCallVerdict::Allow);
     let c = call("read_file", json!({"path": REFUND_PATH}));
     assert_eq!(f.guard.check_tool_call(&ole, &c), ToolCallVerdict::Allow);
-    // A path outside the agent's files has no destination.
+    // A path outside the agent's files has no destination of its own: the owner may
+    // write her content anywhere, and a turn denied it gets it redacted (the call's
+    // content is read as a disclosure to the turn's reply destination).
     let c = call(
         "write",
         json!({"file_path": "/tmp/scratch.md", "content": LEAK}),
     );
-    assert_eq!(
+    assert_eq!(f.guard.check_tool_call(&ole, &c), ToolCallVerdict::Allow);
+    let args = rewritten(
         f.guard
             .check_tool_call(&ctx("y5parents", Some("gemma")), &c),
-        ToolCallVerdict::Allow
     );
+    assert_eq!(args["file_path"], "/tmp/scratch.md");
+    assert_clean(args["content"].as_str().unwrap(), OLE_SECRETS);
+    // An unknown tool is read the same way.
+    let c = call("lookup_notes", json!({"query": LEAK, "limit": 3}));
+    assert_eq!(f.guard.check_tool_call(&ole, &c), ToolCallVerdict::Allow);
+    let args = rewritten(
+        f.guard
+            .check_tool_call(&ctx("y5parents", Some("gemma")), &c),
+    );
+    assert_eq!(args["limit"], 3);
+    assert_clean(args["query"].as_str().unwrap(), OLE_SECRETS);
 }
 
 #[test]
@@ -191,13 +204,20 @@ fn shell_writes_are_redacted_in_place() {
     );
     assert_clean(cmd, OLE_SECRETS);
 
-    // The same content into a file outside the agent's files is not a flow.
-    let other = format!("echo '{LEAK}' > /tmp/x");
-    assert_eq!(
-        f.guard
-            .check_tool_call(&gemma, &call("exec", json!({"command": other}))),
-        ToolCallVerdict::Allow
-    );
+    // The same content into a file outside the agent's files, or printed, comes back
+    // into the session: read as a disclosure to the turn's reply destination.
+    for other in [
+        format!("echo '{LEAK}' > /tmp/x"),
+        format!("printf '%s' '{LEAK}'"),
+    ] {
+        let args = rewritten(
+            f.guard
+                .check_tool_call(&gemma, &call("exec", json!({"command": other}))),
+        );
+        let cmd = args["command"].as_str().unwrap();
+        assert!(cmd.contains(MARKER), "{cmd}");
+        assert_clean(cmd, OLE_SECRETS);
+    }
 }
 
 #[test]

@@ -260,6 +260,32 @@ pub struct ServeArgs {
     /// Listener threads sharing the port (default: one per core).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub threads: Option<u16>,
+    /// Largest request body accepted, in bytes (larger ones are answered 413).
+    #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024,
+          value_parser = clap::value_parser!(u64).range(1024..))]
+    pub max_body: u64,
+    /// Most client connections open at once (beyond it the longest-idle one is closed,
+    /// or 503 when all are busy); lowered to what the file limit allows.
+    #[arg(long, value_name = "N", default_value_t = 4096,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_connections: u64,
+    /// Seconds a client has to send a whole request head (also how long an idle
+    /// kept-alive connection stays open).
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub header_timeout: u64,
+    /// Seconds a client has to send a whole request body after its head (else 408).
+    #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+    pub body_timeout: u64,
+    /// Seconds a client may leave what the proxy sends it unread before it is dropped.
+    #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+    pub idle_timeout: u64,
+    /// Seconds the upstream has to send its response headers (not retried).
+    #[arg(long, value_name = "SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..))]
+    pub upstream_first_byte_timeout: u64,
+    /// Seconds the upstream may go silent during a reply; the client's stream then
+    /// ends with an error.
+    #[arg(long, value_name = "SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..))]
+    pub upstream_idle_timeout: u64,
 }
 
 /// `cosec run` options.

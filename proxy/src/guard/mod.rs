@@ -29,13 +29,14 @@ mod restore;
 mod shell;
 mod stats;
 mod stream;
+mod toolargs;
 mod toolcall;
 mod transfer;
 mod trial;
 
 pub use detect::{MAX_WINDOW, WINDOW_FACTOR};
 pub use labels::BLOCKED_LABELS;
-pub use minimise::{Minimised, PLACEHOLDER};
+pub use minimise::{Minimised, PLACEHOLDER, SEGMENT_BYTES, UNREADABLE};
 pub use patterns::{
     PatternKind, LONG_WORD_CHARS, MIN_CODE_CHARS, MIN_NUMBER_DIGITS, MIN_PASSAGE_CHARS,
 };
@@ -45,6 +46,7 @@ pub use redact::{Checked, MARKER};
 pub use restore::{apply_restores, snapshot, Restore, Snapshot, MAX_SNAPSHOT_FILE};
 pub use stats::{GuardCounts, GuardOutcome, GuardStats};
 pub use stream::StreamGuard;
+pub use toolargs::BLOCKED_NAMES;
 pub use toolcall::{ToolCallVerdict, BLOCKED_MALFORMED, BLOCKED_TRANSFER};
 pub use trial::TrialGuard;
 

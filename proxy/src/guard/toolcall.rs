@@ -6,12 +6,15 @@
 //! namespace `mcp__cosec` are `post_message`). Paths are agent-relative
 //! (`communities/<id>/...`, `shared/...`, `memory/...`); an absolute path under the
 //! agent root counts too, and a shell command's relative paths are taken from the
-//! agent root. A path outside the agent's files has no destination and is not checked.
+//! agent root. A write to a path outside the agent's files has no destination of its
+//! own: its content is read as part of the call, a disclosure to the turn's reply
+//! destination ([`super::toolargs`]), like every other string of the arguments.
 
 use super::shell::{effects, ShellEffect};
 use super::stats::GuardOutcome;
+use super::toolargs::Redaction;
 use super::trial::TrialGuard;
-use super::{GuardLayer, GuardMode, GuardPoint};
+use super::{reply_destination, GuardLayer, GuardMode, GuardPoint};
 use crate::api::ToolCall;
 use crate::registry::TurnContext;
 use crate::tools;
@@ -48,21 +51,6 @@ const PATH_KEYS: &[&str] = &[
     "filename",
     "file",
     "target_file",
-];
-const FILE_CONTENT_KEYS: &[&str] = &[
-    "content",
-    "contents",
-    "text",
-    "data",
-    "file_text",
-    "new_string",
-    "newString",
-    "new_str",
-    "newText",
-    "new_text",
-    "replacement",
-    "insert_text",
-    "code_edit",
 ];
 const SHELL_KEYS: &[&str] = &["cmd", "command", "script", "input"];
 const PATCH_KEYS: &[&str] = &["input", "patch", "content"];
@@ -131,7 +119,7 @@ impl TrialGuard {
     /// Checks one tool call of a model response in turn `ctx`.
     pub fn check_tool_call(&self, ctx: &TurnContext, call: &ToolCall) -> ToolCallVerdict {
         let Some(kind) = kind_of(&plain_name(&call.name)) else {
-            return ToolCallVerdict::Allow;
+            return self.enforced(self.unknown_call(ctx, call));
         };
         let parsed = serde_json::from_str::<Value>(&call.arguments).ok();
         let verdict = match (kind, parsed) {
@@ -201,7 +189,7 @@ impl TrialGuard {
                 .map(|name| (Action::Send, Destination::Workflow { name })),
             Kind::Share => {
                 let dest = str_arg(&args, &["community"]).and_then(|c| self.community_named(c));
-                return match (str_arg(&args, &["path"]), dest) {
+                let verdict = match (str_arg(&args, &["path"]), dest) {
                     (Some(src), Some(community)) => self.check_transfer(
                         ctx,
                         src,
@@ -211,10 +199,11 @@ impl TrialGuard {
                     ),
                     _ => ToolCallVerdict::Allow,
                 };
+                return self.and_rest(ctx, call, verdict, args, &["path", "community"]);
             }
             Kind::Copy => {
                 let to = str_arg(&args, &["to", "destination"]).and_then(|p| self.namespace_of(p));
-                return match (str_arg(&args, &["from", "source"]), to) {
+                let verdict = match (str_arg(&args, &["from", "source"]), to) {
                     (Some(src), Some(namespace)) => self.check_transfer(
                         ctx,
                         src,
@@ -224,107 +213,77 @@ impl TrialGuard {
                     ),
                     _ => ToolCallVerdict::Allow,
                 };
+                return self.and_rest(
+                    ctx,
+                    call,
+                    verdict,
+                    args,
+                    &["from", "source", "to", "destination"],
+                );
             }
             Kind::Shell => return self.shell(ctx, call, args),
             Kind::Patch => {
                 return match str_arg(&args, PATCH_KEYS).map(str::to_owned) {
                     Some(patch) => self.patch(ctx, call, &patch, Some(args)),
-                    None => ToolCallVerdict::Allow,
+                    None => self.unknown_call(ctx, call),
                 }
             }
         };
         let Some((action, destination)) = target else {
-            return ToolCallVerdict::Allow;
+            // A destination the guard cannot resolve: read like an unknown call.
+            return self.unknown_call(ctx, call);
         };
-        let content_keys: &[&str] = match kind {
-            Kind::FileWrite => FILE_CONTENT_KEYS,
-            Kind::Workflow => &["payload", "content", "text"],
-            _ => &["text", "message", "content"],
+        let routing: &[&str] = match kind {
+            Kind::FileWrite => PATH_KEYS,
+            Kind::Post => &["community"],
+            Kind::Send => &["person", "to", "recipient"],
+            Kind::Workflow => &["name", "workflow"],
+            _ => &[],
         };
-        let mut changed = false;
-        self.redact_keys(
-            ctx,
-            &mut args,
-            content_keys,
-            action,
-            &destination,
-            &mut changed,
-        );
-        if changed {
-            rewrite(call, &args)
-        } else {
-            ToolCallVerdict::Allow
-        }
+        let mut found = Redaction::default();
+        self.check_routing(ctx, &args, routing, action, &destination, &mut found);
+        self.redact_except(ctx, &mut args, routing, action, &destination, &mut found);
+        found.verdict(call, &args)
     }
 
-    /// Redacts every string under the content keys (recursing into lists and objects,
-    /// e.g. the `edits` of a multi-edit).
-    fn redact_keys(
+    /// A transfer's verdict, and when it is allowed, the call's other strings read as
+    /// a disclosure to the turn's reply destination.
+    fn and_rest(
         &self,
         ctx: &TurnContext,
-        value: &mut Value,
-        keys: &[&str],
-        action: Action,
-        destination: &Destination,
-        changed: &mut bool,
-    ) {
-        match value {
-            Value::Object(map) => {
-                for (k, v) in map.iter_mut() {
-                    if keys.contains(&k.as_str()) {
-                        self.redact_all(ctx, v, action, destination, changed);
-                    } else if v.is_array() || v.is_object() {
-                        self.redact_keys(ctx, v, keys, action, destination, changed);
-                    }
-                }
-            }
-            Value::Array(items) => {
-                for v in items {
-                    self.redact_keys(ctx, v, keys, action, destination, changed);
-                }
-            }
-            _ => {}
+        call: &ToolCall,
+        verdict: ToolCallVerdict,
+        mut args: Value,
+        routing: &[&str],
+    ) -> ToolCallVerdict {
+        if verdict != ToolCallVerdict::Allow {
+            return verdict;
         }
+        let mut found = Redaction::default();
+        let reply = reply_destination(ctx);
+        self.check_routing(ctx, &args, routing, Action::Disclose, &reply, &mut found);
+        if let Some(map) = args.as_object_mut() {
+            self.redact_rest(ctx, map, routing, &mut found);
+        }
+        found.verdict(call, &args)
     }
 
-    fn redact_all(
-        &self,
-        ctx: &TurnContext,
-        value: &mut Value,
-        action: Action,
-        destination: &Destination,
-        changed: &mut bool,
-    ) {
-        match value {
-            Value::String(s) => {
-                let checked = self.check_text(ctx, s, action, destination, GuardPoint::ToolCall);
-                if checked.text != *s {
-                    *s = checked.text;
-                    *changed = true;
-                }
-            }
-            Value::Array(items) => items
-                .iter_mut()
-                .for_each(|v| self.redact_all(ctx, v, action, destination, changed)),
-            Value::Object(map) => map
-                .values_mut()
-                .for_each(|v| self.redact_all(ctx, v, action, destination, changed)),
-            _ => {}
-        }
-    }
-
+    /// A shell call: copies and writes into the agent's files are decided for their
+    /// destination; the rest of the script, and every other argument, is a disclosure
+    /// to the turn's reply destination (what it prints comes back into the session).
     fn shell(&self, ctx: &TurnContext, call: &ToolCall, mut args: Value) -> ToolCallVerdict {
         let Some((key, index)) = shell_slot(&args) else {
-            return ToolCallVerdict::Allow;
+            return self.unknown_call(ctx, call);
         };
         let script = match (index, args.get(key)) {
             (None, Some(Value::String(s))) => s.clone(),
             (Some(i), Some(Value::Array(a))) => {
                 a.get(i).and_then(Value::as_str).unwrap_or("").to_owned()
             }
-            _ => return ToolCallVerdict::Allow,
+            _ => return self.unknown_call(ctx, call),
         };
         let mut edits: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+        let mut decided: Vec<std::ops::Range<usize>> = Vec::new();
         let mut blocked = false;
         for effect in effects(&script) {
             match effect {
@@ -346,12 +305,13 @@ impl TrialGuard {
                         continue;
                     };
                     let dest = Destination::Namespace { namespace };
-                    let text = &script[content.clone()];
+                    let text = script.get(content.clone()).unwrap_or_default();
                     let checked =
                         self.check_text(ctx, text, Action::Write, &dest, GuardPoint::ToolCall);
                     if checked.text != text {
-                        edits.push((content, checked.text));
+                        edits.push((content.clone(), checked.text));
                     }
+                    decided.push(content);
                 }
             }
         }
@@ -360,18 +320,31 @@ impl TrialGuard {
                 reason: BLOCKED_TRANSFER.to_owned(),
             };
         }
-        if edits.is_empty() {
-            return ToolCallVerdict::Allow;
+        let reply = reply_destination(ctx);
+        for gap in gaps(script.len(), decided) {
+            let text = script.get(gap.clone()).unwrap_or_default();
+            let checked =
+                self.check_text(ctx, text, Action::Disclose, &reply, GuardPoint::ToolCall);
+            if checked.text != text {
+                edits.push((gap, checked.text));
+            }
         }
-        let new_script = splice(&script, edits);
-        let slot = match index {
-            None => args.get_mut(key),
-            Some(i) => args.get_mut(key).and_then(|a| a.get_mut(i)),
-        };
-        if let Some(v) = slot {
-            *v = Value::String(new_script);
+        let mut found = Redaction::default();
+        if !edits.is_empty() {
+            let new_script = splice(&script, edits);
+            let slot = match index {
+                None => args.get_mut(key),
+                Some(i) => args.get_mut(key).and_then(|a| a.get_mut(i)),
+            };
+            if let Some(v) = slot {
+                *v = Value::String(new_script);
+            }
+            found.changed = true;
         }
-        rewrite(call, &args)
+        if let Some(map) = args.as_object_mut() {
+            self.redact_rest(ctx, map, &[key], &mut found);
+        }
+        found.verdict(call, &args)
     }
 
     /// An `apply_patch` call: denied spans in added lines are redacted.
@@ -433,6 +406,23 @@ fn shell_slot(args: &Value) -> Option<(&'static str, Option<usize>)> {
         }
     }
     None
+}
+
+/// The byte ranges of `0..len` outside the sorted, disjoint `decided` ranges.
+fn gaps(len: usize, mut decided: Vec<std::ops::Range<usize>>) -> Vec<std::ops::Range<usize>> {
+    decided.sort_by_key(|r| r.start);
+    let mut out = Vec::new();
+    let mut cur = 0;
+    for r in decided {
+        if r.start > cur {
+            out.push(cur..r.start);
+        }
+        cur = cur.max(r.end);
+    }
+    if cur < len {
+        out.push(cur..len);
+    }
+    out
 }
 
 /// Replaces byte ranges (sorted, disjoint) of `text`.

@@ -343,7 +343,13 @@ impl TrialGuard {
                     let mut h = DefaultHasher::new();
                     text.hash(&mut h);
                     if taint.seen_messages.insert(h.finish()) {
-                        found.extend(self.all.objects_in(text));
+                        // The input layer's scan of the same text, when it made one.
+                        found.extend(
+                            self.context_hits(text)
+                                .iter()
+                                .filter(|h| h.kind.is_strong())
+                                .flat_map(|h| h.objects.iter().copied()),
+                        );
                     }
                 }
             }

@@ -67,7 +67,9 @@ impl CallRecord {
 
 /// One model call of `trial`: guardrail, taint, answer, guard, trace. `client_auth` is
 /// the client's `Authorization` header, forwarded only by a standalone guard whose
-/// upstream has no key of its own.
+/// upstream has no key of its own. Reading, minimising and re-serializing the request
+/// (and answering a simulated model) run on a blocking thread, so one large request
+/// does not hold up the other calls of the listener thread.
 pub(super) async fn model_call(
     state: &Arc<State>,
     trial: Arc<Trial>,
@@ -84,6 +86,51 @@ pub(super) async fn model_call(
             return forward::pass_through(state, &trial, up, api, body, auth.as_ref()).await;
         }
     }
+    let work = {
+        let state = Arc::clone(state);
+        let trial = Arc::clone(&trial);
+        move || prepare(&state, trial, api, body, started, client_auth)
+    };
+    let prepared = tokio::task::spawn_blocking(work).await.map_err(|e| {
+        HttpError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "server_error",
+            format!("the guard's work on this request failed: {e}"),
+        )
+    })??;
+    match prepared {
+        Prepared::Answered(response) => Ok(response),
+        Prepared::Forward { call, sent, auth } => forward::forward(state, *call, sent, auth).await,
+    }
+}
+
+/// A request read and checked: answered already (a simulated model), or ready to go
+/// upstream.
+enum Prepared {
+    Answered(Response<Body>),
+    Forward {
+        call: Box<forward::Call>,
+        sent: Bytes,
+        auth: Option<HeaderValue>,
+    },
+}
+
+/// Bodies up to this size are kept to be forwarded as the client's own bytes when
+/// nothing in them changed; larger ones are dropped once parsed and serialized again,
+/// so that a large request is not held twice.
+const KEEP_RAW_BYTES: usize = 1024 * 1024;
+
+/// The CPU-heavy part of a model call: parse, guardrail, input layer, taint, and the
+/// simulated model's answer.
+fn prepare(
+    state: &State,
+    trial: Arc<Trial>,
+    api: WireApi,
+    body: Bytes,
+    started: Instant,
+    client_auth: Option<HeaderValue>,
+) -> Result<Prepared, HttpError> {
+    let recording = trial.trace.is_recording();
     let bad = |e: wire::WireError| {
         HttpError::new(
             StatusCode::BAD_REQUEST,
@@ -92,6 +139,7 @@ pub(super) async fn model_call(
         )
     };
     let mut value = wire::parse_json(&body).map_err(bad)?;
+    let raw = (body.len() <= KEEP_RAW_BYTES).then_some(body);
     let mut changed = match trial.guardrail.as_deref() {
         Some(paragraph) => match api {
             WireApi::ChatCompletions => guardrail::apply_chat(&mut value, paragraph),
@@ -106,7 +154,15 @@ pub(super) async fn model_call(
         tg.prepare_state(ctx.time);
         // The input layer: what the policy keeps out of this turn never reaches the
         // model (the client's own history is untouched).
-        changed |= tg.minimise_request(&ctx, api, &mut value).changed;
+        let minimised = tg.minimise_request(&ctx, api, &mut value);
+        if let Some(why) = minimised.refused {
+            return Err(HttpError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_request_error",
+                why,
+            ));
+        }
+        changed |= minimised.changed;
     }
     let parsed = wire::parse_request(api, &value).map_err(bad)?;
     let guard = trial_guard.map(|tg| {
@@ -124,25 +180,28 @@ pub(super) async fn model_call(
         ModelRoute::Sim(_) => {
             // The simulated model still reads the request, so the trace gets a copy.
             let record = record(recording.then(|| parsed.request.clone()));
-            simulated(state, &trial, &ctx, parsed, record, guard)
+            simulated(state, &trial, &ctx, parsed, record, guard).map(Prepared::Answered)
         }
         ModelRoute::Upstream(up) => {
             let record = record(recording.then_some(parsed.request));
             let up = up.clone();
             let auth = client_auth.filter(|_| up.api_key.is_none());
+            // An unchanged request goes out as the client's own bytes.
+            let sent = match raw {
+                Some(raw) if !changed && up.model.is_empty() => raw,
+                _ => upstream::request_body(&up, value),
+            };
             let call = forward::Call {
                 trial,
                 upstream: up,
                 record,
                 guard,
             };
-            // An unchanged request goes out as the client's own bytes.
-            let sent = if changed || !call.upstream.model.is_empty() {
-                upstream::request_body(&call.upstream, value)
-            } else {
-                body
-            };
-            forward::forward(state, call, sent, auth).await
+            Ok(Prepared::Forward {
+                call: Box::new(call),
+                sent,
+                auth,
+            })
         }
     }
 }

@@ -1,7 +1,9 @@
 //! Upstream model calls: forwarded untouched when there is nothing to check or record,
 //! otherwise with the guard applied to the reply (whole or streamed) and the call
 //! traced. A streamed reply is relayed frame by frame as the upstream sends it, with
-//! no task or channel in between.
+//! no task or channel in between. A stream that breaks, goes silent or ends before
+//! its final event ends with an error event in the client's wire format and an
+//! aborted body, so the client library raises instead of taking a cut reply as whole.
 
 use super::call::CallRecord;
 use super::guarded::ReplyGuard;
@@ -10,7 +12,7 @@ use super::stream::StreamRewriter;
 use super::State;
 use crate::api::WireApi;
 use crate::registry::{Trial, Upstream};
-use crate::upstream::{scrub, UpstreamBody, UpstreamFailure, UpstreamReply};
+use crate::upstream::{scrub_with, UpstreamBody, UpstreamFailure, UpstreamReply};
 use crate::wire::{self, Assembled, StreamAssembler};
 use bytes::Bytes;
 use http_body_util::{BodyExt, StreamBody};
@@ -109,12 +111,9 @@ pub(super) async fn forward(
     call.record.upstream_retries = reply.retries;
     let content_type = content_type(&reply);
     if reply.is_event_stream() {
-        let relay = Relay::new(call, reply.body);
+        let relay = Relay::new(call, reply.body, client_auth.clone());
         let frames = futures_util::stream::unfold(relay, |mut relay| async move {
-            relay
-                .next()
-                .await
-                .map(|b| (Ok::<_, BodyError>(Frame::data(b)), relay))
+            relay.next().await.map(|b| (b.map(Frame::data), relay))
         });
         let body = StreamBody::new(frames).boxed_unsync();
         let mut r = with_content_type(content_type, body);
@@ -122,28 +121,35 @@ pub(super) async fn forward(
             .insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
         return Ok(r);
     }
-    let bytes = match reply.bytes(&call.upstream).await {
+    let bytes = match reply.bytes(&call.upstream, state.limits.max_body).await {
         Ok(b) => b,
         Err(msg) => {
             call.record.record(&call.trial, None, Some(msg.clone()));
             return Err(bad_gateway(msg));
         }
     };
-    let bytes = match &call.guard {
-        Some(g) => match guard_json(api, g, bytes) {
-            Ok(b) => b,
-            Err(msg) => {
-                call.record.record(&call.trial, None, Some(msg.clone()));
-                return Err(bad_gateway(msg));
-            }
-        },
-        None => bytes,
+    // The guard reads the whole reply on a blocking thread, like the request.
+    let finish = move || -> Result<Bytes, HttpError> {
+        let bytes = match &call.guard {
+            Some(g) => match guard_json(api, g, bytes) {
+                Ok(b) => b,
+                Err(msg) => {
+                    call.record.record(&call.trial, None, Some(msg.clone()));
+                    return Err(bad_gateway(msg));
+                }
+            },
+            None => bytes,
+        };
+        if call.record.wanted() {
+            let Assembled { response, error } = wire::parse_response_json(api, &bytes);
+            let error = error.map(|e| scrub_with(&e, &call.upstream, client_auth.as_ref()));
+            call.record.record(&call.trial, Some(response), error);
+        }
+        Ok(bytes)
     };
-    if call.record.wanted() {
-        let Assembled { response, error } = wire::parse_response_json(api, &bytes);
-        let error = error.map(|e| scrub(&e, &call.upstream));
-        call.record.record(&call.trial, Some(response), error);
-    }
+    let bytes = tokio::task::spawn_blocking(finish)
+        .await
+        .map_err(|e| bad_gateway(format!("the guard's work on this reply failed: {e}")))??;
     Ok(with_content_type(content_type, full(bytes)))
 }
 
@@ -170,46 +176,67 @@ fn guard_json(api: WireApi, guard: &ReplyGuard, bytes: Bytes) -> Result<Bytes, S
 }
 
 /// A streamed upstream reply on its way to the client: each upstream chunk goes
-/// through the guard (if any) and into the trace's assembler (if traced) and is
-/// relayed at once. The call is traced when the upstream ends, before the client sees
-/// the end; a client that goes away before the reply is finished leaves it traced as
-/// disconnected.
+/// through the guard (if any) and into the assembler and is relayed at once. The call
+/// is traced when the upstream ends, before the client sees the end; a client that
+/// goes away before the reply is finished leaves it traced as disconnected. A stream
+/// that broke, went silent or ended before its final event is answered with an error
+/// event and an aborted body.
 struct Relay {
     call: Call,
     body: Pin<Box<UpstreamBody>>,
     /// The guard's rewriter and whether its output replaces the upstream's.
     rewriter: Option<(bool, StreamRewriter)>,
+    /// What the client received, assembled: whether it ended properly, and the trace.
     assembler: Option<StreamAssembler>,
     pending: VecDeque<Bytes>,
+    /// The client's forwarded key, scrubbed from errors like the upstream's.
+    auth: Option<HeaderValue>,
+    /// Why the stream failed, once its error event is queued: the body then aborts.
+    failed: Option<String>,
     ended: bool,
 }
 
+/// How long a failed stream's error event has to reach the client before its body
+/// fails.
+const ERROR_FLUSH: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// The error that aborts a client's body after its error event.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct StreamFailed(String);
+
 impl Relay {
-    fn new(call: Call, body: UpstreamBody) -> Self {
+    fn new(call: Call, body: UpstreamBody, auth: Option<HeaderValue>) -> Self {
         let api = call.record.api;
         let rewriter = call
             .guard
             .clone()
             .map(|g| (g.enforcing(), StreamRewriter::new(api, g)));
-        let assembler = call.record.wanted().then(|| StreamAssembler::new(api));
         Relay {
             call,
             body: Box::pin(body),
             rewriter,
-            assembler,
+            assembler: Some(StreamAssembler::new(api)),
             pending: VecDeque::new(),
+            auth,
+            failed: None,
             ended: false,
         }
     }
 
-    /// The next bytes for the client, or `None` at the end of the reply.
-    async fn next(&mut self) -> Option<Bytes> {
+    /// The next bytes for the client, an error once a failed stream's error event was
+    /// handed over, or `None` at the end of the reply.
+    async fn next(&mut self) -> Option<Result<Bytes, BodyError>> {
         loop {
             if let Some(b) = self.pending.pop_front() {
-                return Some(b);
+                return Some(Ok(b));
             }
             if self.ended {
-                return None;
+                let why = self.failed.take()?;
+                // Waiting a moment lets the connection flush the error event before
+                // the failed body closes it.
+                tokio::time::sleep(ERROR_FLUSH).await;
+                return Some(Err(Box::new(StreamFailed(why)) as BodyError));
             }
             match self.body.frame().await {
                 Some(Ok(frame)) => {
@@ -243,7 +270,7 @@ impl Relay {
         }
     }
 
-    /// One frame for the client (and for the trace's assembler).
+    /// One frame for the client (and for the assembler).
     fn push(&mut self, frame: Bytes) {
         if let Some(a) = &mut self.assembler {
             a.feed(&frame);
@@ -251,7 +278,8 @@ impl Relay {
         self.pending.push_back(frame);
     }
 
-    /// The upstream ended (or broke): flush what the guard held back, then trace.
+    /// The upstream ended (or broke): flush what the guard held back, trace, and when
+    /// the reply is not whole, queue an error event and fail the body after it.
     fn end(&mut self, broken: Option<String>) {
         self.ended = true;
         if let Some((enforcing, r)) = &mut self.rewriter {
@@ -260,18 +288,43 @@ impl Relay {
                 self.queue(tail);
             }
         }
-        self.trace(broken);
-    }
-
-    fn trace(&mut self, broken: Option<String>) {
         let Some(assembler) = self.assembler.take() else {
             return;
         };
-        let Assembled { response, error } = assembler.finish();
-        let error = broken.or(error).map(|e| scrub(&e, &self.call.upstream));
-        self.call
-            .record
-            .record(&self.call.trial, Some(response), error);
+        let (Assembled { response, error }, complete) = assembler.finish_ended();
+        let cut = broken.or_else(|| {
+            (!complete).then(|| "upstream: stream ended before its final event".to_owned())
+        });
+        let error = cut
+            .clone()
+            .or(error)
+            .map(|e| scrub_with(&e, &self.call.upstream, self.auth.as_ref()));
+        if let Some(why) = cut {
+            let why = scrub_with(&why, &self.call.upstream, self.auth.as_ref());
+            self.pending
+                .push_back(error_event(self.call.record.api, &why));
+            self.failed = Some(why);
+        }
+        if self.call.record.wanted() {
+            self.call
+                .record
+                .record(&self.call.trial, Some(response), error);
+        }
+    }
+}
+
+/// The event that tells a client of `api` its stream failed: an `error` chunk for
+/// Chat Completions, an `error` event for the Responses API, as OpenAI sends them.
+fn error_event(api: WireApi, message: &str) -> Bytes {
+    match api {
+        WireApi::ChatCompletions => crate::wire::sse::data_frame(&serde_json::json!({
+            "error": {"message": message, "type": "upstream_error", "code": "stream_failed"}
+        })),
+        WireApi::Responses => crate::wire::sse::named_frame(
+            "error",
+            &serde_json::json!({"type": "error", "code": "stream_failed", "message": message,
+                "param": null}),
+        ),
     }
 }
 
@@ -281,7 +334,7 @@ impl Drop for Relay {
     /// the upstream closes its stream: when every frame was handed over and they make
     /// a finished reply, the call is complete; otherwise it was cut short.
     fn drop(&mut self) {
-        if self.ended {
+        if self.ended || !self.call.record.wanted() {
             return;
         }
         let Some(assembler) = self.assembler.take() else {

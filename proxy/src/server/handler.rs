@@ -2,21 +2,21 @@
 //! trial named by headers for a standalone guard. The model-call paths are in
 //! [`super::call`].
 
+use super::limits::Busy;
 use super::{call, State, TrialSource};
 use crate::api::WireApi;
 use crate::registry::{ModelRoute, Trial};
 use bytes::Bytes;
 use http_body_util::combinators::UnsyncBoxBody;
-use http_body_util::{BodyExt, Full, Limited, StreamBody};
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited, StreamBody};
 use hyper::body::{Frame, Incoming};
-use hyper::header::{CACHE_CONTROL, CONTENT_TYPE};
+use hyper::header::{CACHE_CONTROL, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{json, Value};
 use std::convert::Infallible;
+use std::pin::Pin;
 use std::sync::Arc;
-
-/// Harnesses re-send whole histories; this is far above any real one.
-const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+use std::task::{Context, Poll};
 
 /// Why a response body stopped early (an upstream body that broke or went silent).
 pub(super) type BodyError = Box<dyn std::error::Error + Send + Sync>;
@@ -82,14 +82,59 @@ pub(super) fn frames_body(frames: Vec<Bytes>) -> Body {
     StreamBody::new(chunks).boxed_unsync()
 }
 
-/// Entry point of every request: never fails, errors become JSON responses.
+/// Entry point of every request: never fails, errors become JSON responses. The
+/// connection counts as busy until the response body was sent.
 pub(crate) async fn handle(
     state: Arc<State>,
     req: Request<Incoming>,
+    busy: Busy,
 ) -> Result<Response<Body>, Infallible> {
-    Ok(route(&state, req)
+    let response = route(&state, req)
         .await
-        .unwrap_or_else(HttpError::into_response))
+        .unwrap_or_else(HttpError::into_response);
+    Ok(response.map(|body| Held { body, _busy: busy }.boxed_unsync()))
+}
+
+/// A response body holding its connection busy until it is dropped.
+struct Held {
+    body: Body,
+    _busy: Busy,
+}
+
+impl http_body::Body for Held {
+    type Data = Bytes;
+    type Error = BodyError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BodyError>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// The answer to a connection beyond the cap while every open one is busy.
+pub(crate) fn overloaded(cap: usize) -> Response<Body> {
+    let mut r = HttpError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "overloaded",
+        format!(
+            "the proxy has {cap} connections open, all busy (its connection cap): try again shortly"
+        ),
+    )
+    .into_response();
+    let headers = r.headers_mut();
+    headers.insert(RETRY_AFTER, hyper::header::HeaderValue::from_static("1"));
+    headers.insert(CONNECTION, hyper::header::HeaderValue::from_static("close"));
+    r
 }
 
 enum Endpoint {
@@ -130,24 +175,51 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
     match endpoint {
         Endpoint::Models => Ok(models(&trial)),
         Endpoint::Call(api) => {
-            let body = read_body(req).await?;
+            let body = read_body(state, req).await?;
             call::model_call(state, trial, api, body, None).await
         }
     }
 }
 
-async fn read_body(req: Request<Incoming>) -> Result<Bytes, HttpError> {
-    Ok(Limited::new(req.into_body(), MAX_BODY_BYTES)
-        .collect()
-        .await
-        .map_err(|e| {
-            HttpError::new(
-                StatusCode::BAD_REQUEST,
-                "invalid_request_error",
-                format!("cannot read the request body: {e}"),
-            )
-        })?
-        .to_bytes())
+/// Reads a request body within the listener's size and time limits (`413`, `408`).
+async fn read_body(state: &State, req: Request<Incoming>) -> Result<Bytes, HttpError> {
+    let limits = state.limits;
+    let too_large = || {
+        HttpError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "invalid_request_error",
+            format!(
+                "the request body is larger than the proxy's limit of {} bytes (--max-body)",
+                limits.max_body
+            ),
+        )
+    };
+    let declared = req
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > u64::try_from(limits.max_body).unwrap_or(u64::MAX)) {
+        return Err(too_large());
+    }
+    let reading = Limited::new(req.into_body(), limits.max_body).collect();
+    match tokio::time::timeout(limits.body_timeout, reading).await {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
+        Ok(Err(e)) => Err(HttpError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_request_error",
+            format!("cannot read the request body: {e}"),
+        )),
+        Err(_) => Err(HttpError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "invalid_request_error",
+            format!(
+                "the request body did not arrive within {} s",
+                limits.body_timeout.as_secs()
+            ),
+        )),
+    }
 }
 
 /// Standalone routes: `/v1/chat/completions`, `/v1/responses`, `/v1/models`; the trial
@@ -182,7 +254,7 @@ async fn route_standalone(
         .trial_for(req.headers())
         .map_err(|e| HttpError::new(StatusCode::BAD_REQUEST, "invalid_request_error", e))?;
     let auth = req.headers().get(hyper::header::AUTHORIZATION).cloned();
-    let body = read_body(req).await?;
+    let body = read_body(state, req).await?;
     call::model_call(state, trial, api, body, auth).await
 }
 

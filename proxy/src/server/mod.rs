@@ -13,16 +13,18 @@ mod forward;
 mod guarded;
 pub mod guardrail;
 mod handler;
+pub mod limits;
 mod stream;
 
 use crate::api::{ModelRequest, ModelResponse};
 use crate::guard::Guard;
 use crate::registry::{Trial, TrialRegistry, TurnContext};
-use crate::upstream::{RetryPolicy, UpstreamClient, UpstreamError};
+use crate::upstream::{RetryPolicy, UpstreamClient, UpstreamError, UpstreamTimeouts};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::{GracefulShutdown, Watcher};
+use limits::{effective_cap, Connections, ServerLimits, WriteDeadline};
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -85,6 +87,10 @@ pub struct ProxyOptions {
     pub threads: usize,
     /// How transient upstream failures of a model call are retried.
     pub retry: RetryPolicy,
+    /// How long an upstream may keep a call waiting.
+    pub timeouts: UpstreamTimeouts,
+    /// What one client may hold of the listener: body size, time, connections.
+    pub limits: ServerLimits,
 }
 
 /// Finds the trial of a request from its headers (the standalone guard, whose clients
@@ -104,6 +110,8 @@ pub(crate) struct State {
     pub(crate) next_id: Arc<AtomicU64>,
     pub(crate) guard: Option<Guard>,
     pub(crate) source: Option<Arc<dyn TrialSource>>,
+    pub(crate) limits: ServerLimits,
+    pub(crate) connections: Arc<Connections>,
 }
 
 /// Stops the listener from accepting new connections (calls in flight finish).
@@ -164,14 +172,17 @@ impl ProxyServer {
         source: Option<Arc<dyn TrialSource>>,
     ) -> Result<ProxyServer, ProxyError> {
         let next_id = Arc::new(AtomicU64::new(1));
+        let connections = Connections::new(effective_cap(options.limits.max_connections));
         let state = || -> Result<Arc<State>, ProxyError> {
             Ok(Arc::new(State {
                 registry: registry.clone(),
                 backend: Arc::clone(&backend),
-                upstream: UpstreamClient::with_retry(options.retry)?,
+                upstream: UpstreamClient::with_options(options.retry, options.timeouts)?,
                 next_id: Arc::clone(&next_id),
                 guard: options.guard.clone(),
                 source: source.clone(),
+                limits: options.limits,
+                connections: Arc::clone(&connections),
             }))
         };
         let (tx, rx) = watch::channel(false);
@@ -340,18 +351,57 @@ async fn accept_loop(
         // Without it, Nagle's algorithm meets the client's delayed ACK and every streamed
         // reply stalls ~40 ms before its last chunk.
         let _ = stream.set_nodelay(true);
+        let limits = state.limits;
+        let Some(admitted) = state.connections.admit() else {
+            tokio::spawn(refuse(stream, limits, state.connections.cap()));
+            continue;
+        };
         let state = Arc::clone(&state);
         let watcher: Option<Watcher> = graceful.map(GracefulShutdown::watcher);
         tokio::spawn(async move {
-            let service = service_fn(move |req| handler::handle(Arc::clone(&state), req));
-            let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
-            let ended = match watcher {
-                Some(w) => w.watch(conn).await,
-                None => conn.await,
+            let admitted = Arc::new(admitted);
+            let place = Arc::clone(&admitted);
+            let service = service_fn(move |req| {
+                let busy = place.busy();
+                handler::handle(Arc::clone(&state), req, busy)
+            });
+            let io = TokioIo::new(WriteDeadline::new(stream, limits.idle_timeout));
+            let mut builder = http1::Builder::new();
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(limits.header_timeout);
+            let conn = builder.serve_connection(io, service);
+            let serving = async move {
+                match watcher {
+                    Some(w) => w.watch(conn).await,
+                    None => conn.await,
+                }
             };
-            if let Err(e) = ended {
-                tracing::debug!("proxy connection ended: {e}");
+            tokio::select! {
+                ended = serving => {
+                    if let Err(e) = ended {
+                        tracing::debug!("proxy connection ended: {e}");
+                    }
+                }
+                // Another connection took this idle one's place: dropping it closes it.
+                () = admitted.evicted() => {}
             }
         });
+    }
+}
+
+/// Answers a connection beyond the cap, every open one being busy: `503`, closed.
+async fn refuse(stream: tokio::net::TcpStream, limits: ServerLimits, cap: usize) {
+    let service = service_fn(move |_req| async move {
+        Ok::<_, std::convert::Infallible>(handler::overloaded(cap))
+    });
+    let io = TokioIo::new(WriteDeadline::new(stream, limits.idle_timeout));
+    let mut builder = http1::Builder::new();
+    builder
+        .keep_alive(false)
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout);
+    if let Err(e) = builder.serve_connection(io, service).await {
+        tracing::debug!("refused proxy connection ended: {e}");
     }
 }

@@ -30,8 +30,10 @@ use crate::guard::{Guard, GuardMode, GuardPolicy};
 use crate::registry::{
     ModelRoute, Secret, Trial, TrialRegistry, TrialSetup, TurnContext, Upstream,
 };
+use crate::server::limits::ServerLimits;
 use crate::server::{ModelBackend, ProxyError, ProxyOptions, ProxyServer, TrialSource};
 use crate::trace::{TraceError, TraceWriter};
+use crate::upstream::UpstreamTimeouts;
 use cosec_scenarios::{CommunityId, UserId};
 use dashmap::DashMap;
 use hyper::header::HeaderName;
@@ -79,6 +81,11 @@ pub struct StandaloneConfig {
     /// Listener threads sharing the port (see [`ProxyOptions::threads`]); 0 serves on
     /// the caller's runtime.
     pub threads: usize,
+    /// How long the upstream may keep a call waiting ([`UpstreamTimeouts::SERVE`]
+    /// unless configured).
+    pub timeouts: UpstreamTimeouts,
+    /// Body size, time and connection budgets of the listener.
+    pub limits: ServerLimits,
 }
 
 /// Why a standalone guard could not start.
@@ -321,6 +328,8 @@ async fn serve(
         ProxyOptions {
             guard: guarded.then(|| guard.clone()),
             threads: config.threads,
+            timeouts: config.timeouts,
+            limits: config.limits,
             ..ProxyOptions::default()
         },
         Some(Arc::new(sessions)),

@@ -28,13 +28,43 @@ use std::time::Duration;
 
 /// How long to wait for a TCP/TLS connection to the upstream.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
-/// Longest silence tolerated before the response headers and between two body reads
-/// (a stalled upstream is an infrastructure failure).
-const READ_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// How long an upstream may keep a call waiting (a stalled upstream is an
+/// infrastructure failure).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UpstreamTimeouts {
+    /// Longest wait for the response headers after the request was sent. A call that
+    /// times out here is not sent again: the upstream may still be working on it.
+    pub first_byte: Duration,
+    /// Longest silence between two reads of the response body (a stream that stops
+    /// sending ends with an error the client sees).
+    pub idle: Duration,
+}
+
+impl UpstreamTimeouts {
+    /// The limits of `cosec run`, whose trials have their own time limits.
+    pub const RUN: UpstreamTimeouts = UpstreamTimeouts {
+        first_byte: Duration::from_secs(600),
+        idle: Duration::from_secs(600),
+    };
+    /// The limits of `cosec proxy serve` unless configured otherwise.
+    pub const SERVE: UpstreamTimeouts = UpstreamTimeouts {
+        first_byte: Duration::from_secs(120),
+        idle: Duration::from_secs(120),
+    };
+}
+
+impl Default for UpstreamTimeouts {
+    fn default() -> Self {
+        Self::RUN
+    }
+}
 /// Idle pooled connections are closed after this long.
 const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 /// How much of an upstream error body is kept in messages.
 const ERROR_SNIPPET_CHARS: usize = 1000;
+/// Largest upstream error body read.
+const MAX_ERROR_BODY: usize = 1024 * 1024;
 
 /// Errors building the upstream client.
 #[derive(Debug, thiserror::Error)]
@@ -44,7 +74,8 @@ pub enum UpstreamError {
     Client(#[source] rustls::Error),
 }
 
-/// The body of an upstream reply: fails after [`READ_TIMEOUT`] without a frame.
+/// The body of an upstream reply: fails after [`UpstreamTimeouts::idle`] without a
+/// frame.
 pub type UpstreamBody = SilenceLimit<PooledBody>;
 
 /// A pooled HTTP client for all upstream calls of a run.
@@ -52,6 +83,7 @@ pub type UpstreamBody = SilenceLimit<PooledBody>;
 pub struct UpstreamClient {
     pool: Pool,
     retry: RetryPolicy,
+    timeouts: UpstreamTimeouts,
 }
 
 /// A successful upstream reply: its content type and its (still unread) body.
@@ -111,9 +143,10 @@ impl UpstreamReply {
             .is_some_and(|v| v.starts_with("text/event-stream"))
     }
 
-    /// Reads the whole body; the error is key-free and starts with `upstream:`.
-    pub async fn bytes(self, upstream: &Upstream) -> Result<Bytes, String> {
-        self.body
+    /// Reads the whole body, at most `max` bytes; the error is key-free and starts
+    /// with `upstream:`.
+    pub async fn bytes(self, upstream: &Upstream, max: usize) -> Result<Bytes, String> {
+        http_body_util::Limited::new(self.body, max)
             .collect()
             .await
             .map(|c| c.to_bytes())
@@ -153,12 +186,23 @@ pub fn request_body(upstream: &Upstream, mut body: Value) -> Bytes {
     Bytes::from(body.to_string())
 }
 
-/// Removes the upstream's API key from a text bound for a log, a trace or a client.
+/// Removes the upstream's API key from a text bound for a log, a trace or a client,
+/// whole or in part, with any `sk-` token or `Bearer` credential ([`crate::keys`]).
 pub fn scrub(text: &str, upstream: &Upstream) -> String {
-    match upstream.api_key.as_ref().map(|k| k.expose()) {
-        Some(key) if !key.is_empty() => text.replace(key, "***"),
-        _ => text.to_owned(),
+    scrub_with(text, upstream, None)
+}
+
+/// Like [`scrub`], also removing the client's key forwarded in `forwarded` (an
+/// `Authorization` header value).
+pub fn scrub_with(text: &str, upstream: &Upstream, forwarded: Option<&HeaderValue>) -> String {
+    let mut keys = Vec::with_capacity(2);
+    if let Some(key) = &upstream.api_key {
+        keys.push(key.expose());
     }
+    if let Some(value) = forwarded.and_then(|v| v.to_str().ok()) {
+        keys.push(crate::keys::credential(value));
+    }
+    crate::keys::scrub(text, &keys)
 }
 
 /// An error and its causes on one line (the useful part hides in the sources).
@@ -183,6 +227,14 @@ impl UpstreamClient {
 
     /// Like [`UpstreamClient::new`], retrying transient failures by `retry`.
     pub fn with_retry(retry: RetryPolicy) -> Result<Self, UpstreamError> {
+        Self::with_options(retry, UpstreamTimeouts::default())
+    }
+
+    /// Like [`UpstreamClient::with_retry`], with the given timeouts.
+    pub fn with_options(
+        retry: RetryPolicy,
+        timeouts: UpstreamTimeouts,
+    ) -> Result<Self, UpstreamError> {
         let mut http = HttpConnector::new();
         // The TLS layer on top decides between http and https.
         http.enforce_http(false);
@@ -197,6 +249,7 @@ impl UpstreamClient {
         Ok(UpstreamClient {
             pool: Pool::new(connector, POOL_IDLE_TIMEOUT),
             retry,
+            timeouts,
         })
     }
 
@@ -257,7 +310,7 @@ impl UpstreamClient {
         // unless the request could not even be built.
         let fail = |what: String, transient: bool| AttemptFailure {
             failure: UpstreamFailure {
-                message: scrub(&format!("upstream: {what}"), upstream),
+                message: scrub_with(&format!("upstream: {what}"), upstream, passthrough_auth),
                 status: None,
                 retries: 0,
             },
@@ -284,8 +337,9 @@ impl UpstreamClient {
             auth.set_sensitive(true);
             headers.insert(AUTHORIZATION, auth);
         }
+        let first_byte = self.timeouts.first_byte;
         let response =
-            match tokio::time::timeout(READ_TIMEOUT, self.pool.send(&target, request)).await {
+            match tokio::time::timeout(first_byte, self.pool.send(&target, request)).await {
                 Ok(Ok(response)) => response,
                 Ok(Err(e)) => {
                     return Err(fail(
@@ -293,17 +347,22 @@ impl UpstreamClient {
                         true,
                     ))
                 }
+                // The request went out and may still be running (and billed): not sent
+                // again.
                 Err(_) => {
                     return Err(fail(
-                        format!("no response from {url} within {} s", READ_TIMEOUT.as_secs()),
-                        true,
+                        format!(
+                            "no response from {url} within {} s (first-byte timeout)",
+                            first_byte.as_secs()
+                        ),
+                        false,
                     ))
                 }
             };
         let status = response.status();
         let content_type = response.headers().get(CONTENT_TYPE).cloned();
         let retry_after = retry_after(response.headers());
-        let body = SilenceLimit::new(READ_TIMEOUT, response.into_body());
+        let body = SilenceLimit::new(self.timeouts.idle, response.into_body());
         if status.is_success() {
             return Ok(UpstreamReply {
                 content_type,
@@ -313,7 +372,7 @@ impl UpstreamClient {
         }
         Err(AttemptFailure {
             failure: UpstreamFailure {
-                message: error_status(status, url, body, upstream).await,
+                message: error_status(status, url, body, upstream, passthrough_auth).await,
                 status: Some(status),
                 retries: 0,
             },
@@ -329,16 +388,24 @@ async fn error_status(
     url: &str,
     body: UpstreamBody,
     upstream: &Upstream,
+    forwarded: Option<&HeaderValue>,
 ) -> String {
-    let text = match body.collect().await {
+    // Only the start of an error body is ever shown; a larger one is not read whole.
+    let text = match http_body_util::Limited::new(body, MAX_ERROR_BODY)
+        .collect()
+        .await
+    {
         Ok(c) => String::from_utf8_lossy(&c.to_bytes()).into_owned(),
         Err(_) => String::new(),
     };
     let message = upstream_message(&text).unwrap_or_else(|| text.trim().to_owned());
+    // Scrubbed before it is cut, so that a cut never leaves half a key behind.
+    let message = scrub_with(&message, upstream, forwarded);
     let snippet: String = message.chars().take(ERROR_SNIPPET_CHARS).collect();
-    scrub(
+    scrub_with(
         &format!("upstream: HTTP {status} from {url}: {}", snippet.trim()),
         upstream,
+        forwarded,
     )
 }
 
@@ -375,6 +442,11 @@ mod tests {
             "http://h/v1/chat/completions"
         );
         assert_eq!(scrub("bad key sk-top!", &up), "bad key ***!");
+        let client = HeaderValue::from_static("Bearer Kx7Wq2Zr9Vb4Nm6Jt1Hs");
+        assert_eq!(
+            scrub_with("echo: Kx7Wq2Zr9Vb4...", &up, Some(&client)),
+            "echo: ***"
+        );
     }
 
     #[test]

@@ -313,6 +313,11 @@ impl ChatAssembler {
         }
     }
 
+    /// Whether a finish reason or `[DONE]` was seen.
+    pub fn ended(&self) -> bool {
+        self.finished
+    }
+
     /// The assembled response; a stream without a finish reason or `[DONE]` was cut.
     pub fn finish(self) -> Assembled {
         let error = self.error.or_else(|| {

@@ -3,6 +3,7 @@
 //! upstream responses (JSON or SSE) assembled back for the trace.
 
 pub mod chat;
+pub mod fields;
 pub mod responses;
 pub mod sse;
 
@@ -140,14 +141,27 @@ impl StreamAssembler {
     }
 
     /// The assembled response once the stream has ended.
-    pub fn finish(mut self) -> Assembled {
+    pub fn finish(self) -> Assembled {
+        self.finish_ended().0
+    }
+
+    /// The assembled response, and whether the stream reached its final event (Chat
+    /// Completions: `[DONE]` or a finish reason; Responses: `response.completed`,
+    /// `.failed`, `.incomplete` or an `error` event).
+    pub fn finish_ended(mut self) -> (Assembled, bool) {
         let parser = std::mem::take(&mut self.parser);
         for event in parser.finish() {
             self.event(&event);
         }
         match self.inner {
-            Inner::Chat(a) => a.finish(),
-            Inner::Responses(a) => a.finish(),
+            Inner::Chat(a) => {
+                let ended = a.ended();
+                (a.finish(), ended)
+            }
+            Inner::Responses(a) => {
+                let ended = a.ended();
+                (a.finish(), ended)
+            }
         }
     }
 

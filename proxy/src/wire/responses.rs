@@ -324,6 +324,8 @@ pub struct ResponsesAssembler {
     delta_text: String,
     completed: Option<Value>,
     error: Option<String>,
+    /// An `error` event ended the stream.
+    errored: bool,
 }
 
 impl ResponsesAssembler {
@@ -355,9 +357,18 @@ impl ResponsesAssembler {
                 self.error = Some(format!("upstream: {why}"));
                 self.completed = v.get("response").cloned();
             }
-            "error" => self.error = Some(format!("upstream: {}", error_message(&v))),
+            "error" => {
+                self.errored = true;
+                self.error = Some(format!("upstream: {}", error_message(&v)));
+            }
             _ => {}
         }
+    }
+
+    /// Whether a final event (`response.completed`, `.failed`, `.incomplete` or an
+    /// `error` event) was seen.
+    pub fn ended(&self) -> bool {
+        self.completed.is_some() || self.errored
     }
 
     /// The assembled response; a stream without `response.completed` was cut.

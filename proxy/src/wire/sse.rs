@@ -18,6 +18,9 @@ pub struct SseEvent {
 #[derive(Debug, Default)]
 pub struct SseParser {
     pending: Vec<u8>,
+    /// How much of `pending` is known to hold no line end, so that a long line
+    /// arriving in many chunks is searched once.
+    scanned: usize,
     event: Option<String>,
     data: Vec<String>,
 }
@@ -32,12 +35,19 @@ impl SseParser {
     pub fn feed(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
         self.pending.extend_from_slice(chunk);
         let mut events = Vec::new();
-        while let Some(pos) = self.pending.iter().position(|b| *b == b'\n') {
-            let raw: Vec<u8> = self.pending.drain(..=pos).collect();
-            let line = String::from_utf8_lossy(&raw);
+        let mut start = 0;
+        let mut from = self.scanned;
+        while let Some(pos) = self.pending[from..].iter().position(|b| *b == b'\n') {
+            let end = from + pos;
+            let raw = &self.pending[start..=end];
+            let line = String::from_utf8_lossy(raw).into_owned();
             let line = line.trim_end_matches(['\n', '\r']);
             self.line(line, &mut events);
+            start = end + 1;
+            from = start;
         }
+        self.pending.drain(..start);
+        self.scanned = self.pending.len();
         events
     }
 

@@ -10,8 +10,10 @@ use cosec_policies::{DEFAULT_DEFENSE_FILE_NAME, DEFAULT_DEFENSE_SOURCE};
 use cosec_proxy::api::{ModelRequest, ModelResponse, WireApi};
 use cosec_proxy::guard::{Guard, GuardMode, GuardPolicy};
 use cosec_proxy::registry::{ModelRoute, Trial, TrialRegistry, TrialSetup, TurnContext, Upstream};
+use cosec_proxy::server::limits::ServerLimits;
 use cosec_proxy::server::{ModelBackend, ProxyOptions, ProxyServer, DEFAULT_ADDR};
 use cosec_proxy::trace::{read_trace, TraceEvent, TraceWriter};
+use cosec_proxy::upstream::UpstreamTimeouts;
 use cosec_proxy::wire::StreamAssembler;
 use cosec_scenarios::ids::turn_time;
 use cosec_scenarios::{CommunityId, UserId};
@@ -36,6 +38,8 @@ pub fn default_policy() -> GuardPolicy {
 pub struct FakeUpstream {
     pub canned: Arc<Mutex<(String, Vec<Bytes>)>>,
     pub seen: Arc<Mutex<Vec<(hyper::HeaderMap, Value)>>>,
+    /// Microseconds between two chunks beyond the default 2 ms (`u64::MAX`: none).
+    pub gap_us: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl FakeUpstream {
@@ -74,10 +78,18 @@ impl FakeUpstream {
             .unwrap()
             .push((headers, serde_json::from_slice(&body).unwrap()));
         let (content_type, chunks) = self.canned.lock().unwrap().clone();
+        let gap = match self.gap_us.load(std::sync::atomic::Ordering::Relaxed) {
+            0 => Some(Duration::from_millis(2)),
+            u64::MAX => None,
+            us => Some(Duration::from_micros(us)),
+        };
         // Each chunk is its own write, a little apart, so the proxy sees them separately.
-        let stream = futures_util::stream::unfold(chunks.into_iter(), |mut it| async move {
+        let stream = futures_util::stream::unfold(chunks.into_iter(), move |mut it| async move {
             let next = it.next()?;
-            tokio::time::sleep(Duration::from_millis(2)).await;
+            match gap {
+                Some(gap) => tokio::time::sleep(gap).await,
+                None => tokio::task::yield_now().await,
+            }
             Some((Ok::<_, Infallible>(Frame::data(next)), it))
         });
         let mut r = Response::new(StreamBody::new(stream).boxed_unsync());
@@ -117,6 +129,10 @@ pub struct Options {
     pub guard: Option<(GuardPolicy, GuardMode)>,
     pub guardrail: Option<&'static str>,
     pub requester: &'static str,
+    pub limits: ServerLimits,
+    pub timeouts: UpstreamTimeouts,
+    /// Listener threads (0: the test's runtime).
+    pub threads: usize,
 }
 
 impl Default for Options {
@@ -125,6 +141,9 @@ impl Default for Options {
             guard: Some((default_policy(), GuardMode::Enforce)),
             guardrail: None,
             requester: "nadia",
+            limits: ServerLimits::default(),
+            timeouts: UpstreamTimeouts::default(),
+            threads: 0,
         }
     }
 }
@@ -192,7 +211,9 @@ impl Setup {
             canned.clone(),
             ProxyOptions {
                 guard: guard.clone(),
-                threads: 0,
+                threads: options.threads,
+                limits: options.limits,
+                timeouts: options.timeouts,
                 ..ProxyOptions::default()
             },
         )

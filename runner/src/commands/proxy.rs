@@ -4,8 +4,11 @@ use crate::cli::{ServeArgs, ServeGuardModeArg};
 use crate::error::CliError;
 use cosec_proxy::guard::{GuardMode, GuardPolicy};
 use cosec_proxy::registry::Secret;
+use cosec_proxy::server::limits::ServerLimits;
 use cosec_proxy::standalone::{serve_standalone, serve_unguarded, StandaloneConfig};
+use cosec_proxy::upstream::UpstreamTimeouts;
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// Runs the standalone guard until interrupted.
 pub fn serve(args: ServeArgs) -> Result<ExitCode, CliError> {
@@ -40,6 +43,17 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode, CliError> {
         threads: args.threads.map(usize::from).unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         }),
+        timeouts: UpstreamTimeouts {
+            first_byte: Duration::from_secs(args.upstream_first_byte_timeout),
+            idle: Duration::from_secs(args.upstream_idle_timeout),
+        },
+        limits: ServerLimits {
+            max_body: usize::try_from(args.max_body).unwrap_or(usize::MAX),
+            max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
+            header_timeout: Duration::from_secs(args.header_timeout),
+            body_timeout: Duration::from_secs(args.body_timeout),
+            idle_timeout: Duration::from_secs(args.idle_timeout),
+        },
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

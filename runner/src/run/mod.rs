@@ -102,6 +102,8 @@ async fn run_plan(plan: RunPlan) -> Result<(metrics::Summary, PathBuf), CliError
             guard: guard.clone(),
             threads: 0,
             retry: plan.upstream_retry,
+            // A trial has its own time limits; the upstream's are the run's.
+            ..ProxyOptions::default()
         },
     )
     .await?;
