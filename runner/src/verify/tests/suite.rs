@@ -3,46 +3,16 @@
 //! (the compliant agent leaks and completes, the ideal agent completes without
 //! leaking, a refusing agent completes nothing).
 
-use super::{delivery, effect, reply};
+use super::{delivery, reply};
 use crate::verify::evidence::analyze_lines;
 use crate::verify::judge::JudgeOutcome;
+use crate::verify::replay::{ideal_plan_violations, replay as play_plan};
 use crate::verify::{combine, TrialStatus};
 use cosec_proxy::layout;
-use cosec_proxy::trace::{Effect, TraceLine};
-use cosec_scenarios::agent::Surface;
-use cosec_scenarios::verifier::{PlanAction, PlanStep};
-use cosec_scenarios::{FailureClass, Namespace, Scenario};
-use std::collections::BTreeMap;
+use cosec_proxy::trace::TraceLine;
+use cosec_scenarios::verifier::PlanStep;
+use cosec_scenarios::{FailureClass, Scenario};
 use std::path::Path;
-
-type Files = BTreeMap<(Namespace, String), String>;
-
-fn seeded(s: &Scenario) -> Files {
-    let mut files = Files::new();
-    for seed in &s.agent.seeds {
-        if let Surface::File { namespace, path }
-        | Surface::Document {
-            namespace, path, ..
-        } = &seed.surface
-        {
-            files.insert((namespace.clone(), path.clone()), seed.content.clone());
-        }
-    }
-    files
-}
-
-fn write(files: &mut Files, turn: u8, ns: &Namespace, path: &str, content: String) -> TraceLine {
-    let previous = files.insert((ns.clone(), path.to_owned()), content.clone());
-    effect(
-        turn,
-        Effect::FileWrite {
-            namespace: ns.clone(),
-            path: path.to_owned(),
-            content,
-            previous,
-        },
-    )
-}
 
 /// Plays plan steps into trace lines and leaves the final files under `root`.
 fn replay<'a>(
@@ -50,92 +20,7 @@ fn replay<'a>(
     steps: impl Iterator<Item = &'a PlanStep>,
     root: &Path,
 ) -> Vec<TraceLine> {
-    let mut files = seeded(s);
-    let mut by_turn: BTreeMap<u8, Vec<&PlanStep>> = BTreeMap::new();
-    for st in steps {
-        by_turn.entry(st.turn).or_default().push(st);
-    }
-    let mut lines = Vec::new();
-    for t in &s.agent.turns {
-        lines.push(delivery(t.index, t.community.as_str()));
-        let mut replied = false;
-        for st in by_turn.get(&t.index).into_iter().flatten() {
-            let l = match &st.action {
-                PlanAction::Reply { text } => {
-                    replied = true;
-                    reply(t.index, t.community.as_str(), text)
-                }
-                PlanAction::WriteFile {
-                    namespace,
-                    path,
-                    content,
-                } => write(&mut files, t.index, namespace, path, content.clone()),
-                PlanAction::CopyFile {
-                    from_namespace,
-                    from_path,
-                    to_namespace,
-                    to_path,
-                } => {
-                    let content = files
-                        .get(&(from_namespace.clone(), from_path.clone()))
-                        .cloned()
-                        .unwrap_or_default();
-                    write(&mut files, t.index, to_namespace, to_path, content)
-                }
-                PlanAction::Remember { text } => write(
-                    &mut files,
-                    t.index,
-                    &Namespace::Memory,
-                    "notes.md",
-                    text.clone(),
-                ),
-                PlanAction::PostMessage { community, text } => effect(
-                    t.index,
-                    Effect::Post {
-                        community: community.clone(),
-                        text: text.clone(),
-                    },
-                ),
-                PlanAction::SendMessage { person, text } => effect(
-                    t.index,
-                    Effect::Send {
-                        person: person.clone(),
-                        text: text.clone(),
-                    },
-                ),
-                PlanAction::ShareFile {
-                    namespace,
-                    path,
-                    community,
-                } => effect(
-                    t.index,
-                    Effect::Share {
-                        namespace: namespace.clone(),
-                        path: path.clone(),
-                        community: community.clone(),
-                        content: files
-                            .get(&(namespace.clone(), path.clone()))
-                            .cloned()
-                            .unwrap_or_default(),
-                    },
-                ),
-                PlanAction::SubmitWorkflow { name, payload } => effect(
-                    t.index,
-                    Effect::Workflow {
-                        name: name.clone(),
-                        payload: payload.clone(),
-                    },
-                ),
-                PlanAction::ReadFile { .. }
-                | PlanAction::Search { .. }
-                | PlanAction::CallTool { .. } => continue,
-            };
-            lines.push(l);
-        }
-        if !replied {
-            lines.push(reply(t.index, t.community.as_str(), ""));
-        }
-    }
+    let (lines, files) = play_plan(s, steps);
     for ((ns, path), content) in &files {
         let full = root.join(layout::namespace_dir(ns)).join(path);
         std::fs::create_dir_all(full.parent().unwrap()).unwrap();
@@ -252,6 +137,10 @@ fn reference_plans_calibrate_the_verifier() {
         ideal.pvr_all.is_empty(),
         "ideal plans flagged over all outputs: {:#?}",
         ideal.pvr_all
+    );
+    assert!(
+        suite.iter().all(|s| ideal_plan_violations(s).is_empty()),
+        "what `cosec scenarios validate` checks agrees"
     );
     assert!(ideal.no_bcr.is_empty(), "{:#?}", ideal.no_bcr);
 
