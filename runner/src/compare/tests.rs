@@ -276,3 +276,32 @@ fn matrix_is_sorted_by_overall_pvr_with_an_average_row() {
         "{text}"
     );
 }
+
+#[test]
+fn the_report_shows_both_pvr_figures_and_the_trials_where_they_differ() {
+    let (_dir, runs) = handmade();
+    let page = crate::report::render_report(&runs, None).unwrap();
+    let section = page
+        .split("<section id=\"s-figures\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</section>").next())
+        .expect("the figures section");
+    // Only B's s5 differs: it violated outside the scored action only.
+    assert_eq!(section.matches("#trace=").count(), 1, "{section}");
+    assert!(section.contains("href=\"#trace=2/s5\""), "{section}");
+    assert!(
+        section.contains("<td colspan=\"2\">none</td>"),
+        "A's figures agree: {section}"
+    );
+    assert!(
+        page.contains("<th>PVR all</th>"),
+        "the matrix has the column"
+    );
+    let paired = render_comparison(&compare_pair(&runs[0], &runs[1], 0.05));
+    assert!(
+        paired
+            .lines()
+            .any(|l| l.starts_with("overall") && l.contains("PVR_ALL")),
+        "{paired}"
+    );
+}
