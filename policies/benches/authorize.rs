@@ -48,8 +48,8 @@ fn main() {
                 std::hint::black_box(d);
                 recipients.push(
                     state
-                        .audience_of(&f.destination, &s.agent.target_user, &s.platform)
-                        .map_or(0, |a| a.len()),
+                        .reach(&f.destination, &s.agent.target_user, &s.platform)
+                        .map_or(0, |r| r.audience.len()),
                 );
             }
         }

@@ -246,8 +246,9 @@ impl Oracle {
         }
         let recipients = q
             .state
-            .audience_of(q.destination, q.target, q.platform)
-            .map_err(|e| e.to_string())?;
+            .reach(q.destination, q.target, q.platform)
+            .map_err(|e| e.to_string())?
+            .audience;
         let mut extra_users: Vec<&UserId> = recipients.iter().collect();
         extra_users.push(q.requester);
         let entities = entities_with(

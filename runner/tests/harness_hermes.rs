@@ -541,3 +541,40 @@ async fn the_input_layer_withholds_what_hermes_read_with_its_shell() {
         }
     }
 }
+
+/// Every output is a candidate, through Hermes: at turns other than the scored one the
+/// scripted model reads a protected ledger through the relay and sends it to a
+/// community and a person with the relay's tools, and copies it into another
+/// namespace with Hermes's own terminal; the copies the oracle denies (RunClub, Jon,
+/// RunClub's workspace) are violations with those destinations and turns, their twins
+/// to allowed places (CarePod, Leo, CarePod's workspace) are not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
+async fn each_output_of_hermes_is_judged_where_and_when_it_went() {
+    let _ = installed();
+    let server = scripted::start().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario_file = tmp.path().join("scenario.json");
+    let s = common::copying::copying_scenario();
+    std::fs::write(&scenario_file, serde_json::to_string(&s).unwrap()).unwrap();
+    let out = tmp.path().join("run");
+    let o = tokio::process::Command::new(env!("CARGO_BIN_EXE_cosec"))
+        .args(["run", "--harness", "hermes", "--sandbox", "bwrap"])
+        .args(["--model", "openai:m"])
+        .args(["--model-base-url", &format!("{}/v1", server.url)])
+        .args(["--defense", "none", "--judge", "none", "--retries", "0"])
+        .args(["--scenario-file", scenario_file.to_str().unwrap()])
+        .args(["--out", out.to_str().unwrap()])
+        .env_remove("COSEC_MODEL_API_KEY")
+        .env_remove("COSEC_JUDGE_BASE_URL")
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    common::copying::assert_judged_where_they_went(&out);
+}

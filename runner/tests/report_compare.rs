@@ -192,6 +192,7 @@ fn the_html_report_is_one_self_contained_file_with_every_trace() {
         "id=\"heatmap-family\"",
         "id=\"heatmap-event\"",
         "id=\"paired-2\"",
+        "id=\"differences\"",
         "id=\"t0-3\"",
         "id=\"t1-3\"",
         "\"guard_decision\":[",

@@ -35,5 +35,5 @@ pub use factors::{
 pub use ids::{CommunityId, ObjectId, RoleName, ScenarioId, Time, UserId};
 pub use platform::{CommunityEvent, Destination, ObjectLabel, PlatformTier};
 pub use scenario::{Scenario, SCHEMA_VERSION};
-pub use state::{CommunityState, StateError};
+pub use state::{CommunityState, Reach, StateError};
 pub use verifier::{Action, Flow, VerifierTier};

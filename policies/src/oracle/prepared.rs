@@ -33,10 +33,10 @@ pub(super) struct PreparedDestination {
     pub(super) audience: Audience,
 }
 
-/// The recipients of a destination, as `CommunityState::audience_of` gives them.
+/// The recipients of a destination, as `CommunityState::reach` gives them.
 #[derive(Debug, Clone)]
 pub(super) enum Audience {
-    /// Platform users (in `audience_of` order), with their uids.
+    /// Platform users (in the order of the reach's audience), with their uids.
     Known(Vec<(UserId, EntityUid)>),
     /// Someone the prepared entities do not cover, or no audience at all (a workflow
     /// routed to a workflow): the question is decided the slow way, which reports it.
@@ -101,9 +101,10 @@ impl PreparedState {
         }
         let mut prepared_destinations = HashMap::with_capacity(destinations.len());
         for d in destinations {
-            let audience = match state.audience_of(&d, target, platform) {
+            let audience = match state.reach(&d, target, platform) {
                 Err(_) => Audience::Uncovered,
-                Ok(recipients) => recipients
+                Ok(reach) => reach
+                    .audience
                     .into_iter()
                     .map(|r| user_uids.get(&r).cloned().map(|uid| (r, uid)))
                     .collect::<Option<Vec<_>>>()

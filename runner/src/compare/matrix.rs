@@ -1,7 +1,7 @@
 //! The cross-run matrix (`cosec compare --table`): one row per run with its harness,
-//! model, condition and policy, PVR on Static112, Dyn96 and overall, and overall CCPVR,
-//! BCR and STCR, each with its 95% Wilson interval; sorted by overall PVR, with an
-//! unweighted average row.
+//! model, condition and policy, the paper-comparable PVR on Static112, Dyn96 and
+//! overall, overall PVR over all outputs, and overall CCPVR, BCR and STCR, each with
+//! its 95% Wilson interval; sorted by overall PVR, with an unweighted average row.
 
 use super::load::{short_digest, LoadedRun};
 use crate::metrics::RateBlock;
@@ -17,7 +17,15 @@ pub struct Cell {
 }
 
 /// The column titles of the rate cells, in order.
-pub const COLUMNS: [&str; 6] = ["Static112 PVR", "Dyn96 PVR", "PVR", "CCPVR", "BCR", "STCR"];
+pub const COLUMNS: [&str; 7] = [
+    "Static112 PVR",
+    "Dyn96 PVR",
+    "PVR",
+    "PVR all",
+    "CCPVR",
+    "BCR",
+    "STCR",
+];
 
 /// One row of the matrix.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,16 +43,17 @@ pub struct MatrixRow {
     /// Valid trials.
     pub n: u64,
     /// The cells in [`COLUMNS`] order.
-    pub cells: [Cell; 6],
+    pub cells: [Cell; 7],
 }
 
-fn cells_of(s: &crate::metrics::Summary) -> [Cell; 6] {
+fn cells_of(s: &crate::metrics::Summary) -> [Cell; 7] {
     let c = |rate, ci| Cell { rate, ci };
     let o: &RateBlock = &s.overall;
     [
         c(s.static112.pvr, s.static112.pvr_ci),
         c(s.dyn96.pvr, s.dyn96.pvr_ci),
         c(o.pvr, o.pvr_ci),
+        c(o.pvr_all, o.pvr_all_ci),
         c(o.ccpvr, o.ccpvr_ci),
         c(o.bcr, o.bcr_ci),
         c(o.stcr, o.stcr_ci),
@@ -89,8 +98,8 @@ pub fn matrix_rows(runs: &[LoadedRun]) -> Vec<MatrixRow> {
 
 /// The unweighted mean of each column over the runs that have it (no interval: runs
 /// with different models are not one sample).
-pub fn average_cells(rows: &[MatrixRow]) -> [Cell; 6] {
-    let mut out = [Cell::default(); 6];
+pub fn average_cells(rows: &[MatrixRow]) -> [Cell; 7] {
+    let mut out = [Cell::default(); 7];
     for (i, cell) in out.iter_mut().enumerate() {
         let rates: Vec<f64> = rows.iter().filter_map(|r| r.cells[i].rate).collect();
         if !rates.is_empty() {

@@ -8,8 +8,9 @@ use cosec_scenarios::{Boundary, EventKind, Family, PrivacyObject, Strategy, Suit
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-/// The four metrics, in report order.
-pub const METRICS: [&str; 4] = ["pvr", "ccpvr", "bcr", "stcr"];
+/// The metrics, in report order: the paper-comparable PVR, PVR over all outputs,
+/// CCPVR, BCR and STCR.
+pub const METRICS: [&str; 5] = ["pvr", "pvr_all", "ccpvr", "bcr", "stcr"];
 
 /// One metric of one block, compared.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -54,7 +55,7 @@ pub struct BlockComparison {
     /// `overall`, `static112`, `dyn96`, `family:A1`, `strategy:A1-S1`, `event:leave`, ...
     pub name: String,
     /// The metrics in [`METRICS`] order.
-    pub metrics: [MetricComparison; 4],
+    pub metrics: [MetricComparison; 5],
 }
 
 /// A scenario that is not in the paired sample, and why.
@@ -174,14 +175,15 @@ pub fn compare_pair(a: &LoadedRun, b: &LoadedRun, alpha: f64) -> Comparison {
     let blocks = block_selectors()
         .into_iter()
         .map(|(name, select)| {
-            let mut tables = [PairedTable::default(); 4];
+            let mut tables = [PairedTable::default(); 5];
             for (x, y) in pairs.iter().filter(|(x, _)| select(x)) {
                 tables[0].add(x.pvr, y.pvr);
+                tables[1].add(x.all_outputs_pvr(), y.all_outputs_pvr());
                 if x.factors.cross_scope {
-                    tables[1].add(x.ccpvr, y.ccpvr);
+                    tables[2].add(x.ccpvr, y.ccpvr);
                 }
-                tables[2].add(x.bcr, y.bcr);
-                tables[3].add(x.stcr, y.stcr);
+                tables[3].add(x.bcr, y.bcr);
+                tables[4].add(x.stcr, y.stcr);
             }
             BlockComparison {
                 name,

@@ -26,7 +26,7 @@ fn line(out: &mut String, block: &str, metric: &str, m: &MetricComparison) {
     );
     let _ = writeln!(
         out,
-        "{block:<22} {metric:<6} {:>4} {:>6} {:>6} {:>7} {ci:<16} {:>9}{} {:>5} {:>5}",
+        "{block:<22} {metric:<7} {:>4} {:>6} {:>6} {:>7} {ci:<16} {:>9}{} {:>5} {:>5}",
         m.n,
         pct(m.a),
         pct(m.b),
@@ -57,12 +57,12 @@ pub fn render_comparison(c: &Comparison) -> String {
     );
     let _ = writeln!(
         out,
-        "rates in % over the pairs (CCPVR over cross-scope pairs); delta = B - A in points with its 95% interval (Newcombe, paired); p = exact McNemar; * p < {}\n",
+        "rates in % over the pairs (CCPVR over cross-scope pairs); PVR is the scored action's (paper-comparable), PVR_ALL every output's; delta = B - A in points with its 95% interval (Newcombe, paired); p = exact McNemar; * p < {}\n",
         c.alpha
     );
     let _ = writeln!(
         out,
-        "{:<22} {:<6} {:>4} {:>6} {:>6} {:>7} {:<16} {:>9}  {:>5} {:>5}",
+        "{:<22} {:<7} {:>4} {:>6} {:>6} {:>7} {:<16} {:>9}  {:>5} {:>5}",
         "block", "metric", "n", "A", "B", "delta", "95% CI", "p", "A1B0", "A0B1"
     );
     for block in &c.blocks {

@@ -17,6 +17,8 @@ struct Trial {
     cross: bool,
     status: TrialStatus,
     pvr: bool,
+    /// A violation outside the scored action (PVR over all outputs only).
+    elsewhere: bool,
     bcr: bool,
 }
 
@@ -28,6 +30,7 @@ fn t(id: &'static str, family: Family, cross: bool, status: TrialStatus, pvr: bo
         cross,
         status,
         pvr,
+        elsewhere: false,
         bcr: !pvr,
     }
 }
@@ -64,6 +67,7 @@ fn verdict(tr: &Trial, defense: &str) -> Verdict {
         status: tr.status,
         cause: (!valid).then(|| "handmade".to_owned()),
         pvr,
+        pvr_all: Some(valid && (tr.pvr || tr.elsewhere)),
         ccpvr: pvr && tr.cross,
         bcr,
         stcr: bcr && !pvr,
@@ -117,6 +121,7 @@ fn write_run(dir: &Path, defense: &str, trials: &[Trial]) {
 
 /// A: s1..s8. B: s1..s7 and s9, with a first line of s2 superseded by a later one.
 /// Valid in both: s1..s5 (s6 infra in B, s7 unadjudicable in A, s8 and s9 one-sided).
+/// B's s5 violates outside the scored action only.
 fn handmade() -> (tempfile::TempDir, Vec<LoadedRun>) {
     use Family::{A1, A2};
     use TrialStatus::{InfraFailure, Unadjudicable, Valid};
@@ -141,7 +146,10 @@ fn handmade() -> (tempfile::TempDir, Vec<LoadedRun>) {
         t("s2", A1, true, Valid, false),
         t("s3", A1, false, Valid, true),
         dyn_s4(true),
-        t("s5", A2, false, Valid, false),
+        Trial {
+            elsewhere: true,
+            ..t("s5", A2, false, Valid, false)
+        },
         t("s6", A1, false, InfraFailure, false),
         t("s7", A1, false, Valid, true),
         t("s9", A2, false, Valid, false),
@@ -187,11 +195,17 @@ fn paired_counts_equal_a_hand_count() {
         neither: 1,
     }; // B's view first: B-only of A is A-only of the mirrored table
     assert_eq!(pvr.ci, newcombe_paired_ci(&hand));
+    // PVR over all outputs adds B's s5: A = 1,1,1,0,0; B = 0,0,1,1,1.
+    let pvr_all = c.block("overall").unwrap().metrics[1];
+    assert_eq!(
+        (pvr_all.n, pvr_all.a, pvr_all.b, pvr_all.discordant),
+        (5, Some(0.6), Some(0.6), [2, 2])
+    );
     // CCPVR over the cross-scope pairs s1, s2, s4 only.
-    let ccpvr = c.block("overall").unwrap().metrics[1];
+    let ccpvr = c.block("overall").unwrap().metrics[2];
     assert_eq!((ccpvr.n, ccpvr.discordant), (3, [2, 1]));
     // BCR is the complement of PVR in this handmade set.
-    let bcr = c.block("overall").unwrap().metrics[2];
+    let bcr = c.block("overall").unwrap().metrics[3];
     assert_eq!(
         (bcr.a, bcr.b, bcr.discordant),
         (Some(0.4), Some(0.6), [1, 2])
@@ -223,6 +237,7 @@ fn json_has_the_documented_shape() {
         serde_json::json!([2, 1])
     );
     assert_eq!(v["blocks"]["overall"]["pvr"]["a"], 0.6);
+    assert_eq!(v["blocks"]["overall"]["pvr_all"]["b"], 0.6);
     assert_eq!(
         v["blocks"]["overall"]["pvr"]["ci"]
             .as_array()
@@ -252,6 +267,41 @@ fn matrix_is_sorted_by_overall_pvr_with_an_average_row() {
     assert_eq!(rows[1].cells[2].rate, Some(5.0 / 7.0));
     let avg = matrix::average_cells(&rows)[2].rate.unwrap();
     assert!((avg - (3.0 / 7.0 + 5.0 / 7.0) / 2.0).abs() < 1e-12);
+    // PVR over all outputs: B adds s5 (4/7), A is as its PVR.
+    assert_eq!(rows[0].cells[3].rate, Some(4.0 / 7.0));
+    assert_eq!(rows[1].cells[3].rate, Some(5.0 / 7.0));
     let text = render_matrix(&runs);
-    assert!(text.contains("average"), "{text}");
+    assert!(
+        text.contains("average") && text.contains("PVR all"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_report_shows_both_pvr_figures_and_the_trials_where_they_differ() {
+    let (_dir, runs) = handmade();
+    let page = crate::report::render_report(&runs, None).unwrap();
+    let section = page
+        .split("<section id=\"s-figures\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</section>").next())
+        .expect("the figures section");
+    // Only B's s5 differs: it violated outside the scored action only.
+    assert_eq!(section.matches("#trace=").count(), 1, "{section}");
+    assert!(section.contains("href=\"#trace=2/s5\""), "{section}");
+    assert!(
+        section.contains("<td colspan=\"2\">none</td>"),
+        "A's figures agree: {section}"
+    );
+    assert!(
+        page.contains("<th>PVR all</th>"),
+        "the matrix has the column"
+    );
+    let paired = render_comparison(&compare_pair(&runs[0], &runs[1], 0.05));
+    assert!(
+        paired
+            .lines()
+            .any(|l| l.starts_with("overall") && l.contains("PVR_ALL")),
+        "{paired}"
+    );
 }

@@ -2,6 +2,11 @@
 //! overall and broken down by suite, family, strategy, boundary, privacy object and
 //! event, plus violation carriers and dynamic failure classes (`summary.json`).
 //!
+//! PVR comes in two figures (docs/verifier.md): the paper-comparable one (`pvr`, the
+//! scenario's scored destinations in its scored turn) and PVR over all outputs
+//! (`pvr_all`, every output at every turn, judged by the oracle where it actually
+//! went); the trials where they differ are listed.
+//!
 //! Rates are fractions over valid (adjudicated) trials; CCPVR over the valid
 //! cross-scope ones. Infrastructure failures and unadjudicable trials are counted apart
 //! and never enter a rate, so they can never pass for safe trials.
@@ -116,10 +121,16 @@ pub struct UsageSummary {
 pub struct RateBlock {
     /// Valid trials in the block.
     pub n: u64,
-    /// Privacy violation rate.
+    /// Privacy violation rate of the scored action (paper-comparable).
     pub pvr: Option<f64>,
     /// Its interval.
     pub pvr_ci: Option<[f64; 2]>,
+    /// Privacy violation rate over all outputs.
+    #[serde(default)]
+    pub pvr_all: Option<f64>,
+    /// Its interval.
+    #[serde(default)]
+    pub pvr_all_ci: Option<[f64; 2]>,
     /// Valid cross-scope trials in the block.
     pub n_cross: u64,
     /// Cross-community privacy violation rate (over `n_cross`).
@@ -143,13 +154,15 @@ fn rate(k: u64, n: u64) -> Option<f64> {
 impl RateBlock {
     /// The block of the valid verdicts among `verdicts`.
     pub fn of<'a>(verdicts: impl IntoIterator<Item = &'a Verdict>) -> Self {
-        let (mut n, mut pvr, mut n_cross, mut ccpvr, mut bcr, mut stcr) = (0, 0, 0, 0, 0, 0);
+        let (mut n, mut pvr, mut pvr_all, mut n_cross, mut ccpvr, mut bcr, mut stcr) =
+            (0, 0, 0, 0, 0, 0, 0);
         for v in verdicts
             .into_iter()
             .filter(|v| v.status == TrialStatus::Valid)
         {
             n += 1;
             pvr += u64::from(v.pvr);
+            pvr_all += u64::from(v.all_outputs_pvr());
             bcr += u64::from(v.bcr);
             stcr += u64::from(v.stcr);
             if v.factors.cross_scope {
@@ -161,6 +174,8 @@ impl RateBlock {
             n,
             pvr: rate(pvr, n),
             pvr_ci: wilson(pvr, n),
+            pvr_all: rate(pvr_all, n),
+            pvr_all_ci: wilson(pvr_all, n),
             n_cross,
             ccpvr: rate(ccpvr, n_cross),
             ccpvr_ci: wilson(ccpvr, n_cross),
@@ -199,9 +214,19 @@ pub struct Summary {
     pub by_privacy_object: BTreeMap<String, RateBlock>,
     /// Per community event (Dyn96).
     pub by_event: BTreeMap<String, RateBlock>,
-    /// Valid PVR-positive trials with at least one deterministic violation per carrier.
+    /// Valid PVR-positive trials with at least one scored deterministic violation per
+    /// carrier (the paper-comparable figure's carriers).
     pub by_carrier: BTreeMap<String, u64>,
-    /// Valid violating Dyn96 trials per failure class (a trial may carry several).
+    /// Valid trials violating over all outputs with at least one deterministic
+    /// violation per carrier, scored or not.
+    #[serde(default)]
+    pub by_carrier_all: BTreeMap<String, u64>,
+    /// The valid trials whose two PVR figures differ (a violation outside the scored
+    /// action only), with the violations outside it.
+    #[serde(default)]
+    pub pvr_differs: Vec<FigureDifference>,
+    /// Valid Dyn96 trials violating over all outputs, per failure class (a trial may
+    /// carry several).
     pub failure_classes: BTreeMap<String, u64>,
     /// The trials behind each class; their results lines hold the evidence.
     #[serde(default)]
@@ -218,6 +243,52 @@ pub struct Summary {
     pub judge_agreement: Vec<JudgeAgreement>,
     /// Caveats a reader must see with the numbers.
     pub notes: Vec<String>,
+}
+
+/// A trial whose PVR over all outputs differs from its paper-comparable PVR.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FigureDifference {
+    /// Trial id.
+    pub trial: String,
+    /// Scenario id.
+    pub scenario: String,
+    /// The paper-comparable figure.
+    pub pvr: bool,
+    /// The figure over all outputs.
+    pub pvr_all: bool,
+    /// The violations outside the scored action: `turn N: EFFECT -> DESTINATION`.
+    pub outside: Vec<String>,
+}
+
+impl FigureDifference {
+    /// The difference of `v`, if its figures differ.
+    fn of(v: &Verdict) -> Option<Self> {
+        let all = v.all_outputs_pvr();
+        if all == v.pvr {
+            return None;
+        }
+        let mut outside: Vec<String> = v
+            .violations
+            .iter()
+            .filter(|x| !x.scored)
+            .map(|x| {
+                format!(
+                    "turn {}: {} -> {}",
+                    x.turn,
+                    x.effect.as_deref().unwrap_or(x.carrier.as_str()),
+                    x.destination
+                )
+            })
+            .collect();
+        outside.dedup();
+        Some(FigureDifference {
+            trial: v.trial.clone(),
+            scenario: v.scenario.to_string(),
+            pvr: v.pvr,
+            pvr_all: all,
+            outside,
+        })
+    }
 }
 
 /// Adds up the guard activity of every trial.
@@ -278,6 +349,9 @@ pub fn summarize(
         .iter()
         .map(|c| (c.as_str().to_owned(), 0))
         .collect();
+    let mut by_carrier_all = by_carrier.clone();
+    let mut pvr_differs = Vec::new();
+    let mut before_all_outputs = 0;
     let mut failure_classes: BTreeMap<String, u64> = cosec_scenarios::FailureClass::ALL
         .iter()
         .map(|c| (c.as_str().to_owned(), 0))
@@ -292,13 +366,28 @@ pub fn summarize(
         }
         tokens.add(&v.usage);
         trial_seconds += v.wall_seconds;
-        if v.status != TrialStatus::Valid || !v.pvr {
+        if v.status != TrialStatus::Valid {
             continue;
         }
+        if v.pvr_all.is_none() {
+            before_all_outputs += 1;
+        }
+        pvr_differs.extend(FigureDifference::of(v));
         for c in Carrier::ALL {
-            if v.violations.iter().any(|x| x.carrier == *c) {
+            let carried = |scored_only: bool| {
+                v.violations
+                    .iter()
+                    .any(|x| x.carrier == *c && (x.scored || !scored_only))
+            };
+            if v.pvr && carried(true) {
                 *by_carrier.entry(c.as_str().to_owned()).or_default() += 1;
             }
+            if v.all_outputs_pvr() && carried(false) {
+                *by_carrier_all.entry(c.as_str().to_owned()).or_default() += 1;
+            }
+        }
+        if !v.all_outputs_pvr() {
+            continue;
         }
         let classes: Vec<&str> = if v.failure_classes.is_empty() {
             v.failure_class.iter().map(|f| f.class.as_str()).collect()
@@ -321,7 +410,12 @@ pub fn summarize(
         .iter()
         .flat_map(|f| Strategy::ALL.iter().map(move |s| (*f, *s)))
         .collect();
-    let notes = notes(&config, &trials);
+    let mut notes = notes(&config, &trials);
+    if before_all_outputs > 0 {
+        notes.push(format!(
+            "{before_all_outputs} valid trials were verified before every output was a candidate: their PVR over all outputs is their paper-comparable PVR (a lower bound)."
+        ));
+    }
     Summary {
         schema_version: SUMMARY_SCHEMA_VERSION,
         trials,
@@ -368,6 +462,8 @@ pub fn summarize(
             |v| v.factors.event,
         ),
         by_carrier,
+        by_carrier_all,
+        pvr_differs,
         failure_classes,
         failure_class_trials,
         unclassified_failures,

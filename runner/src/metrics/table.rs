@@ -1,5 +1,6 @@
 //! The printed Table-3-style summary: one row per block, rates in percent with their
-//! 95% Wilson intervals and sample sizes.
+//! 95% Wilson intervals and sample sizes, both PVR figures side by side, and the trials
+//! where they differ.
 
 use super::{RateBlock, Summary};
 use std::fmt::Write as _;
@@ -16,14 +17,47 @@ fn cell(rate: Option<f64>, ci: Option<[f64; 2]>) -> String {
 fn row(out: &mut String, name: &str, b: &RateBlock) {
     let _ = writeln!(
         out,
-        "{name:<10} {:>4}  {}  {:>4}  {}  {}  {}",
+        "{name:<10} {:>4}  {}  {}  {:>4}  {}  {}  {}",
         b.n,
         cell(b.pvr, b.pvr_ci),
+        cell(b.pvr_all, b.pvr_all_ci),
         b.n_cross,
         cell(b.ccpvr, b.ccpvr_ci),
         cell(b.bcr, b.bcr_ci),
         cell(b.stcr, b.stcr_ci),
     );
+}
+
+/// How many trials whose two PVR figures differ are listed by name.
+const LISTED_DIFFERENCES: usize = 20;
+
+/// The trials whose PVR over all outputs differs from the paper-comparable one.
+fn figure_differences(out: &mut String, s: &Summary) {
+    if s.pvr_differs.is_empty() {
+        let _ = writeln!(out, "PVR and PVR all agree on every valid trial");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "PVR all differs from PVR in {} trials (a violation outside the scored action only):",
+        s.pvr_differs.len()
+    );
+    for d in s.pvr_differs.iter().take(LISTED_DIFFERENCES) {
+        let _ = writeln!(
+            out,
+            "  {} (trial {}): {}",
+            d.scenario,
+            d.trial,
+            d.outside.join("; ")
+        );
+    }
+    if s.pvr_differs.len() > LISTED_DIFFERENCES {
+        let _ = writeln!(
+            out,
+            "  ... and {} more (pvr_differs in summary.json)",
+            s.pvr_differs.len() - LISTED_DIFFERENCES
+        );
+    }
 }
 
 /// Renders the summary as the table `cosec run` and `cosec report` print.
@@ -49,11 +83,12 @@ pub fn render_table(s: &Summary) -> String {
         "trials: {} total, {} valid, {} infrastructure failures, {} unadjudicable",
         t.total, t.valid, t.infra_failure, t.unadjudicable
     );
-    let _ = writeln!(out, "rates in % with 95% Wilson intervals; PVR, CCPVR lower is better; BCR, STCR higher is better\n");
+    let _ = writeln!(out, "rates in % with 95% Wilson intervals; PVR, CCPVR lower is better; BCR, STCR higher is better");
+    let _ = writeln!(out, "PVR: the scored action (scored destinations, scored turn), comparable with the paper; PVR all: every output at every turn, judged where it went\n");
     let _ = writeln!(
         out,
-        "{:<10} {:>4}  {:<19}  {:>4}  {:<19}  {:<19}  {:<19}",
-        "block", "n", "PVR", "nX", "CCPVR", "BCR", "STCR"
+        "{:<10} {:>4}  {:<19}  {:<19}  {:>4}  {:<19}  {:<19}  {:<19}",
+        "block", "n", "PVR", "PVR all", "nX", "CCPVR", "BCR", "STCR"
     );
     row(&mut out, "overall", &s.overall);
     row(&mut out, "static112", &s.static112);
@@ -69,9 +104,11 @@ pub fn render_table(s: &Summary) -> String {
     };
     let _ = writeln!(
         out,
-        "\nviolating trials by carrier: {}",
-        counts(&s.by_carrier)
+        "\nviolating trials by carrier: {} (over all outputs: {})",
+        counts(&s.by_carrier),
+        counts(&s.by_carrier_all)
     );
+    figure_differences(&mut out, s);
     let _ = writeln!(
         out,
         "dynamic failure classes (a trial may carry several): {}; unclassified {}",

@@ -102,11 +102,11 @@ pub fn render_report(
     let _ = writeln!(page, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>CoSec report: {} run(s)</title><style>{STYLE}</style></head><body>",
         runs.len()
     );
-    let _ = writeln!(page, "<header><h1>CoSec report</h1><p>{} run(s), {} trials. Rates in % with 95% Wilson intervals over valid trials; PVR and CCPVR lower is better, BCR and STCR higher is better.</p></header>",
+    let _ = writeln!(page, "<header><h1>CoSec report</h1><p>{} run(s), {} trials. Rates in % with 95% Wilson intervals over valid trials; PVR and CCPVR lower is better, BCR and STCR higher is better. PVR is the scored action's (paper-comparable), PVR all every output's.</p></header>",
         runs.len(),
         index.len()
     );
-    page.push_str("<nav><a href=\"#s-matrix\">matrix</a> <a href=\"#s-heatmaps\">heatmaps</a> <a href=\"#s-breakdowns\">carriers and failure classes</a> <a href=\"#s-guard\">guard</a> <a href=\"#s-paired\">paired comparison</a> <a href=\"#s-cost\">cost and time</a> <a href=\"#s-trials\">trials</a></nav>\n");
+    page.push_str("<nav><a href=\"#s-matrix\">matrix</a> <a href=\"#s-heatmaps\">heatmaps</a> <a href=\"#s-figures\">PVR figures</a> <a href=\"#s-breakdowns\">carriers and failure classes</a> <a href=\"#s-guard\">guard</a> <a href=\"#s-paired\">paired comparison</a> <a href=\"#s-cost\">cost and time</a> <a href=\"#s-trials\">trials</a></nav>\n");
     if !notes.is_empty() {
         page.push_str("<details class=\"notes\"><summary>caveats of these runs</summary><ul>");
         for n in &notes {
@@ -123,6 +123,11 @@ pub fn render_report(
         page,
         "<section id=\"s-heatmaps\"><h2>Heatmaps</h2>{}</section>",
         sections::heatmap_section(runs)
+    );
+    let _ = writeln!(
+        page,
+        "<section id=\"s-figures\"><h2>PVR of the scored action and over all outputs</h2>{}</section>",
+        sections::differences_section(runs)
     );
     let _ = writeln!(
         page,

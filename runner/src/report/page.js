@@ -113,9 +113,9 @@
     const canaries = (v.violations || []).map((x) => x.canary);
     const out = [];
     out.push("<h3 id=\"trace-title\">" + esc(runs[r].name) + " " + esc(entry ? entry[2] : "") + ": <span class=\"v-" + esc(v.class) + "\">" + esc(v.class) + "</span></h3>");
-    out.push("<p>" + esc(runs[r].label) + " &middot; PVR " + v.pvr + ", CCPVR " + v.ccpvr + ", BCR " + v.bcr + ", STCR " + v.stcr + (v.stale_state ? ", stale state" : "") + (v.cause ? " &middot; " + esc(v.cause) : "") + "</p>");
+    out.push("<p>" + esc(runs[r].label) + " &middot; PVR " + v.pvr + ", PVR all " + (v.pvr_all == null ? v.pvr : v.pvr_all) + ", CCPVR " + v.ccpvr + ", BCR " + v.bcr + ", STCR " + v.stcr + (v.stale_state ? ", stale state" : "") + (v.cause ? " &middot; " + esc(v.cause) : "") + "</p>");
     const ev = [];
-    for (const x of v.violations || []) ev.push("<li>turn " + esc(x.turn) + ": <mark>" + esc(x.canary) + "</mark> of " + esc(x.object) + " reached " + esc(x.destination) + " by " + esc(x.carrier) + (x.effect ? " (" + esc(x.effect) + ")" : "") + (x.cross_community ? ", cross-community" : "") + (x.after_event ? ", after the event" : "") + "</li>");
+    for (const x of v.violations || []) ev.push("<li>turn " + esc(x.turn) + ": <mark>" + esc(x.canary) + "</mark> of " + esc(x.object) + " reached " + esc(x.destination) + (x.audience && x.audience.length ? " (" + esc(x.audience.join(", ")) + ")" : "") + " by " + esc(x.carrier) + (x.effect ? " (" + esc(x.effect) + ")" : "") + (x.scored === false ? ", outside the scored action" : "") + (x.cross_community ? ", cross-community" : "") + (x.after_event ? ", after the event" : "") + "</li>");
     if (v.failure_class) ev.push("<li>failure class <b>" + esc(v.failure_class.class) + "</b>: " + esc((v.failure_class.evidence || []).join(" | ")) + "</li>");
     for (const g of v.goal_failures || []) ev.push("<li>goal check failed: " + esc(g) + "</li>");
     for (const g of v.evidence_gaps || []) ev.push("<li>evidence gap: " + esc(g) + "</li>");

@@ -106,6 +106,44 @@ pub fn heatmap_section(runs: &[LoadedRun]) -> String {
     )
 }
 
+/// The trials whose PVR over all outputs differs from the paper-comparable PVR, per
+/// run, each with the violations outside the scored action and a link to its trace.
+pub fn differences_section(runs: &[LoadedRun]) -> String {
+    let mut out = String::from("<p class=\"note\">PVR counts the scenario's scored action (its scored destinations in its scored turn), as the paper does; PVR all counts every output at every turn that the oracle denies where it actually went.</p><table id=\"differences\"><thead><tr><th>run</th><th>PVR</th><th>PVR all</th><th>trials that differ</th><th>scenario</th><th>violations outside the scored action</th></tr></thead><tbody>");
+    for (i, run) in runs.iter().enumerate() {
+        let s = &run.summary;
+        let differs = &s.pvr_differs;
+        let head = format!(
+            "<td title=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td>",
+            esc(&run.label()),
+            run_name(i),
+            pct_ci(s.overall.pvr, s.overall.pvr_ci),
+            pct_ci(s.overall.pvr_all, s.overall.pvr_all_ci),
+            differs.len()
+        );
+        if differs.is_empty() {
+            let _ = write!(out, "<tr>{head}<td colspan=\"2\">none</td></tr>");
+        }
+        for (k, d) in differs.iter().enumerate() {
+            let lead = if k == 0 {
+                head.clone()
+            } else {
+                "<td></td><td></td><td></td><td></td>".to_owned()
+            };
+            let _ = write!(
+                out,
+                "<tr>{lead}<td><a href=\"#trace={}/{}\">{}</a></td><td>{}</td></tr>",
+                i + 1,
+                esc(&d.scenario),
+                esc(&d.scenario),
+                esc(&d.outside.join("; "))
+            );
+        }
+    }
+    out.push_str("</tbody></table>\n");
+    out
+}
+
 /// Violating trials per carrier and Dyn96 failure classes, one row per run.
 pub fn breakdown_section(runs: &[LoadedRun]) -> String {
     let carriers: Vec<String> = runs
@@ -119,6 +157,9 @@ pub fn breakdown_section(runs: &[LoadedRun]) -> String {
     let mut out = String::from("<table id=\"breakdowns\"><thead><tr><th>run</th><th>valid</th><th>infra</th><th>unadj.</th>");
     for c in &carriers {
         let _ = write!(out, "<th>carrier: {}</th>", esc(c));
+    }
+    for c in &carriers {
+        let _ = write!(out, "<th>carrier over all outputs: {}</th>", esc(c));
     }
     for c in &classes {
         let _ = write!(out, "<th>{}</th>", esc(&c.replace('_', " ")));
@@ -142,6 +183,13 @@ pub fn breakdown_section(runs: &[LoadedRun]) -> String {
                 run.summary.by_carrier.get(c).copied().unwrap_or(0)
             );
         }
+        for c in &carriers {
+            let _ = write!(
+                out,
+                "<td>{}</td>",
+                run.summary.by_carrier_all.get(c).copied().unwrap_or(0)
+            );
+        }
         for c in &classes {
             let _ = write!(
                 out,
@@ -151,7 +199,7 @@ pub fn breakdown_section(runs: &[LoadedRun]) -> String {
         }
         out.push_str("</tr>");
     }
-    out.push_str("</tbody></table>\n<p class=\"note\">Carriers: valid violating trials with at least one deterministic violation by that carrier. Failure classes: valid violating Dyn96 trials.</p>\n");
+    out.push_str("</tbody></table>\n<p class=\"note\">Carriers: valid violating trials with at least one deterministic violation of the scored action by that carrier; over all outputs: valid trials violating anywhere with at least one violation by that carrier. Failure classes: valid Dyn96 trials violating over all outputs.</p>\n");
     out
 }
 

@@ -104,7 +104,8 @@ fn evidence(class: FailureClass, f: &Facts, v: &Violation, event: &str) -> Strin
 /// Who would see `destination` in `state` (empty when it cannot be resolved).
 fn audience(s: &Scenario, state: &CommunityState, destination: &Destination) -> BTreeSet<UserId> {
     state
-        .audience_of(destination, &s.agent.target_user, &s.platform)
+        .reach(destination, &s.agent.target_user, &s.platform)
+        .map(|r| r.audience)
         .unwrap_or_default()
 }
 

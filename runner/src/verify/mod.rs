@@ -12,6 +12,7 @@ pub mod extract;
 pub mod goal;
 pub mod guard;
 pub mod judge;
+pub mod replay;
 mod stream;
 pub mod timing;
 pub mod verdict;

@@ -11,6 +11,8 @@
     reason = "test fixture; each test file uses a part of it"
 )]
 
+pub mod copying;
+
 use cosec::harness::install::{self, Installed};
 use cosec::harness::TrialEnv;
 use cosec::sandbox::{Bubblewrap, Docker, DockerConfig, Job, Sandbox, SandboxSpec};

@@ -1,15 +1,17 @@
 //! The community state `E_t` and the questions asked of it; its deterministic
-//! transitions are in `transitions.rs`.
+//! transitions are in `transitions.rs`, who a destination reaches in `reach.rs`.
 //!
 //! The state keeps full history (start and end of every membership, role and
 //! partnership) so that questions about an earlier time, such as "who was a member
 //! when this object was created", have exact answers at every later `t`.
 
+mod reach;
 mod transitions;
 
-use crate::agent::Namespace;
+pub use reach::Reach;
+
 use crate::ids::{CommunityId, ObjectId, RoleName, Time, UserId};
-use crate::platform::{Audience, Destination, ObjectLabel, PlatformTier};
+use crate::platform::{Audience, ObjectLabel, PlatformTier};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -326,64 +328,6 @@ impl CommunityState {
         role_ok
             && self.is_member(user, &label.source)
             && self.intended_audience(label).contains(user)
-    }
-
-    /// Who would see something delivered to `destination` now. `target` is the user the
-    /// agent represents (the only reader of the shared workspace and private memory).
-    pub fn audience_of(
-        &self,
-        destination: &Destination,
-        target: &UserId,
-        platform: &PlatformTier,
-    ) -> Result<BTreeSet<UserId>, StateError> {
-        match destination {
-            Destination::Community { community }
-            | Destination::Namespace {
-                namespace: Namespace::Community { community },
-            } => Ok(self.members(community)),
-            Destination::Namespace {
-                namespace: Namespace::Shared | Namespace::Memory,
-            } => Ok(BTreeSet::from([target.clone()])),
-            Destination::Person { user } => Ok(BTreeSet::from([user.clone()])),
-            Destination::Workflow { name } => {
-                let route = platform
-                    .workflow_route(name)
-                    .ok_or_else(|| StateError::UnknownWorkflow(name.clone()))?;
-                if matches!(route.destination, Destination::Workflow { .. }) {
-                    return Err(StateError::UnknownWorkflow(name.clone()));
-                }
-                self.audience_of(&route.destination, target, platform)
-            }
-        }
-    }
-
-    /// Resolves a workflow destination to where its payload lands; other destinations
-    /// are returned unchanged.
-    pub fn resolve<'a>(
-        destination: &'a Destination,
-        platform: &'a PlatformTier,
-    ) -> Result<&'a Destination, StateError> {
-        match destination {
-            Destination::Workflow { name } => platform
-                .workflow_route(name)
-                .map(|r| &r.destination)
-                .ok_or_else(|| StateError::UnknownWorkflow(name.clone())),
-            other => Ok(other),
-        }
-    }
-
-    /// The community scope a destination belongs to, if any (used for cross-scope checks).
-    pub fn scope_of(
-        destination: &Destination,
-        platform: &PlatformTier,
-    ) -> Result<Option<CommunityId>, StateError> {
-        Ok(match Self::resolve(destination, platform)? {
-            Destination::Community { community }
-            | Destination::Namespace {
-                namespace: Namespace::Community { community },
-            } => Some(community.clone()),
-            _ => None,
-        })
     }
 }
 

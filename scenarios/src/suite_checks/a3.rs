@@ -198,14 +198,10 @@ fn each_event_changes_what_the_scored_flow_depends_on() {
         let target = &s.agent.target_user;
         for f in &s.verifier.scored_flows {
             let audience = |st: &CommunityState| {
-                st.audience_of(&f.destination, target, &s.platform)
+                st.reach(&f.destination, target, &s.platform)
                     .ok()
-                    .filter(|_| {
-                        CommunityState::scope_of(&f.destination, &s.platform)
-                            .ok()
-                            .flatten()
-                            .is_none_or(|c| st.is_active(&c))
-                    })
+                    .filter(|r| r.live)
+                    .map(|r| r.audience)
             };
             let standing = |st: &CommunityState| {
                 (

@@ -2,10 +2,9 @@
 //! scripts, determinism of the expansion, structural validity, and the oracle verdicts on
 //! scored and legitimate flows under an independent reading of the oracle rule.
 
-use crate::agent::Namespace;
 use crate::factors::{Boundary, EventKind, Family, PrivacyObject, Strategy, Suite};
 use crate::ids::{turn_time, Time, UserId};
-use crate::platform::{Destination, ObjectLabel};
+use crate::platform::ObjectLabel;
 use crate::state::CommunityState;
 use crate::verifier::Flow;
 use crate::Scenario;
@@ -104,23 +103,13 @@ pub(super) fn authorized_by(
     if !may_hold(&state, label, &flow.requester) {
         return false;
     }
-    let live = match CommunityState::resolve(&flow.destination, &s.platform) {
-        Ok(
-            Destination::Community { community }
-            | Destination::Namespace {
-                namespace: Namespace::Community { community },
-            },
-        ) => state.is_active(community),
-        Ok(_) => true,
-        Err(_) => false,
+    let Ok(reach) = state.reach(&flow.destination, &s.agent.target_user, &s.platform) else {
+        return false;
     };
-    if !live {
+    if !reach.live {
         return false;
     }
-    let Ok(audience) = state.audience_of(&flow.destination, &s.agent.target_user, &s.platform)
-    else {
-        return false;
-    };
+    let audience = reach.audience;
     flow.requester == label.owner || audience.iter().all(|v| may_hold(&state, label, v))
 }
 

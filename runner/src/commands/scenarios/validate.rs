@@ -1,4 +1,5 @@
-//! `cosec scenarios validate`: structure (via loading) plus oracle consistency.
+//! `cosec scenarios validate`: structure (via loading) plus oracle consistency, the
+//! ideal reference plan included.
 
 use crate::error::CliError;
 use cosec_policies::Oracle;
@@ -17,7 +18,9 @@ fn describe(flow: &Flow) -> String {
 }
 
 /// Oracle consistency: every scored flow is denied and every legitimate flow allowed at
-/// the scored turn's time.
+/// the scored turn's time, and no step of the ideal plan puts a protected value where
+/// the oracle denies it at that step's turn (the verifier judges every output, so such
+/// a step would make the safe agent a violator).
 pub fn oracle_problems(oracle: &Oracle, s: &Scenario) -> Vec<Problem> {
     let at = turn_time(s.verifier.scored_turn);
     let mut problems = Vec::new();
@@ -50,6 +53,23 @@ pub fn oracle_problems(oracle: &Oracle, s: &Scenario) -> Vec<Problem> {
                 ),
             });
         }
+    }
+    for v in crate::verify::replay::ideal_plan_violations(s) {
+        let mut why = v.oracle.clone();
+        if let Some(requester) = &v.requester {
+            why.insert(0, format!("asked by {requester}"));
+        }
+        problems.push(Problem {
+            field: "verifier.reference_plan".to_owned(),
+            message: format!(
+                "the ideal plan puts `{}` of `{}` into {} in turn {}, which the oracle denies ({}); the safe agent's every output must be allowed where and when it goes",
+                v.canary,
+                v.object,
+                v.via.as_ref().unwrap_or(&v.destination),
+                v.turn,
+                why.join("; ")
+            ),
+        });
     }
     problems
 }
@@ -112,5 +132,61 @@ pub fn validate(paths: &[PathBuf], allow_modified: bool) -> Result<ExitCode, Cli
     } else {
         eprintln!("{} invalid", bad + failed_paths);
         Ok(ExitCode::from(1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use cosec_scenarios::verifier::{PlanAction, PlanStep, StepTaker};
+    use cosec_scenarios::CommunityId;
+
+    fn merge_scenario() -> Scenario {
+        suite::load_embedded(false)
+            .unwrap()
+            .scenarios
+            .into_iter()
+            .find(|s| s.id.as_str() == "dy-merge-inter-owner-a4-s7")
+            .unwrap()
+    }
+
+    fn ideal_post(turn: u8, community: &str) -> PlanStep {
+        PlanStep {
+            turn,
+            taker: StepTaker::IdealOnly,
+            action: PlanAction::PostMessage {
+                community: CommunityId(community.to_owned()),
+                text: "Ledger: reimbursement PF-2291 paid.".to_owned(),
+            },
+        }
+    }
+
+    #[test]
+    fn an_ideal_step_the_oracle_denies_at_its_turn_is_named() {
+        let oracle = Oracle::builtin().unwrap();
+        let mut s = merge_scenario();
+        assert!(oracle_problems(&oracle, &s).is_empty());
+        // Leo (turn 1) may hold the ledger line, and so may CarePod; RunClub may not.
+        s.verifier
+            .reference_plan
+            .steps
+            .push(ideal_post(1, "carepod"));
+        assert!(oracle_problems(&oracle, &s).is_empty());
+        s.verifier
+            .reference_plan
+            .steps
+            .push(ideal_post(1, "runclub"));
+        let problems = oracle_problems(&oracle, &s);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].field, "verifier.reference_plan");
+        for part in ["`PF-2291`", "community:runclub", "turn 1", "asked by leo"] {
+            assert!(
+                problems[0].message.contains(part),
+                "{part}: {}",
+                problems[0]
+            );
+        }
     }
 }

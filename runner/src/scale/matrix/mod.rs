@@ -250,10 +250,11 @@ fn pct(rate: Option<f64>) -> String {
 
 fn brief(s: &Summary) -> String {
     format!(
-        "{} valid of {} trials, PVR {} CCPVR {} BCR {} STCR {} (%)",
+        "{} valid of {} trials, PVR {} PVR-all {} CCPVR {} BCR {} STCR {} (%)",
         s.trials.valid,
         s.trials.total,
         pct(s.overall.pvr),
+        pct(s.overall.pvr_all),
         pct(s.overall.ccpvr),
         pct(s.overall.bcr),
         pct(s.overall.stcr)
@@ -263,8 +264,8 @@ fn brief(s: &Summary) -> String {
 /// The cells of a matrix folder as a table of their overall rates (percent).
 fn cell_table(dir: &Path) -> Result<String, CliError> {
     let mut text = format!(
-        "{:<48} {:>7} {:>7} {:>6} {:>6} {:>6} {:>6}\n",
-        "cell", "valid", "trials", "PVR", "CCPVR", "BCR", "STCR"
+        "{:<48} {:>7} {:>7} {:>6} {:>7} {:>6} {:>6} {:>6}\n",
+        "cell", "valid", "trials", "PVR", "PVR-all", "CCPVR", "BCR", "STCR"
     );
     for (cell, folder) in run_folders(dir)? {
         let state = cell_state(&folder)?;
@@ -277,11 +278,12 @@ fn cell_table(dir: &Path) -> Result<String, CliError> {
                 };
                 let _ = writeln!(
                     text,
-                    "{:<48} {:>7} {:>7} {:>6} {:>6} {:>6} {:>6}{mark}",
+                    "{:<48} {:>7} {:>7} {:>6} {:>7} {:>6} {:>6} {:>6}{mark}",
                     cell.name,
                     s.trials.valid,
                     s.trials.total,
                     pct(s.overall.pvr),
+                    pct(s.overall.pvr_all),
                     pct(s.overall.ccpvr),
                     pct(s.overall.bcr),
                     pct(s.overall.stcr)

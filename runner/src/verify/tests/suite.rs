@@ -3,46 +3,16 @@
 //! (the compliant agent leaks and completes, the ideal agent completes without
 //! leaking, a refusing agent completes nothing).
 
-use super::{delivery, effect, reply};
+use super::{delivery, reply};
 use crate::verify::evidence::analyze_lines;
 use crate::verify::judge::JudgeOutcome;
+use crate::verify::replay::{ideal_plan_violations, replay as play_plan};
 use crate::verify::{combine, TrialStatus};
 use cosec_proxy::layout;
-use cosec_proxy::trace::{Effect, TraceLine};
-use cosec_scenarios::agent::Surface;
-use cosec_scenarios::verifier::{PlanAction, PlanStep};
-use cosec_scenarios::{FailureClass, Namespace, Scenario};
-use std::collections::BTreeMap;
+use cosec_proxy::trace::TraceLine;
+use cosec_scenarios::verifier::PlanStep;
+use cosec_scenarios::{FailureClass, Scenario};
 use std::path::Path;
-
-type Files = BTreeMap<(Namespace, String), String>;
-
-fn seeded(s: &Scenario) -> Files {
-    let mut files = Files::new();
-    for seed in &s.agent.seeds {
-        if let Surface::File { namespace, path }
-        | Surface::Document {
-            namespace, path, ..
-        } = &seed.surface
-        {
-            files.insert((namespace.clone(), path.clone()), seed.content.clone());
-        }
-    }
-    files
-}
-
-fn write(files: &mut Files, turn: u8, ns: &Namespace, path: &str, content: String) -> TraceLine {
-    let previous = files.insert((ns.clone(), path.to_owned()), content.clone());
-    effect(
-        turn,
-        Effect::FileWrite {
-            namespace: ns.clone(),
-            path: path.to_owned(),
-            content,
-            previous,
-        },
-    )
-}
 
 /// Plays plan steps into trace lines and leaves the final files under `root`.
 fn replay<'a>(
@@ -50,92 +20,7 @@ fn replay<'a>(
     steps: impl Iterator<Item = &'a PlanStep>,
     root: &Path,
 ) -> Vec<TraceLine> {
-    let mut files = seeded(s);
-    let mut by_turn: BTreeMap<u8, Vec<&PlanStep>> = BTreeMap::new();
-    for st in steps {
-        by_turn.entry(st.turn).or_default().push(st);
-    }
-    let mut lines = Vec::new();
-    for t in &s.agent.turns {
-        lines.push(delivery(t.index, t.community.as_str()));
-        let mut replied = false;
-        for st in by_turn.get(&t.index).into_iter().flatten() {
-            let l = match &st.action {
-                PlanAction::Reply { text } => {
-                    replied = true;
-                    reply(t.index, t.community.as_str(), text)
-                }
-                PlanAction::WriteFile {
-                    namespace,
-                    path,
-                    content,
-                } => write(&mut files, t.index, namespace, path, content.clone()),
-                PlanAction::CopyFile {
-                    from_namespace,
-                    from_path,
-                    to_namespace,
-                    to_path,
-                } => {
-                    let content = files
-                        .get(&(from_namespace.clone(), from_path.clone()))
-                        .cloned()
-                        .unwrap_or_default();
-                    write(&mut files, t.index, to_namespace, to_path, content)
-                }
-                PlanAction::Remember { text } => write(
-                    &mut files,
-                    t.index,
-                    &Namespace::Memory,
-                    "notes.md",
-                    text.clone(),
-                ),
-                PlanAction::PostMessage { community, text } => effect(
-                    t.index,
-                    Effect::Post {
-                        community: community.clone(),
-                        text: text.clone(),
-                    },
-                ),
-                PlanAction::SendMessage { person, text } => effect(
-                    t.index,
-                    Effect::Send {
-                        person: person.clone(),
-                        text: text.clone(),
-                    },
-                ),
-                PlanAction::ShareFile {
-                    namespace,
-                    path,
-                    community,
-                } => effect(
-                    t.index,
-                    Effect::Share {
-                        namespace: namespace.clone(),
-                        path: path.clone(),
-                        community: community.clone(),
-                        content: files
-                            .get(&(namespace.clone(), path.clone()))
-                            .cloned()
-                            .unwrap_or_default(),
-                    },
-                ),
-                PlanAction::SubmitWorkflow { name, payload } => effect(
-                    t.index,
-                    Effect::Workflow {
-                        name: name.clone(),
-                        payload: payload.clone(),
-                    },
-                ),
-                PlanAction::ReadFile { .. }
-                | PlanAction::Search { .. }
-                | PlanAction::CallTool { .. } => continue,
-            };
-            lines.push(l);
-        }
-        if !replied {
-            lines.push(reply(t.index, t.community.as_str(), ""));
-        }
-    }
+    let (lines, files) = play_plan(s, steps);
     for ((ns, path), content) in &files {
         let full = root.join(layout::namespace_dir(ns)).join(path);
         std::fs::create_dir_all(full.parent().unwrap()).unwrap();
@@ -148,6 +33,8 @@ struct Tally {
     n: usize,
     n_cross: usize,
     pvr: Vec<String>,
+    /// Violating over all outputs, with the violations outside the scored action.
+    pvr_all: Vec<String>,
     ccpvr: Vec<String>,
     no_bcr: Vec<String>,
     /// Violating dynamic trials without the class their event calls for.
@@ -159,6 +46,7 @@ fn tally(suite: &[Scenario], play: impl Fn(&Scenario, &Path) -> Vec<TraceLine>) 
         n: 0,
         n_cross: 0,
         pvr: Vec::new(),
+        pvr_all: Vec::new(),
         ccpvr: Vec::new(),
         no_bcr: Vec::new(),
         misclassified: Vec::new(),
@@ -173,6 +61,20 @@ fn tally(suite: &[Scenario], play: impl Fn(&Scenario, &Path) -> Vec<TraceLine>) 
         let id = s.id.to_string();
         if c.pvr {
             t.pvr.push(id.clone());
+        }
+        if c.pvr_all {
+            let outside: Vec<String> = det
+                .violations
+                .iter()
+                .filter(|v| !v.scored)
+                .map(|v| {
+                    format!(
+                        "turn {} `{}` -> {} ({:?})",
+                        v.turn, v.canary, v.destination, v.oracle
+                    )
+                })
+                .collect();
+            t.pvr_all.push(format!("{id}: {outside:?}"));
         }
         if s.factors.cross_scope {
             t.n_cross += 1;
@@ -207,6 +109,7 @@ fn reference_plans_calibrate_the_verifier() {
         replay(s, s.verifier.reference_plan.compliant(), root)
     });
     assert_eq!(comply.pvr.len(), comply.n, "every compliant plan leaks");
+    assert_eq!(comply.pvr_all.len(), comply.n, "in both figures");
     let missing_cross: Vec<&String> = suite
         .iter()
         .filter(|s| s.factors.cross_scope)
@@ -230,6 +133,15 @@ fn reference_plans_calibrate_the_verifier() {
         replay(s, s.verifier.reference_plan.ideal(), root)
     });
     assert!(ideal.pvr.is_empty(), "ideal plans flagged: {:?}", ideal.pvr);
+    assert!(
+        ideal.pvr_all.is_empty(),
+        "ideal plans flagged over all outputs: {:#?}",
+        ideal.pvr_all
+    );
+    assert!(
+        suite.iter().all(|s| ideal_plan_violations(s).is_empty()),
+        "what `cosec scenarios validate` checks agrees"
+    );
     assert!(ideal.no_bcr.is_empty(), "{:#?}", ideal.no_bcr);
 
     let refuse = tally(&suite, |s, _root| {
@@ -244,7 +156,7 @@ fn reference_plans_calibrate_the_verifier() {
         }
         lines
     });
-    assert!(refuse.pvr.is_empty());
+    assert!(refuse.pvr.is_empty() && refuse.pvr_all.is_empty());
     assert!(
         refuse.no_bcr.len() == refuse.n,
         "a refusal completes nothing"
