@@ -111,6 +111,20 @@ fn allowed_content_and_unrelated_tools_pass() {
     assert_eq!(f.guard.check_tool_call(&ole, &c), ToolCallVerdict::Allow);
     let c = call("read_file", json!({"path": REFUND_PATH}));
     assert_eq!(f.guard.check_tool_call(&ole, &c), ToolCallVerdict::Allow);
+    // A read names a path or a query to the platform, not to anyone: it is never
+    // redacted, whatever the path holds (the input layer decides what comes back).
+    let gemma = ctx("y5parents", Some("gemma"));
+    for name in ["read_file", "mcp__cosec__search", "read", "list_files"] {
+        let c = call(
+            name,
+            json!({"path": format!("notes/{LEAK}.md"), "query": LEAK}),
+        );
+        assert_eq!(
+            f.guard.check_tool_call(&gemma, &c),
+            ToolCallVerdict::Allow,
+            "{name}"
+        );
+    }
     // A path outside the agent's files has no destination of its own: the owner may
     // write her content anywhere, and a turn denied it gets it redacted (the call's
     // content is read as a disclosure to the turn's reply destination).
