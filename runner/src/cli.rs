@@ -1,6 +1,10 @@
 //! Command-line interface definition: every flag is declared once here and turned into
 //! `--help` by clap.
 
+mod run_args;
+
+pub use run_args::RunArgs;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -12,6 +16,9 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// How log events (RUST_LOG, e.g. `RUST_LOG=cosec_proxy=debug`) are written to stderr.
+    #[arg(long, global = true, value_enum, default_value_t = crate::logging::LogFormat::Text)]
+    pub log_format: crate::logging::LogFormat,
 }
 
 /// Top-level commands.
@@ -286,109 +293,6 @@ pub struct ServeArgs {
     /// ends with an error.
     #[arg(long, value_name = "SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..))]
     pub upstream_idle_timeout: u64,
-}
-
-/// `cosec run` options.
-#[derive(Debug, Clone, Args)]
-pub struct RunArgs {
-    /// Which part of the frozen suite (ignored when --scenario or --scenario-file is given).
-    #[arg(long, value_enum, default_value_t = SuiteFilter::All)]
-    pub suite: SuiteFilter,
-    /// Run only these scenario ids of the suite (repeatable).
-    #[arg(long = "scenario", value_name = "ID")]
-    pub scenarios: Vec<String>,
-    /// Run custom scenario files; the run is marked as outside the frozen suite (repeatable).
-    #[arg(long = "scenario-file", value_name = "PATH")]
-    pub scenario_files: Vec<PathBuf>,
-    /// The agent system.
-    #[arg(long, value_enum, default_value_t = HarnessName::Builtin)]
-    pub harness: HarnessName,
-    /// `sim:comply`, `sim:refuse`, `sim:ideal` (simulated, offline) or `openai:NAME` (an
-    /// OpenAI-compatible upstream from --model-base-url / COSEC_MODEL_BASE_URL).
-    #[arg(long, default_value = "sim:comply")]
-    pub model: String,
-    /// Base URL of the upstream model API, ending in /v1.
-    #[arg(long, env = "COSEC_MODEL_BASE_URL", value_name = "URL")]
-    pub model_base_url: Option<String>,
-    /// API key of the upstream (prefer the environment variable; it is never written to traces).
-    #[arg(
-        long,
-        env = "COSEC_MODEL_API_KEY",
-        hide_env_values = true,
-        value_name = "KEY"
-    )]
-    pub model_api_key: Option<String>,
-    /// The condition.
-    #[arg(long, value_enum, default_value_t = Defense::None)]
-    pub defense: Defense,
-    /// Defense policy for `--defense proxy` (default: the built-in
-    /// policies/defense/default.cedar); validated against the schema before any trial.
-    #[arg(long, value_name = "FILE.cedar")]
-    pub policy: Option<PathBuf>,
-    /// `enforce` or `shadow` (decide and trace only) for `--defense proxy`.
-    #[arg(long, value_enum, default_value_t = GuardModeArg::Enforce)]
-    pub guard_mode: GuardModeArg,
-    /// The guard's layers for `--defense proxy`: `input` (keep labeled content the
-    /// policy denies out of the model's context; labeled files moved by path),
-    /// `output` (match what the model writes), or both.
-    #[arg(long, value_name = "input,output", default_value = "input,output")]
-    pub guard_layers: String,
-    /// `none`, or judge model names served at COSEC_JUDGE_BASE_URL (key in
-    /// COSEC_JUDGE_API_KEY), comma-separated: the first decides the verdicts, the others
-    /// are asked too and their agreement with it (Cohen's kappa) is reported. Default:
-    /// the judge configured by COSEC_JUDGE_BASE_URL and COSEC_JUDGE_MODEL when set, else
-    /// none.
-    #[arg(long, value_name = "none|MODEL[,MODEL...]")]
-    pub judge: Option<String>,
-    /// Trials run at once (default: the number of cores).
-    #[arg(long)]
-    pub jobs: Option<usize>,
-    /// Output folder (default: runs/<timestamp>-<harness>-<model>-<defense>).
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-    /// Continue an interrupted run in --out DIR: only unfinished trials run again.
-    #[arg(long, requires = "out")]
-    pub resume: bool,
-    /// Retries of a trial after an infrastructure failure with no scorable turn yet.
-    #[arg(long, default_value_t = 3)]
-    pub retries: u32,
-    /// Seconds between those retries.
-    #[arg(long, default_value_t = 60)]
-    pub retry_delay: u64,
-    /// Seconds before a trial is stopped as an infrastructure failure.
-    #[arg(long, default_value_t = 3600)]
-    pub trial_timeout: u64,
-    /// Seconds one delivery may take before the harness is stopped (native harnesses).
-    #[arg(long, default_value_t = 600)]
-    pub turn_timeout: u64,
-    /// What confines the native harnesses: `docker` (a one-shot container per harness
-    /// process, no network, from the image of `cosec sandbox image build`), `bwrap`
-    /// (bubblewrap), or `auto`: docker when its daemon answers and the image is built,
-    /// else bwrap.
-    #[arg(long, value_enum, default_value_t = crate::sandbox::SandboxChoice::Auto)]
-    pub sandbox: crate::sandbox::SandboxChoice,
-    /// Run only slice K of N (K counts from 0): trial i of the selection is in slice
-    /// i mod N. Combine the slices' folders with `cosec merge`.
-    #[arg(long, value_name = "K/N")]
-    pub shard: Option<crate::scale::shard::Shard>,
-    /// Most tokens the built-in agent asks the model for per call (`max_tokens`), so a
-    /// model that rambles cannot fill its context.
-    #[arg(long, default_value_t = crate::harness::builtin::DEFAULT_MAX_OUTPUT_TOKENS)]
-    pub max_output_tokens: u32,
-    /// Retries inside the proxy of one model call after a transient upstream failure
-    /// (connection error, 5xx, 408, 429); other 4xx answers are never retried.
-    #[arg(long, default_value_t = cosec_proxy::upstream::RetryPolicy::DEFAULT_RETRIES)]
-    pub upstream_retries: u32,
-    /// Milliseconds before the proxy's first retry of a model call; doubled on each
-    /// further retry (a 429's Retry-After is honoured instead, up to 60 s).
-    #[arg(long, default_value_t = cosec_proxy::upstream::RetryPolicy::DEFAULT_BACKOFF_MS)]
-    pub upstream_backoff_ms: u64,
-    /// Price file (per-model price per million input, output and cached-input tokens):
-    /// prints the run's cost; checked before any trial starts.
-    #[arg(long, value_name = "prices.toml")]
-    pub prices: Option<PathBuf>,
-    #[command(flatten)]
-    pub source: SuiteSource,
 }
 
 /// `cosec report` options.

@@ -3,8 +3,12 @@
 //! trial driver, the verifier and the metrics. The `cosec` binary is a thin `main`
 //! over [`commands::dispatch`]; tests use the modules directly.
 
+#[macro_use]
+mod out;
+
 pub mod audit;
 pub mod cli;
+pub mod logging;
 pub mod commands;
 pub mod compare;
 pub mod cost;

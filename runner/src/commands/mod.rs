@@ -73,7 +73,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
 
 /// Writes `text` to standard output in one piece; a closed pipe comes back as
 /// [`CliError::Stdout`], which `main` treats as a quiet end rather than a panic.
-fn print(text: &str) -> Result<(), CliError> {
+pub(crate) fn print(text: &str) -> Result<(), CliError> {
     use std::io::Write as _;
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())

@@ -14,7 +14,7 @@ pub fn check(files: &[PathBuf], schema: Option<&Path>) -> Result<ExitCode, CliEr
     let errors = report.error_count();
     let warnings = report.diagnostics.len() - errors;
     if errors == 0 {
-        println!(
+        outln!(
             "{} policy file(s) valid against the schema{}",
             files.len(),
             if warnings > 0 {

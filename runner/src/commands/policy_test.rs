@@ -47,9 +47,9 @@ pub fn test(
         }
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", render(&file_name, suite.scenarios.len(), &report));
+        out!("{}", render(&file_name, suite.scenarios.len(), &report));
     }
     if strict && !report.is_exact() {
         return Ok(ExitCode::from(1));

@@ -18,7 +18,7 @@ use std::sync::Arc;
 pub const RUN_RECORD_VERSION: u32 = 1;
 
 /// What a run folder was started with; `--resume` must match it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
     /// Format version.
     pub schema_version: u32,
@@ -53,7 +53,23 @@ pub struct RunRecord {
     /// The slice of `scenarios` this folder runs (`--shard K/N`); absent for a whole run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<crate::scale::shard::Shard>,
+    /// The run's name in reports (`--label`; default: the folder's name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Where the defense policy came from (`--policy` path, or the built-in file's
+    /// name); its text is kept beside as `policy.cedar`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy_source: Option<String>,
+    /// `--temperature`, sent with every model call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// `--seed`, sent with every model call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
+
+/// The copy of the defense policy's text a run folder keeps.
+pub const POLICY_COPY: &str = "policy.cedar";
 
 /// The guardrail paragraph of `--defense prompt` (kept as a file in the repository).
 pub const GUARDRAIL: &str = include_str!("../../prompts/guardrail.md");
@@ -104,6 +120,18 @@ pub struct RunPlan {
     pub upstream_retry: cosec_proxy::upstream::RetryPolicy,
     /// Prices for the cost line (`--prices`), checked to cover the run's model.
     pub prices: Option<crate::cost::PriceTable>,
+    /// How progress is shown.
+    pub progress: super::progress::ProgressMode,
+    /// When a run with infrastructure failures exits 1.
+    pub infra_limit: super::infra::InfraLimit,
+    /// Infrastructure failures of one kind in a row that stop the run (0: never).
+    pub max_consecutive_infra: u32,
+    /// Run again the trials that ended as infrastructure failures (`--resume`).
+    pub retry_infra: bool,
+    /// Run again the trials that ended unadjudicable (`--resume`).
+    pub retry_unadjudicated: bool,
+    /// The cap on model calls per second (`--max-rps`).
+    pub pace: Option<Arc<cosec_proxy::upstream::Pacer>>,
 }
 
 fn select(args: &RunArgs) -> Result<(Vec<Scenario>, String, bool), CliError> {
@@ -179,6 +207,10 @@ pub fn model_route(args: &RunArgs) -> Result<ModelRoute, CliError> {
             .filter(|k| !k.is_empty())
             .map(Secret::new),
         model: name.to_owned(),
+        sampling: cosec_proxy::registry::Sampling {
+            temperature: args.temperature,
+            seed: args.seed,
+        },
     }))
 }
 
@@ -287,6 +319,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
     let judges = JudgeConfig::panel_from_flag(args.judge.as_deref())?;
     let (scenarios, suite_digest, outside) = select(args)?;
     let sha = |text: &str| hex::encode(Sha256::digest(text.as_bytes()));
+    let mut policy_text: Option<(String, String)> = None;
     let (guard, policy_digest) = match args.defense {
         Defense::Proxy => {
             let (policy, text) = match &args.policy {
@@ -322,13 +355,22 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
             };
             let layers = GuardLayers::parse(&args.guard_layers)
                 .map_err(|e| CliError::Run(format!("--guard-layers: {e}")))?;
+            let digest = sha(&text);
+            let source = match &args.policy {
+                Some(path) => path.display().to_string(),
+                None => format!(
+                    "built-in {}",
+                    cosec_policies::evaluate::DEFAULT_DEFENSE_FILE_NAME
+                ),
+            };
+            policy_text = Some((source, text));
             (
                 Some(GuardPlan {
                     policy,
                     mode,
                     layers,
                 }),
-                Some(sha(&text)),
+                Some(digest),
             )
         }
         Defense::None | Defense::Prompt => {
@@ -344,10 +386,14 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         }
     };
     let guardrail = (args.defense == Defense::Prompt).then(|| GUARDRAIL.trim().to_owned());
+    let mut scenarios = scenarios;
+    if let Some(limit) = args.limit {
+        scenarios.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    }
     if scenarios.is_empty() {
         return Err(CliError::Run("no scenario selected".to_owned()));
     }
-    let out = args.out.clone().unwrap_or_else(|| default_out(args));
+    let mut out = args.out.clone().unwrap_or_else(|| default_out(args));
     let mut record = RunRecord {
         schema_version: RUN_RECORD_VERSION,
         harness: args.harness.as_str().to_owned(),
@@ -370,11 +416,20 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         guardrail_digest: guardrail.as_deref().map(sha),
         nonce: String::new(),
         shard: args.shard,
+        label: args.label.clone(),
+        policy_source: policy_text.as_ref().map(|(source, _)| source.clone()),
+        temperature: args.temperature,
+        seed: args.seed,
     };
     if args.resume {
         let old = read_record(&out)?;
         let mut expected = record.clone();
         expected.nonce = old.nonce.clone();
+        // The same policy may be read from another path; a label may be renamed later.
+        expected.policy_source = old.policy_source.clone();
+        if args.label.is_none() {
+            expected.label = old.label.clone();
+        }
         if old != expected {
             return Err(CliError::Run(format!(
                 "{} was started with different options (harness {}, model {}, defense {}, judge {}, {} scenarios, suite {}); resume it with the same flags",
@@ -389,13 +444,26 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         }
         record = old;
     } else {
-        if out.exists() {
-            return Err(CliError::Run(format!(
-                "{} already exists; pass --resume to continue that run, or choose another --out",
-                out.display()
-            )));
+        out = match &args.out {
+            Some(_) if out.exists() => {
+                return Err(CliError::Run(format!(
+                    "{} already exists; pass --resume to continue that run, or choose another --out",
+                    out.display()
+                )))
+            }
+            Some(_) => {
+                std::fs::create_dir_all(&out).map_err(CliError::io(&out))?;
+                out
+            }
+            None => claim_fresh_dir(&out)?,
+        };
+        if record.label.is_none() {
+            record.label = out.file_name().map(|n| n.to_string_lossy().into_owned());
         }
-        std::fs::create_dir_all(&out).map_err(CliError::io(&out))?;
+        if let Some((_, text)) = &policy_text {
+            let copy = out.join(POLICY_COPY);
+            std::fs::write(&copy, text).map_err(CliError::io(&copy))?;
+        }
         let salt = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
@@ -433,5 +501,42 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
             std::time::Duration::from_millis(args.upstream_backoff_ms),
         ),
         prices,
+        progress: args.progress,
+        infra_limit: args.max_infra_failures,
+        max_consecutive_infra: args.max_consecutive_infra,
+        retry_infra: args.retry_infra,
+        retry_unadjudicated: args.retry_unadjudicated,
+        pace: match args.max_rps {
+            None => None,
+            Some(rate) => Some(Arc::new(cosec_proxy::upstream::Pacer::new(rate).ok_or_else(
+                || CliError::Run(format!("--max-rps {rate}: give a positive number of calls per second")),
+            )?)),
+        },
     })
+}
+
+/// Creates the default run folder `base`, or `base-2`, `base-3`, ... when another run
+/// started in the same second holds it (creation is the claim, so two runs never
+/// share a folder).
+fn claim_fresh_dir(base: &Path) -> Result<PathBuf, CliError> {
+    if let Some(parent) = base.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(CliError::io(parent))?;
+    }
+    let name = base.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    for n in 1..1000 {
+        let candidate = if n == 1 {
+            base.to_owned()
+        } else {
+            base.with_file_name(format!("{name}-{n}"))
+        };
+        match std::fs::create_dir(&candidate) {
+            Ok(()) => return Ok(candidate),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(source) => return Err(CliError::io(&candidate)(source)),
+        }
+    }
+    Err(CliError::Run(format!(
+        "{} and 998 numbered folders beside it exist; choose --out",
+        base.display()
+    )))
 }
