@@ -332,3 +332,36 @@ fn limit_runs_the_first_scenarios_and_default_folders_never_collide() {
         );
     }
 }
+
+#[test]
+fn ctrl_c_finishes_the_trials_in_flight_and_prints_the_resume_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let child = Command::new(env!("CARGO_BIN_EXE_cosec"))
+        .args(["run", "--judge", "none", "--jobs", "1", "--out"])
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the first finished trial, then interrupt.
+    let results = out.join("results.jsonl");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while std::fs::read_to_string(&results).map_or(true, |t| t.is_empty()) {
+        assert!(Instant::now() < deadline, "no trial finished in 120 s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let signal = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(signal.success());
+    let done = child.wait_with_output().unwrap();
+    let err = stderr(&done);
+    assert_eq!(done.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    let lines = std::fs::read_to_string(&results).unwrap().lines().count();
+    assert!(lines < 208, "{lines}");
+    let expected = format!("trials not run; resume with: cosec run --judge none --jobs 1 --resume --out {}", out.display());
+    assert!(err.contains(&expected), "{err}");
+}
