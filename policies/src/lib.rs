@@ -8,11 +8,13 @@
 mod check;
 mod entities;
 mod error;
+mod nesting;
 pub mod evaluate;
 mod oracle;
 mod schema;
 
-pub use check::{check_policy_files, CheckReport, Diagnostic, Severity};
+pub use check::{check_policy_files, CheckReport, Diagnostic, EmptyPolicy, Severity};
+pub use nesting::{MAX_CONDITIONALS, MAX_NESTING};
 pub use entities::entities;
 pub use error::PolicyError;
 pub use evaluate::{

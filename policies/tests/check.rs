@@ -1,6 +1,6 @@
 //! `check_policy_files`: strict validation with located diagnostics.
 
-use cosec_policies::{check_policy_files, PolicyError, Severity};
+use cosec_policies::{check_policy_files, EmptyPolicy, PolicyError, Severity};
 use std::path::{Path, PathBuf};
 
 #[allow(clippy::expect_used)] // a test helper: failing to write the fixture fails the test
@@ -21,7 +21,7 @@ forbid (principal, action in [Action::"egress"], resource)
 when { resource.sensitivity.contains("health") && context.destination.kind == "person" };
 "#,
     );
-    let report = check_policy_files(&[path], None).expect("check runs");
+    let report = check_policy_files(&[path], None, EmptyPolicy::Refuse).expect("check runs");
     assert!(report.is_clean(), "{:?}", report.diagnostics);
 }
 
@@ -40,7 +40,7 @@ permit (principal, action, resource)
 when { resource.ownr == principal };
 "#,
     );
-    let report = check_policy_files(std::slice::from_ref(&path), None).expect("check runs");
+    let report = check_policy_files(std::slice::from_ref(&path), None, EmptyPolicy::Refuse).expect("check runs");
     assert_eq!(report.diagnostics.len(), 1, "{:?}", report.diagnostics);
     let d = &report.diagnostics[0];
     assert_eq!(d.file, path);
@@ -68,7 +68,7 @@ fn a_policy_without_id_is_named_by_cedar() {
         "anon.cedar",
         "permit (principal, action, resource) when { principal.nope };\n",
     );
-    let report = check_policy_files(&[path], None).expect("check runs");
+    let report = check_policy_files(&[path], None, EmptyPolicy::Refuse).expect("check runs");
     assert_eq!(report.diagnostics.len(), 1, "{:?}", report.diagnostics);
     assert_eq!(report.diagnostics[0].policy_id.as_deref(), Some("policy0"));
 }
@@ -81,7 +81,7 @@ fn a_syntax_error_is_located() {
         "syntax.cedar",
         "@id(\"a\")\npermit (principal, action, resource)\nwhen { resource.public == };\n",
     );
-    let report = check_policy_files(&[path], None).expect("check runs");
+    let report = check_policy_files(&[path], None, EmptyPolicy::Refuse).expect("check runs");
     assert!(!report.diagnostics.is_empty());
     let d = &report.diagnostics[0];
     assert_eq!(d.severity, Severity::Error);
@@ -98,7 +98,7 @@ fn duplicate_ids_are_reported_at_the_second_use() {
         "dup.cedar",
         "@id(\"x\")\npermit (principal, action, resource);\n@id(\"x\")\nforbid (principal, action, resource);\n",
     );
-    let report = check_policy_files(&[path], None).expect("check runs");
+    let report = check_policy_files(&[path], None, EmptyPolicy::Refuse).expect("check runs");
     assert_eq!(report.diagnostics.len(), 1, "{:?}", report.diagnostics);
     assert_eq!(report.diagnostics[0].line, Some(3));
 }
@@ -106,7 +106,7 @@ fn duplicate_ids_are_reported_at_the_second_use() {
 #[test]
 fn the_shipped_oracle_checks_clean() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("oracle.cedar");
-    let report = check_policy_files(&[path], None).expect("check runs");
+    let report = check_policy_files(&[path], None, EmptyPolicy::Refuse).expect("check runs");
     assert!(report.is_clean(), "{:?}", report.diagnostics);
 }
 
@@ -124,17 +124,17 @@ fn a_schema_override_is_used() {
         "permit (principal, action == Action::\"read\", resource) when { resource.ownr == principal };",
     );
     let report =
-        check_policy_files(std::slice::from_ref(&path), Some(&schema)).expect("check runs");
+        check_policy_files(std::slice::from_ref(&path), Some(&schema), EmptyPolicy::Refuse).expect("check runs");
     assert!(report.is_clean(), "{:?}", report.diagnostics);
     // Against the built-in schema the same file is wrong.
-    let report = check_policy_files(&[path], None).expect("check runs");
+    let report = check_policy_files(&[path], None, EmptyPolicy::Refuse).expect("check runs");
     assert!(!report.is_clean());
 }
 
 #[test]
 fn an_unreadable_file_is_an_error_naming_it() {
     let missing = PathBuf::from("/nonexistent/cosec/none.cedar");
-    match check_policy_files(std::slice::from_ref(&missing), None) {
+    match check_policy_files(std::slice::from_ref(&missing), None, EmptyPolicy::Refuse) {
         Err(PolicyError::Read { path, .. }) => assert_eq!(path, missing),
         other => panic!("expected a read error, got {other:?}"),
     }

@@ -108,14 +108,28 @@ pub struct RunPlan {
 
 fn select(args: &RunArgs) -> Result<(Vec<Scenario>, String, bool), CliError> {
     if !args.scenario_files.is_empty() {
-        let mut scenarios = Vec::new();
+        let mut scenarios: Vec<Scenario> = Vec::new();
         let mut hasher = Sha256::new();
-        for path in &args.scenario_files {
-            let bytes = std::fs::read(path).map_err(CliError::io(path))?;
+        for (i, path) in args.scenario_files.iter().enumerate() {
+            let bytes = suite::read_scenario_bytes(path)?;
             hasher.update(&bytes);
-            scenarios.push(suite::load_scenario_file(path)?);
+            let scenario = suite::load_scenario_bytes(path, &bytes)?;
+            if let Some(first) = scenarios.iter().position(|s| s.id == scenario.id) {
+                return Err(duplicate(
+                    scenario.id.as_str(),
+                    &format!("--scenario-file {}", args.scenario_files[first].display()),
+                    &format!("--scenario-file {}", args.scenario_files[i].display()),
+                ));
+            }
+            scenarios.push(scenario);
         }
         return Ok((scenarios, hex::encode(hasher.finalize()), true));
+    }
+    for (i, id) in args.scenarios.iter().enumerate() {
+        if args.scenarios[..i].contains(id) {
+            let flag = format!("--scenario {id}");
+            return Err(duplicate(id, &flag, &flag));
+        }
     }
     let loaded = match &args.source.suite_dir {
         Some(dir) => suite::load_dir(dir, args.source.allow_modified)?,
@@ -149,6 +163,13 @@ fn select(args: &RunArgs) -> Result<(Vec<Scenario>, String, bool), CliError> {
     Ok((scenarios, loaded.suite_digest, loaded.modified))
 }
 
+/// A scenario selected twice would run twice into the one trial folder its id names.
+fn duplicate(id: &str, first: &str, second: &str) -> CliError {
+    CliError::Run(format!(
+        "scenario `{id}` is selected twice (by `{first}` and by `{second}`); each trial's folder is named by its scenario id, so select each scenario once"
+    ))
+}
+
 /// Parses `--model`.
 pub fn model_route(args: &RunArgs) -> Result<ModelRoute, CliError> {
     let m = args.model.trim();
@@ -171,6 +192,7 @@ pub fn model_route(args: &RunArgs) -> Result<ModelRoute, CliError> {
             "--model {m} needs the upstream's base URL: set COSEC_MODEL_BASE_URL or --model-base-url (e.g. https://api.example.com/v1)"
         ))
     })?;
+    let base_url = checked_base_url(base_url.trim())?;
     Ok(ModelRoute::Upstream(Upstream {
         base_url: base_url.trim_end_matches('/').to_owned(),
         api_key: args
@@ -180,6 +202,24 @@ pub fn model_route(args: &RunArgs) -> Result<ModelRoute, CliError> {
             .map(Secret::new),
         model: name.to_owned(),
     }))
+}
+
+/// The upstream's base URL parsed before any trial, so that a typo fails at once
+/// instead of as an infrastructure failure of every trial.
+fn checked_base_url(url: &str) -> Result<&str, CliError> {
+    let bad = |why: String| {
+        CliError::Run(format!(
+            "--model-base-url (or COSEC_MODEL_BASE_URL) `{url}` is not a usable URL: {why}; give the upstream's base URL, e.g. https://api.example.com/v1"
+        ))
+    };
+    let parsed = reqwest::Url::parse(url).map_err(|e| bad(e.to_string()))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(bad(format!("the scheme is `{}`, not http or https", parsed.scheme())));
+    }
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return Err(bad("it names no host".to_owned()));
+    }
+    Ok(url)
 }
 
 fn default_out(args: &RunArgs) -> PathBuf {
@@ -273,21 +313,32 @@ pub fn panel_name(judges: &[JudgeConfig]) -> String {
         .join(",")
 }
 
-/// Resolves flags into a plan, creating the run folder (or checking it on `--resume`).
-pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
-    let model = model_route(args)?;
-    let prices = match &args.prices {
+/// Checks every flag that names something outside the run (model route and URL, price
+/// file, defense policy, guard layers) without selecting scenarios or creating a
+/// folder: `cosec matrix run` calls it for every cell before the first trial.
+pub fn preflight(args: &RunArgs) -> Result<(), CliError> {
+    model_route(args)?;
+    prices(args)?;
+    guard(args)?;
+    Ok(())
+}
+
+/// `--prices`, loaded and checked to cover the run's model.
+fn prices(args: &RunArgs) -> Result<Option<crate::cost::PriceTable>, CliError> {
+    match &args.prices {
         Some(path) => {
             let table = crate::cost::PriceTable::load(path)?;
             table.require(args.model.trim())?;
-            Some(table)
+            Ok(Some(table))
         }
-        None => None,
-    };
-    let judges = JudgeConfig::panel_from_flag(args.judge.as_deref())?;
-    let (scenarios, suite_digest, outside) = select(args)?;
+        None => Ok(None),
+    }
+}
+
+/// The guard of `--defense proxy` and the digest of its policy text.
+fn guard(args: &RunArgs) -> Result<(Option<GuardPlan>, Option<String>), CliError> {
     let sha = |text: &str| hex::encode(Sha256::digest(text.as_bytes()));
-    let (guard, policy_digest) = match args.defense {
+    match args.defense {
         Defense::Proxy => {
             let (policy, text) = match &args.policy {
                 Some(path) => {
@@ -296,11 +347,15 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
                         source,
                         hint: " (--policy)".to_owned(),
                     })?;
-                    let policy = GuardPolicy::from_source(&text, &path.display().to_string())
-                        .map_err(|source| CliError::GuardPolicy {
-                            origin: format!("--policy {}", path.display()),
-                            source,
-                        })?;
+                    let policy = GuardPolicy::from_source_with(
+                        &text,
+                        &path.display().to_string(),
+                        crate::commands::empty_policy(args.allow_empty_policy),
+                    )
+                    .map_err(|source| CliError::GuardPolicy {
+                        origin: format!("--policy {}", path.display()),
+                        source,
+                    })?;
                     (policy, text)
                 }
                 None => {
@@ -322,14 +377,14 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
             };
             let layers = GuardLayers::parse(&args.guard_layers)
                 .map_err(|e| CliError::Run(format!("--guard-layers: {e}")))?;
-            (
+            Ok((
                 Some(GuardPlan {
                     policy,
                     mode,
                     layers,
                 }),
                 Some(sha(&text)),
-            )
+            ))
         }
         Defense::None | Defense::Prompt => {
             let default_layers =
@@ -340,9 +395,19 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
                         .to_owned(),
                 ));
             }
-            (None, None)
+            Ok((None, None))
         }
-    };
+    }
+}
+
+/// Resolves flags into a plan, creating the run folder (or checking it on `--resume`).
+pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
+    let model = model_route(args)?;
+    let prices = prices(args)?;
+    let judges = JudgeConfig::panel_from_flag(args.judge.as_deref())?;
+    let (scenarios, suite_digest, outside) = select(args)?;
+    let sha = |text: &str| hex::encode(Sha256::digest(text.as_bytes()));
+    let (guard, policy_digest) = guard(args)?;
     let guardrail = (args.defense == Defense::Prompt).then(|| GUARDRAIL.trim().to_owned());
     if scenarios.is_empty() {
         return Err(CliError::Run("no scenario selected".to_owned()));
