@@ -120,7 +120,7 @@ pub fn check_policy_files(
     let mut report = CheckReport::default();
     for path in paths {
         let src = read(path)?;
-        let (_, diagnostics) = check_source(path, &src, &schema, empty);
+        let diagnostics = check_source_diagnostics(path, &src, &schema, empty);
         report.diagnostics.extend(diagnostics);
     }
     Ok(report)
@@ -151,6 +151,66 @@ pub(crate) fn check_source(
     if empty == EmptyPolicy::Refuse && nesting::is_blank(src) {
         return (None, vec![empty_file(file)]);
     }
+    on_large_stack(|| parse_and_validate(file, src, schema))
+        .unwrap_or_else(|| (None, vec![cedar_failed(file)]))
+}
+
+/// Like [`check_source`], for callers that keep only the diagnostics: the policy set is
+/// dropped where it was built, since dropping a deep expression recurses too.
+pub(crate) fn check_source_diagnostics(
+    file: &Path,
+    src: &str,
+    schema: &Schema,
+    empty: EmptyPolicy,
+) -> Vec<Diagnostic> {
+    if let Some(d) = nesting::too_deep(file, src) {
+        return vec![d];
+    }
+    if empty == EmptyPolicy::Refuse && nesting::is_blank(src) {
+        return vec![empty_file(file)];
+    }
+    on_large_stack(|| parse_and_validate(file, src, schema).1)
+        .unwrap_or_else(|| vec![cedar_failed(file)])
+}
+
+/// Runs Cedar's recursive parse and validation: within the limits of [`nesting`] the
+/// depth still depends on the text, so it runs on a thread whose stack does not depend
+/// on the caller's (a test or a runtime worker has 2 MiB). `None` when no thread could
+/// be started or Cedar panicked.
+fn on_large_stack<R: Send>(work: impl FnOnce() -> R + Send) -> Option<R> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("cedar-parse".to_owned())
+            .stack_size(PARSE_STACK_BYTES)
+            .spawn_scoped(scope, work)
+            .ok()
+            .and_then(|handle| handle.join().ok())
+    })
+}
+
+/// Stack of the thread Cedar parses and validates on: room for the deepest text the
+/// limits of [`nesting`] let through, many times over.
+const PARSE_STACK_BYTES: usize = 64 * 1024 * 1024;
+
+fn cedar_failed(file: &Path) -> Diagnostic {
+    Diagnostic {
+        file: file.to_owned(),
+        policy_id: None,
+        line: None,
+        column: None,
+        severity: Severity::Error,
+        message:
+            "Cedar could not parse or validate this file (no thread to run it on, or Cedar failed)"
+                .to_owned(),
+        help: Some("retry; if it persists, simplify the file's expressions".to_owned()),
+    }
+}
+
+fn parse_and_validate(
+    file: &Path,
+    src: &str,
+    schema: &Schema,
+) -> (Option<PolicySet>, Vec<Diagnostic>) {
     let pset = match PolicySet::from_str(src) {
         Ok(pset) => pset,
         Err(errs) => {

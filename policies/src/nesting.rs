@@ -14,12 +14,17 @@ pub const MAX_NESTING: usize = 64;
 /// bracket, and each `if` is one more level of Cedar's recursion.
 pub const MAX_CONDITIONALS: usize = 256;
 
+/// Most arithmetic operators (`+`, `-`, `*`) in one policy file: `1 + 1 + ...` is
+/// parsed as one more level of recursion per operator.
+pub const MAX_ARITHMETIC: usize = 1024;
+
 /// The first place where `src` nests deeper than [`MAX_NESTING`] (or holds more than
-/// [`MAX_CONDITIONALS`] `if` expressions), as an error diagnostic; strings and `//`
-/// comments are skipped.
+/// [`MAX_CONDITIONALS`] `if` expressions or [`MAX_ARITHMETIC`] arithmetic operators),
+/// as an error diagnostic; strings and `//` comments are skipped.
 pub(crate) fn too_deep(file: &Path, src: &str) -> Option<Diagnostic> {
     let mut depth = 0usize;
     let mut conditionals = 0usize;
+    let mut arithmetic = 0usize;
     let mut chars = src.char_indices().peekable();
     let mut previous_is_word = false;
     while let Some((at, c)) = chars.next() {
@@ -52,6 +57,18 @@ pub(crate) fn too_deep(file: &Path, src: &str) -> Option<Diagnostic> {
                 }
             }
             ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            '+' | '-' | '*' => {
+                arithmetic += 1;
+                if arithmetic > MAX_ARITHMETIC {
+                    return Some(error(
+                        file,
+                        src,
+                        at,
+                        format!("more than {MAX_ARITHMETIC} arithmetic operators in one file"),
+                        "compute such values outside the policy and compare with the result",
+                    ));
+                }
+            }
             'i' if !previous_is_word && is_if_keyword(src, at) => {
                 conditionals += 1;
                 if conditionals > MAX_CONDITIONALS {
@@ -128,7 +145,10 @@ mod tests {
 
     #[test]
     fn reports_the_first_bracket_past_the_limit_with_its_location() {
-        let src = format!("permit(principal, action, resource)\nwhen {{ {} }};", "(".repeat(70));
+        let src = format!(
+            "permit(principal, action, resource)\nwhen {{ {} }};",
+            "(".repeat(70)
+        );
         let d = check(&src).expect("too deep");
         // `{` is level 1, so the 64th `(` is level 65.
         assert_eq!((d.line, d.column), (Some(2), Some(8 + 63)));
@@ -147,9 +167,17 @@ mod tests {
     #[test]
     fn long_if_chains_are_refused_but_words_containing_if_are_not() {
         let chain = "if true then true else ".repeat(300);
-        assert!(check(&format!("permit(principal, action, resource) when {{ {chain} true }};")).is_some());
+        assert!(check(&format!(
+            "permit(principal, action, resource) when {{ {chain} true }};"
+        ))
+        .is_some());
         let words = "principal.ifx == principal.gif && ".repeat(300);
-        assert_eq!(check(&format!("permit(principal, action, resource) when {{ {words} true }};")), None);
+        assert_eq!(
+            check(&format!(
+                "permit(principal, action, resource) when {{ {words} true }};"
+            )),
+            None
+        );
     }
 
     #[test]
@@ -157,6 +185,22 @@ mod tests {
         assert!(is_blank(""));
         assert!(is_blank("  \n// nothing here\n\t// still nothing\n"));
         assert!(!is_blank("// a rule\nforbid(principal, action, resource);"));
+    }
+
+    #[test]
+    fn long_arithmetic_chains_are_refused() {
+        let chain = " + 1".repeat(MAX_ARITHMETIC + 1);
+        let d = check(&format!(
+            "permit(principal, action, resource) when {{ 1{chain} == 2 }};"
+        ));
+        assert!(d.is_some_and(|d| d.message.contains("arithmetic")));
+        let chain = " + 1".repeat(MAX_ARITHMETIC);
+        assert_eq!(
+            check(&format!(
+                "permit(principal, action, resource) when {{ 1{chain} == 2 }};"
+            )),
+            None
+        );
     }
 
     proptest! {

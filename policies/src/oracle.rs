@@ -126,7 +126,12 @@ impl Oracle {
         policy_src: &str,
         policy_file_name: &str,
     ) -> Result<Oracle, PolicyError> {
-        Self::from_sources_with(schema_src, policy_src, policy_file_name, EmptyPolicy::Refuse)
+        Self::from_sources_with(
+            schema_src,
+            policy_src,
+            policy_file_name,
+            EmptyPolicy::Refuse,
+        )
     }
 
     /// Like [`Oracle::from_sources`], saying whether a file with no policy is accepted.

@@ -40,7 +40,8 @@ permit (principal, action, resource)
 when { resource.ownr == principal };
 "#,
     );
-    let report = check_policy_files(std::slice::from_ref(&path), None, EmptyPolicy::Refuse).expect("check runs");
+    let report = check_policy_files(std::slice::from_ref(&path), None, EmptyPolicy::Refuse)
+        .expect("check runs");
     assert_eq!(report.diagnostics.len(), 1, "{:?}", report.diagnostics);
     let d = &report.diagnostics[0];
     assert_eq!(d.file, path);
@@ -123,8 +124,12 @@ fn a_schema_override_is_used() {
         "p.cedar",
         "permit (principal, action == Action::\"read\", resource) when { resource.ownr == principal };",
     );
-    let report =
-        check_policy_files(std::slice::from_ref(&path), Some(&schema), EmptyPolicy::Refuse).expect("check runs");
+    let report = check_policy_files(
+        std::slice::from_ref(&path),
+        Some(&schema),
+        EmptyPolicy::Refuse,
+    )
+    .expect("check runs");
     assert!(report.is_clean(), "{:?}", report.diagnostics);
     // Against the built-in schema the same file is wrong.
     let report = check_policy_files(&[path], None, EmptyPolicy::Refuse).expect("check runs");
@@ -138,4 +143,71 @@ fn an_unreadable_file_is_an_error_naming_it() {
         Err(PolicyError::Read { path, .. }) => assert_eq!(path, missing),
         other => panic!("expected a read error, got {other:?}"),
     }
+}
+
+/// A policy at every limit at once, in one expression: the deepest text the pre-parse
+/// checks let through.
+fn at_every_limit() -> String {
+    let ifs = "if true then 1 else ".repeat(cosec_policies::MAX_CONDITIONALS);
+    let sums = " + 1".repeat(cosec_policies::MAX_ARITHMETIC);
+    // `when { }` is one level of the limit.
+    let depth = cosec_policies::MAX_NESTING - 1;
+    format!(
+        "@id(\"deep\")\npermit(principal, action, resource) when {{ {}{ifs}1{sums}{} == 2 }};\n",
+        "(".repeat(depth),
+        ")".repeat(depth)
+    )
+}
+
+#[test]
+fn text_within_the_limits_is_answered_even_on_a_small_stack() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(dir.path(), "deep.cedar", &at_every_limit());
+    // Cedar's recursion runs on its own thread, whatever the caller's stack.
+    let worker = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || check_policy_files(&[path], None, EmptyPolicy::Refuse))
+        .expect("spawn");
+    let report = worker.join().expect("no crash").expect("check runs");
+    assert_eq!(report.error_count(), 0, "{:?}", report.diagnostics);
+    // A kept policy set is dropped by its owner, here on a test's 2 MiB thread.
+    let guard = cosec_policies::Oracle::from_sources(
+        cosec_policies::SCHEMA_SOURCE,
+        &at_every_limit(),
+        "deep.cedar",
+    );
+    assert!(guard.is_ok(), "{guard:?}");
+}
+
+#[test]
+fn past_any_limit_the_file_is_refused_at_the_place_it_crosses() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = at_every_limit().replacen(" + 1", " + 1 + 1", 1);
+    let path = write(dir.path(), "over.cedar", &text);
+    let report = check_policy_files(std::slice::from_ref(&path), None, EmptyPolicy::Refuse)
+        .expect("check runs");
+    assert_eq!(report.error_count(), 1, "{:?}", report.diagnostics);
+    let d = &report.diagnostics[0];
+    assert_eq!(d.line, Some(2));
+    let column = text
+        .lines()
+        .nth(1)
+        .and_then(|l| l.rfind('+'))
+        .map(|c| c + 1);
+    assert_eq!(d.column, column);
+    assert!(d.message.contains("arithmetic operators"), "{d}");
+}
+
+#[test]
+fn an_empty_file_is_refused_unless_allowed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(dir.path(), "empty.cedar", "// nothing yet\n");
+    let report = check_policy_files(std::slice::from_ref(&path), None, EmptyPolicy::Refuse)
+        .expect("check runs");
+    assert_eq!(report.error_count(), 1);
+    assert!(report.diagnostics[0]
+        .to_string()
+        .contains("--allow-empty-policy"));
+    let report = check_policy_files(&[path], None, EmptyPolicy::Allow).expect("check runs");
+    assert!(report.is_clean(), "{:?}", report.diagnostics);
 }

@@ -47,12 +47,15 @@ fn assert_exit(o: &Output, code: i32) {
 
 fn assert_names_the_nesting_limit(err: &str, file: &Path) {
     let limit = cosec_policies::MAX_NESTING;
-    // `{` is level 1 and column 44 of line 2; the parenthesis that crosses the limit
-    // follows it after a space.
-    let column = 46 + limit - 1;
+    // `{` is level 1 (column 42 of line 2) and the first `(` level 2 (column 44), so
+    // the parenthesis that crosses the limit is the limit-th one.
+    let column = 44 + limit - 1;
     let located = format!("{}:2:{column}", file.display());
     assert!(err.contains(&located), "no {located} in: {err}");
-    assert!(err.contains(&format!("deeper than {limit} levels")), "{err}");
+    assert!(
+        err.contains(&format!("deeper than {limit} levels")),
+        "{err}"
+    );
     assert!(err.contains("split the condition"), "{err}");
 }
 
@@ -144,7 +147,11 @@ fn an_allowed_empty_policy_is_a_guard_that_permits_nothing() {
     std::fs::write(&file, "").unwrap();
     let o = cosec(&["policy", "test", s(&file)]);
     assert_exit(&o, 2);
-    assert!(stderr(&o).contains("--allow-empty-policy"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--allow-empty-policy"),
+        "{}",
+        stderr(&o)
+    );
 
     let o = cosec(&["policy", "test", "--json", "--allow-empty-policy", s(&file)]);
     assert_exit(&o, 0);
@@ -173,7 +180,11 @@ fn an_allowed_empty_policy_is_a_guard_that_permits_nothing() {
     };
     let o = run(&[]);
     assert_exit(&o, 2);
-    assert!(stderr(&o).contains("--allow-empty-policy"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--allow-empty-policy"),
+        "{}",
+        stderr(&o)
+    );
     assert!(!out.exists());
     let o = run(&["--allow-empty-policy"]);
     assert_exit(&o, 0);
@@ -193,7 +204,10 @@ fn a_scenario_selected_twice_is_refused_naming_both_selections() {
     let o = run(&out, &["--scenario", SCENARIO, "--scenario", SCENARIO]);
     assert_exit(&o, 2);
     let err = stderr(&o);
-    assert!(err.contains(&format!("scenario `{SCENARIO}` is selected twice")), "{err}");
+    assert!(
+        err.contains(&format!("scenario `{SCENARIO}` is selected twice")),
+        "{err}"
+    );
     assert!(err.contains(&format!("`--scenario {SCENARIO}`")), "{err}");
     assert!(!out.exists(), "the run started");
 
@@ -207,8 +221,14 @@ fn a_scenario_selected_twice_is_refused_naming_both_selections() {
         let o = run(&out, &["--scenario-file", s(a), "--scenario-file", s(b)]);
         assert_exit(&o, 2);
         let err = stderr(&o);
-        assert!(err.contains(&format!("--scenario-file {}", a.display())), "{err}");
-        assert!(err.contains(&format!("--scenario-file {}", b.display())), "{err}");
+        assert!(
+            err.contains(&format!("--scenario-file {}", a.display())),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!("--scenario-file {}", b.display())),
+            "{err}"
+        );
         assert!(!out.exists(), "the run started");
     }
 }
@@ -217,7 +237,7 @@ fn a_scenario_selected_twice_is_refused_naming_both_selections() {
 fn a_malformed_model_url_is_refused_before_any_trial() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("run");
-    for url in ["not a url", "ftp://models.example/v1", "http:///v1"] {
+    for url in ["not a url", "ftp://models.example/v1", "http://"] {
         let o = run(
             &out,
             &[
@@ -231,7 +251,10 @@ fn a_malformed_model_url_is_refused_before_any_trial() {
         );
         assert_exit(&o, 2);
         let err = stderr(&o);
-        assert!(err.contains(&format!("`{url}` is not a usable URL")), "{err}");
+        assert!(
+            err.contains(&format!("`{url}` is not a usable URL")),
+            "{err}"
+        );
         assert!(!out.exists(), "the run started");
     }
 }
@@ -256,8 +279,14 @@ fn a_matrix_checks_every_cell_before_its_first_trial() {
     let cases = [
         // The bad cell comes last: nothing may run before it is found.
         ("policies = [\"default\", \"deep.cedar\"]\n", "deeper than"),
-        ("policies = [\"default\", \"missing.cedar\"]\n", "missing.cedar"),
-        ("policies = [\"default\", \"empty.cedar\"]\n", "--allow-empty-policy"),
+        (
+            "policies = [\"default\", \"missing.cedar\"]\n",
+            "missing.cedar",
+        ),
+        (
+            "policies = [\"default\", \"empty.cedar\"]\n",
+            "--allow-empty-policy",
+        ),
         (
             "run_args = [\"--judge\", \"none\", \"--prices\", \"nowhere.toml\"]\n",
             "nowhere.toml",
@@ -335,5 +364,25 @@ fn generate_writes_only_into_a_new_empty_or_generated_folder() {
     std::fs::write(&stale, "{}").unwrap();
     assert_exit(&generate_into(&out), 0);
     // Only files an earlier generation listed are ever removed.
-    assert!(stale.is_file(), "a file the generation did not write was deleted");
+    assert!(
+        stale.is_file(),
+        "a file the generation did not write was deleted"
+    );
+
+    // A scenario the previous generation wrote and this one does not is removed.
+    let mut listed: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+    listed["files"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"file": "st-dropped.json", "sha256": "00"}));
+    std::fs::write(&manifest, serde_json::to_vec(&listed).unwrap()).unwrap();
+    let dropped = out.join("st-dropped.json");
+    std::fs::write(&dropped, "{}").unwrap();
+    assert_exit(&generate_into(&out), 0);
+    assert!(
+        !dropped.exists(),
+        "a scenario of the previous generation was kept"
+    );
+    assert!(stale.is_file());
 }

@@ -487,8 +487,6 @@ fn previous_generation(dir: &Path) -> Result<Vec<String>, SuiteError> {
         .files
         .into_iter()
         .map(|f| f.file)
-        .filter(|name| {
-            Path::new(name).file_name().and_then(|n| n.to_str()) == Some(name.as_str())
-        })
+        .filter(|name| Path::new(name).file_name().and_then(|n| n.to_str()) == Some(name.as_str()))
         .collect())
 }

@@ -214,7 +214,10 @@ fn checked_base_url(url: &str) -> Result<&str, CliError> {
     };
     let parsed = reqwest::Url::parse(url).map_err(|e| bad(e.to_string()))?;
     if !matches!(parsed.scheme(), "http" | "https") {
-        return Err(bad(format!("the scheme is `{}`, not http or https", parsed.scheme())));
+        return Err(bad(format!(
+            "the scheme is `{}`, not http or https",
+            parsed.scheme()
+        )));
     }
     if parsed.host_str().is_none_or(str::is_empty) {
         return Err(bad("it names no host".to_owned()));

@@ -287,6 +287,11 @@ policies = ["default", "strict.cedar"]
 run_args = ["--judge", "none"]
 "#,
         );
+        std::fs::write(
+            path.with_file_name("strict.cedar"),
+            cosec_policies::DEFAULT_DEFENSE_SOURCE,
+        )
+        .unwrap();
         let m = MatrixSpec::load(&path).unwrap();
         let cells = m.cells(&path).unwrap();
         let names: Vec<&str> = cells.iter().map(|c| c.cell.name.as_str()).collect();
