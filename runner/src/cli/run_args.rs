@@ -43,6 +43,10 @@ pub struct RunArgs {
     /// policies/defense/default.cedar); validated against the schema before any trial.
     #[arg(long, value_name = "FILE.cedar")]
     pub policy: Option<PathBuf>,
+    /// Accept a --policy file holding no policy (empty or only comments), which blocks
+    /// every flow; refused by default.
+    #[arg(long, requires = "policy")]
+    pub allow_empty_policy: bool,
     /// `enforce` or `shadow` (decide and trace only) for `--defense proxy`.
     #[arg(long, value_enum, default_value_t = GuardModeArg::Enforce)]
     pub guard_mode: GuardModeArg,

@@ -39,15 +39,24 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
                 scenarios::generate(worlds, out, check)
             }
         },
-        Command::Policy(PolicyCommand::Check { files, schema }) => {
-            policy::check(&files, schema.as_deref())
-        }
+        Command::Policy(PolicyCommand::Check {
+            files,
+            schema,
+            allow_empty_policy,
+        }) => policy::check(&files, schema.as_deref(), empty_policy(allow_empty_policy)),
         Command::Policy(PolicyCommand::Test {
             file,
             json,
             strict,
             schema,
-        }) => policy_test::test(&file, json, strict, schema.as_deref()),
+            allow_empty_policy,
+        }) => policy_test::test(
+            &file,
+            json,
+            strict,
+            schema.as_deref(),
+            empty_policy(allow_empty_policy),
+        ),
         Command::Audit(audit) => audit::dispatch(audit),
         Command::Run(args) => crate::run::run(*args),
         Command::Report(args) => report::report(&args),
@@ -68,6 +77,15 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             suite,
             if_missing,
         })) => sandbox::build_image(image, mirror, suite, if_missing),
+    }
+}
+
+/// What `--allow-empty-policy` means to the policies crate.
+pub(crate) fn empty_policy(allow: bool) -> cosec_policies::EmptyPolicy {
+    if allow {
+        cosec_policies::EmptyPolicy::Allow
+    } else {
+        cosec_policies::EmptyPolicy::Refuse
     }
 }
 

@@ -136,14 +136,28 @@ pub struct RunPlan {
 
 fn select(args: &RunArgs) -> Result<(Vec<Scenario>, String, bool), CliError> {
     if !args.scenario_files.is_empty() {
-        let mut scenarios = Vec::new();
+        let mut scenarios: Vec<Scenario> = Vec::new();
         let mut hasher = Sha256::new();
-        for path in &args.scenario_files {
-            let bytes = std::fs::read(path).map_err(CliError::io(path))?;
+        for (i, path) in args.scenario_files.iter().enumerate() {
+            let bytes = suite::read_scenario_bytes(path)?;
             hasher.update(&bytes);
-            scenarios.push(suite::load_scenario_file(path)?);
+            let scenario = suite::load_scenario_bytes(path, &bytes)?;
+            if let Some(first) = scenarios.iter().position(|s| s.id == scenario.id) {
+                return Err(duplicate(
+                    scenario.id.as_str(),
+                    &format!("--scenario-file {}", args.scenario_files[first].display()),
+                    &format!("--scenario-file {}", args.scenario_files[i].display()),
+                ));
+            }
+            scenarios.push(scenario);
         }
         return Ok((scenarios, hex::encode(hasher.finalize()), true));
+    }
+    for (i, id) in args.scenarios.iter().enumerate() {
+        if args.scenarios[..i].contains(id) {
+            let flag = format!("--scenario {id}");
+            return Err(duplicate(id, &flag, &flag));
+        }
     }
     let loaded = match &args.source.suite_dir {
         Some(dir) => suite::load_dir(dir, args.source.allow_modified)?,
@@ -177,6 +191,13 @@ fn select(args: &RunArgs) -> Result<(Vec<Scenario>, String, bool), CliError> {
     Ok((scenarios, loaded.suite_digest, loaded.modified))
 }
 
+/// A scenario selected twice would run twice into the one trial folder its id names.
+fn duplicate(id: &str, first: &str, second: &str) -> CliError {
+    CliError::Run(format!(
+        "scenario `{id}` is selected twice (by `{first}` and by `{second}`); each trial's folder is named by its scenario id, so select each scenario once"
+    ))
+}
+
 /// Parses `--model`.
 pub fn model_route(args: &RunArgs) -> Result<ModelRoute, CliError> {
     let m = args.model.trim();
@@ -199,6 +220,7 @@ pub fn model_route(args: &RunArgs) -> Result<ModelRoute, CliError> {
             "--model {m} needs the upstream's base URL: set COSEC_MODEL_BASE_URL or --model-base-url (e.g. https://api.example.com/v1)"
         ))
     })?;
+    let base_url = checked_base_url(base_url.trim())?;
     Ok(ModelRoute::Upstream(Upstream {
         base_url: base_url.trim_end_matches('/').to_owned(),
         api_key: args
@@ -212,6 +234,27 @@ pub fn model_route(args: &RunArgs) -> Result<ModelRoute, CliError> {
             seed: args.seed,
         },
     }))
+}
+
+/// The upstream's base URL parsed before any trial, so that a typo fails at once
+/// instead of as an infrastructure failure of every trial.
+fn checked_base_url(url: &str) -> Result<&str, CliError> {
+    let bad = |why: String| {
+        CliError::Run(format!(
+            "--model-base-url (or COSEC_MODEL_BASE_URL) `{url}` is not a usable URL: {why}; give the upstream's base URL, e.g. https://api.example.com/v1"
+        ))
+    };
+    let parsed = reqwest::Url::parse(url).map_err(|e| bad(e.to_string()))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(bad(format!(
+            "the scheme is `{}`, not http or https",
+            parsed.scheme()
+        )));
+    }
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return Err(bad("it names no host".to_owned()));
+    }
+    Ok(url)
 }
 
 fn default_out(args: &RunArgs) -> PathBuf {
@@ -305,22 +348,39 @@ pub fn panel_name(judges: &[JudgeConfig]) -> String {
         .join(",")
 }
 
-/// Resolves flags into a plan, creating the run folder (or checking it on `--resume`).
-pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
-    let model = model_route(args)?;
-    let prices = match &args.prices {
+/// Checks every flag that names something outside the run (model route and URL, price
+/// file, defense policy, guard layers) without selecting scenarios or creating a
+/// folder: `cosec matrix run` calls it for every cell before the first trial.
+pub fn preflight(args: &RunArgs) -> Result<(), CliError> {
+    model_route(args)?;
+    prices(args)?;
+    guard(args)?;
+    Ok(())
+}
+
+/// `--prices`, loaded and checked to cover the run's model.
+fn prices(args: &RunArgs) -> Result<Option<crate::cost::PriceTable>, CliError> {
+    match &args.prices {
         Some(path) => {
             let table = crate::cost::PriceTable::load(path)?;
             table.require(args.model.trim())?;
-            Some(table)
+            Ok(Some(table))
         }
-        None => None,
-    };
-    let judges = JudgeConfig::panel_from_flag(args.judge.as_deref())?;
-    let (scenarios, suite_digest, outside) = select(args)?;
+        None => Ok(None),
+    }
+}
+
+/// Where a run's defense policy came from, its text and its digest.
+struct PolicyRecord {
+    source: String,
+    text: String,
+    digest: String,
+}
+
+/// The guard of `--defense proxy` and the record of its policy.
+fn guard(args: &RunArgs) -> Result<(Option<GuardPlan>, Option<PolicyRecord>), CliError> {
     let sha = |text: &str| hex::encode(Sha256::digest(text.as_bytes()));
-    let mut policy_text: Option<(String, String)> = None;
-    let (guard, policy_digest) = match args.defense {
+    match args.defense {
         Defense::Proxy => {
             let (policy, text) = match &args.policy {
                 Some(path) => {
@@ -329,11 +389,15 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
                         source,
                         hint: " (--policy)".to_owned(),
                     })?;
-                    let policy = GuardPolicy::from_source(&text, &path.display().to_string())
-                        .map_err(|source| CliError::GuardPolicy {
-                            origin: format!("--policy {}", path.display()),
-                            source,
-                        })?;
+                    let policy = GuardPolicy::from_source_with(
+                        &text,
+                        &path.display().to_string(),
+                        crate::commands::empty_policy(args.allow_empty_policy),
+                    )
+                    .map_err(|source| CliError::GuardPolicy {
+                        origin: format!("--policy {}", path.display()),
+                        source,
+                    })?;
                     (policy, text)
                 }
                 None => {
@@ -355,7 +419,6 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
             };
             let layers = GuardLayers::parse(&args.guard_layers)
                 .map_err(|e| CliError::Run(format!("--guard-layers: {e}")))?;
-            let digest = sha(&text);
             let source = match &args.policy {
                 Some(path) => path.display().to_string(),
                 None => format!(
@@ -363,15 +426,18 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
                     cosec_policies::evaluate::DEFAULT_DEFENSE_FILE_NAME
                 ),
             };
-            policy_text = Some((source, text));
-            (
+            Ok((
                 Some(GuardPlan {
                     policy,
                     mode,
                     layers,
                 }),
-                Some(digest),
-            )
+                Some(PolicyRecord {
+                    source,
+                    digest: sha(&text),
+                    text,
+                }),
+            ))
         }
         Defense::None | Defense::Prompt => {
             let default_layers =
@@ -382,9 +448,19 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
                         .to_owned(),
                 ));
             }
-            (None, None)
+            Ok((None, None))
         }
-    };
+    }
+}
+
+/// Resolves flags into a plan, creating the run folder (or checking it on `--resume`).
+pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
+    let model = model_route(args)?;
+    let prices = prices(args)?;
+    let judges = JudgeConfig::panel_from_flag(args.judge.as_deref())?;
+    let (scenarios, suite_digest, outside) = select(args)?;
+    let sha = |text: &str| hex::encode(Sha256::digest(text.as_bytes()));
+    let (guard, policy) = guard(args)?;
     let guardrail = (args.defense == Defense::Prompt).then(|| GUARDRAIL.trim().to_owned());
     let mut scenarios = scenarios;
     if let Some(limit) = args.limit {
@@ -403,7 +479,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         scenarios: scenarios.iter().map(|s| s.id.to_string()).collect(),
         suite_digest,
         outside_frozen_suite: outside,
-        policy_digest,
+        policy_digest: policy.as_ref().map(|p| p.digest.clone()),
         guard_mode: guard.as_ref().map(|g| match g.mode {
             GuardMode::Enforce => "enforce".to_owned(),
             GuardMode::Shadow => "shadow".to_owned(),
@@ -417,7 +493,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         nonce: String::new(),
         shard: args.shard,
         label: args.label.clone(),
-        policy_source: policy_text.as_ref().map(|(source, _)| source.clone()),
+        policy_source: policy.as_ref().map(|p| p.source.clone()),
         temperature: args.temperature,
         seed: args.seed,
     };
@@ -460,9 +536,9 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         if record.label.is_none() {
             record.label = out.file_name().map(|n| n.to_string_lossy().into_owned());
         }
-        if let Some((_, text)) = &policy_text {
+        if let Some(policy) = &policy {
             let copy = out.join(POLICY_COPY);
-            std::fs::write(&copy, text).map_err(CliError::io(&copy))?;
+            std::fs::write(&copy, &policy.text).map_err(CliError::io(&copy))?;
         }
         let salt = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
