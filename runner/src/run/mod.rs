@@ -88,8 +88,14 @@ pub fn run(args: crate::cli::RunArgs) -> Result<ExitCode, CliError> {
         None => None,
     };
     text.push_str(&crate::cost::render_cost_and_time(&loaded, cost.as_ref()));
-    text.push_str(&render_infra_causes(&end.infra_causes, end.summary.trials.total));
-    text.push_str(&format!("results: {}\n", out.join("results.jsonl").display()));
+    text.push_str(&render_infra_causes(
+        &end.infra_causes,
+        end.summary.trials.total,
+    ));
+    text.push_str(&format!(
+        "results: {}\n",
+        out.join("results.jsonl").display()
+    ));
     crate::commands::print(&text)?;
     let (code, why) = exit_status(&end, &args);
     if let Some(why) = why {
@@ -112,9 +118,7 @@ fn exit_status(end: &RunEnd, args: &crate::cli::RunArgs) -> (ExitCode, Option<St
     let total = t.total as usize + end.not_run;
     let infra = usize::try_from(t.infra_failure).unwrap_or(usize::MAX);
     match &end.stopped {
-        Some(Stopped::Interrupted) => {
-            return (ExitCode::from(130), Some("interrupted".to_owned()))
-        }
+        Some(Stopped::Interrupted) => return (ExitCode::from(130), Some("interrupted".to_owned())),
         Some(Stopped::Breaker(kind, streak)) => {
             return (
                 ExitCode::from(1),
@@ -217,7 +221,13 @@ async fn preflight_all(args: &crate::cli::RunArgs) -> Result<(), CliError> {
         } else {
             WireApi::Chat
         };
-        checks.push(("model endpoint".to_owned(), up.base_url, up.model, up.api_key, api));
+        checks.push((
+            "model endpoint".to_owned(),
+            up.base_url,
+            up.model,
+            up.api_key,
+            api,
+        ));
     }
     for judge in JudgeConfig::panel_from_flag(args.judge.as_deref())? {
         checks.push((
