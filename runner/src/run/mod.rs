@@ -213,21 +213,10 @@ pub fn execute(args: &crate::cli::RunArgs) -> Result<RunEnd, CliError> {
 
 /// Asks the model endpoint and each judge once before anything is created.
 async fn preflight_all(args: &crate::cli::RunArgs) -> Result<(), CliError> {
-    use preflight::{Preflight, WireApi};
+    use preflight::Preflight;
     let mut checks = Vec::new();
     if let cosec_proxy::registry::ModelRoute::Upstream(up) = options::model_route(args)? {
-        let api = if args.harness == crate::cli::HarnessName::Codex {
-            WireApi::Responses
-        } else {
-            WireApi::Chat
-        };
-        checks.push((
-            "model endpoint".to_owned(),
-            up.base_url,
-            up.model,
-            up.api_key,
-            api,
-        ));
+        checks.push(("model endpoint".to_owned(), up.base_url, up.model, up.api_key));
     }
     for judge in JudgeConfig::panel_from_flag(args.judge.as_deref())? {
         checks.push((
@@ -235,11 +224,10 @@ async fn preflight_all(args: &crate::cli::RunArgs) -> Result<(), CliError> {
             judge.base_url,
             judge.model,
             judge.api_key,
-            WireApi::Chat,
         ));
     }
-    for (what, base, model, key, api) in checks {
-        match preflight::check(&what, &base, &model, key.as_ref(), api).await {
+    for (what, base, model, key) in checks {
+        match preflight::check(&what, &base, &model, key.as_ref()).await {
             Preflight::Ready => {}
             Preflight::Doubtful(said) => {
                 eprintln!("warning: {said}\n  (the run starts anyway; failing trials are retried)");
