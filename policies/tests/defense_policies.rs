@@ -224,6 +224,7 @@ fn json_report_has_exactly_the_documented_shape_and_no_oracle_text() {
         "legit_flows",
         "total",
         "cases",
+        "read",
     ];
     let mut sorted = keys.clone();
     sorted.sort_unstable();

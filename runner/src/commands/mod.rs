@@ -45,9 +45,20 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
         Command::Policy(PolicyCommand::Test {
             file,
             json,
+            source,
+            scenario_files,
             strict,
             schema,
-        }) => policy_test::test(&file, json, strict, schema.as_deref()),
+        }) => policy_test::test(
+            &file,
+            &policy_test::Options {
+                json,
+                strict,
+                schema: schema.as_deref(),
+                source: &source,
+                scenario_files: &scenario_files,
+            },
+        ),
         Command::Audit(audit) => audit::dispatch(audit),
         Command::Run(args) => crate::run::run(*args),
         Command::Report(args) => report::report(&args),

@@ -1,9 +1,10 @@
 //! `cosec policy test`: a defense policy judged against the hidden oracle on every
-//! authorization question the suite exercises.
+//! authorization question the suite exercises, for both guard layers.
 //!
-//! Each scenario asks its scored (violating) flows and its legitimate flows at the
-//! time its scored turn is delivered. The defense runs on the same machinery as the
-//! oracle (one requester request plus one `receive` request per recipient, over the
+//! Egress: each scenario asks its scored (violating) flows and its legitimate flows at
+//! the time its scored turn is delivered. Reads: each turn asks `read` for every
+//! protected object, as the guard's input layer does ([`read`]). The defense runs on
+//! the same machinery as the oracle (one requester request plus one `receive` request per recipient, over the
 //! platform-tier entities of the state in force), so a disagreement is a property of
 //! the policy text alone. Only the defense's reasons are reported: the oracle's policy
 //! text and policy ids stay hidden.
@@ -14,6 +15,9 @@ use crate::schema::{destination_key, SCHEMA_SOURCE};
 use cosec_scenarios::ids::turn_time;
 use cosec_scenarios::{Action, CommunityState, Flow, Scenario};
 use serde::Serialize;
+
+pub mod read;
+pub use read::{ReadCase, ReadReport};
 
 /// A strictly validated policy set that decides flows like the oracle does; the
 /// defense policies and the hidden oracle share this machinery.
@@ -56,7 +60,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    fn of(decision: &Decision) -> Self {
+    pub(crate) fn of(decision: &Decision) -> Self {
         if decision.allowed {
             Verdict::Allow
         } else {
@@ -101,7 +105,8 @@ pub struct PolicyCase {
     pub defense_reasons: Vec<String>,
 }
 
-/// The comparison of a defense policy with the oracle over a set of scenarios.
+/// The comparison of a defense policy with the oracle over a set of scenarios: the
+/// egress flows at the top level (as before `read` was scored), the reads under `read`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PolicyTestReport {
     /// Flows the defense allows and the oracle denies (would leak).
@@ -116,17 +121,22 @@ pub struct PolicyTestReport {
     pub total: usize,
     /// Every question, scenario by scenario, scored flows before legitimate ones.
     pub cases: Vec<PolicyCase>,
+    /// The input layer's questions: which protected objects may enter each turn.
+    pub read: ReadReport,
 }
 
 impl PolicyTestReport {
-    /// The cases where the defense and the oracle disagree.
+    /// The egress cases where the defense and the oracle disagree.
     pub fn mismatches(&self) -> impl Iterator<Item = &PolicyCase> {
         self.cases.iter().filter(|c| c.mismatch.is_some())
     }
 
-    /// Whether the defense agrees with the oracle on every question.
+    /// Whether the defense agrees with the oracle on every question, egress and read.
     pub fn is_exact(&self) -> bool {
-        self.false_allow == 0 && self.false_deny == 0
+        self.false_allow == 0
+            && self.false_deny == 0
+            && self.read.false_allow == 0
+            && self.read.false_deny == 0
     }
 
     fn push(&mut self, case: PolicyCase) {
@@ -145,8 +155,8 @@ impl PolicyTestReport {
 }
 
 /// Evaluates the defense policy `policy_src` (reported as `policy_file`) on every scored
-/// and legitimate flow of `scenarios` at each scenario's scoring time, and compares it
-/// with the built-in oracle.
+/// and legitimate flow of `scenarios` at each scenario's scoring time, and on every
+/// `read` of a protected object in each turn, and compares it with the built-in oracle.
 ///
 /// The policy must parse and validate strictly against `schema_src` (the built-in
 /// schema when `None`); otherwise the error names `policy_file` and carries Cedar's
@@ -167,6 +177,7 @@ pub fn evaluate_policy(
         legit_flows: 0,
         total: 0,
         cases: Vec::new(),
+        read: ReadReport::default(),
     };
     for scenario in scenarios {
         let at = turn_time(scenario.verifier.scored_turn);
@@ -202,6 +213,7 @@ pub fn evaluate_policy(
                 ));
             }
         }
+        read::evaluate_reads(scenario, &oracle, &defense, &mut report.read);
     }
     Ok(report)
 }
