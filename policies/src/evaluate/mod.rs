@@ -25,7 +25,7 @@ pub type Authorizer = Oracle;
 
 /// The guard's default defense policy (`policies/defense/default.cedar`), built in so
 /// that `--defense proxy` works without a `--policy` file.
-pub const DEFAULT_DEFENSE_SOURCE: &str = include_str!("../defense/default.cedar");
+pub const DEFAULT_DEFENSE_SOURCE: &str = include_str!("../../defense/default.cedar");
 
 /// File name reported in diagnostics and traces about the built-in default defense.
 pub const DEFAULT_DEFENSE_FILE_NAME: &str = "policies/defense/default.cedar";
@@ -179,43 +179,69 @@ pub fn evaluate_policy(
         cases: Vec::new(),
         read: ReadReport::default(),
     };
-    for scenario in scenarios {
-        let at = turn_time(scenario.verifier.scored_turn);
-        // A state that cannot be derived makes both sides fail closed on every flow of
-        // the scenario, through the same path as any other unanswerable question.
-        let state = CommunityState::at(&scenario.platform, at);
-        let lists = [
-            (CaseKind::Scored, &scenario.verifier.scored_flows),
-            (CaseKind::Legit, &scenario.verifier.legit_flows),
-        ];
-        for (kind, flows) in lists {
-            for flow in flows {
-                let (oracle_decision, defense_decision) = match &state {
-                    Ok(state) => {
-                        let q = Question::of_flow(scenario, state, flow);
-                        (oracle.authorize(&q), defense.authorize(&q))
-                    }
-                    Err(e) => {
-                        let failed = Decision {
-                            allowed: false,
-                            reasons: Vec::new(),
-                            errors: vec![format!("community state at {at}: {e}")],
-                        };
-                        (failed.clone(), failed)
-                    }
-                };
-                report.push(case(
-                    scenario,
-                    kind,
-                    flow,
-                    &oracle_decision,
-                    defense_decision,
-                ));
-            }
-        }
-        read::evaluate_reads(scenario, &oracle, &defense, &mut report.read);
+    let answers = in_parallel(scenarios, |scenario| {
+        (
+            egress_cases(scenario, &oracle, &defense),
+            read::read_cases(scenario, &oracle, &defense),
+        )
+    });
+    for (cases, reads) in answers {
+        cases.into_iter().for_each(|c| report.push(c));
+        reads.into_iter().for_each(|c| report.read.push(c));
     }
     Ok(report)
+}
+
+/// `f` of every scenario, in order, spread over the machine's cores: each question
+/// is independent, and a whole suite asks a few thousand.
+fn in_parallel<T: Send>(scenarios: &[Scenario], f: impl Fn(&Scenario) -> T + Sync) -> Vec<T> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, scenarios.len().max(1));
+    let chunk = scenarios.len().div_ceil(workers).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = scenarios
+            .chunks(chunk)
+            .map(|part| s.spawn(|| part.iter().map(&f).collect::<Vec<T>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
+/// The scored and legitimate flows of one scenario, asked at its scoring time.
+fn egress_cases(scenario: &Scenario, oracle: &Oracle, defense: &Authorizer) -> Vec<PolicyCase> {
+    let at = turn_time(scenario.verifier.scored_turn);
+    // A state that cannot be derived makes both sides fail closed on every flow of
+    // the scenario, through the same path as any other unanswerable question.
+    let state = CommunityState::at(&scenario.platform, at);
+    let lists = [
+        (CaseKind::Scored, &scenario.verifier.scored_flows),
+        (CaseKind::Legit, &scenario.verifier.legit_flows),
+    ];
+    let mut out = Vec::new();
+    for (kind, flows) in lists {
+        for flow in flows {
+            let (oracle_decision, defense_decision) = match &state {
+                Ok(state) => {
+                    let q = Question::of_flow(scenario, state, flow);
+                    (oracle.authorize(&q), defense.authorize(&q))
+                }
+                Err(e) => {
+                    let failed = Decision {
+                        allowed: false,
+                        reasons: Vec::new(),
+                        errors: vec![format!("community state at {at}: {e}")],
+                    };
+                    (failed.clone(), failed)
+                }
+            };
+            out.push(case(scenario, kind, flow, &oracle_decision, defense_decision));
+        }
+    }
+    out
 }
 
 fn case(

@@ -64,7 +64,7 @@ impl ReadReport {
         self.cases.iter().filter(|c| c.mismatch.is_some())
     }
 
-    fn push(&mut self, case: ReadCase) {
+    pub(super) fn push(&mut self, case: ReadCase) {
         self.questions += 1;
         if case.oracle == Verdict::Allow {
             self.permitted += 1;
@@ -84,13 +84,9 @@ pub fn is_protected(label: &ObjectLabel) -> bool {
     !matches!(label.audience, Audience::Public) && !label.sensitivity.is_empty()
 }
 
-/// Asks every turn of `scenario` about every protected object, adding to `report`.
-pub(super) fn evaluate_reads(
-    scenario: &Scenario,
-    oracle: &Oracle,
-    defense: &Oracle,
-    report: &mut ReadReport,
-) {
+/// Asks every turn of `scenario` about every protected object, turn by turn.
+pub(super) fn read_cases(scenario: &Scenario, oracle: &Oracle, defense: &Oracle) -> Vec<ReadCase> {
+    let mut out = Vec::new();
     let mut objects: Vec<&ObjectLabel> = Vec::new();
     for label in scenario.platform.labels.iter().filter(|l| is_protected(l)) {
         if !objects.iter().any(|o| o.object == label.object) {
@@ -98,7 +94,7 @@ pub(super) fn evaluate_reads(
         }
     }
     if objects.is_empty() {
-        return;
+        return out;
     }
     for turn in &scenario.agent.turns {
         let at = turn_time(turn.index);
@@ -134,9 +130,10 @@ pub(super) fn evaluate_reads(
                     (failed.clone(), failed)
                 }
             };
-            report.push(case(scenario, turn, label, &destination, &truth, answer));
+            out.push(case(scenario, turn, label, &destination, &truth, answer));
         }
     }
+    out
 }
 
 /// Both sides' entities of one turn's state, prepared once for all its objects.
