@@ -179,10 +179,11 @@ pub fn evaluate_policy(
         cases: Vec::new(),
         read: ReadReport::default(),
     };
+    let same_schema = schema_src.is_none_or(|s| s == SCHEMA_SOURCE);
     let answers = in_parallel(scenarios, |scenario| {
         (
             egress_cases(scenario, &oracle, &defense),
-            read::read_cases(scenario, &oracle, &defense),
+            read::read_cases(scenario, &oracle, &defense, same_schema),
         )
     });
     for (cases, reads) in answers {

@@ -84,8 +84,15 @@ pub fn is_protected(label: &ObjectLabel) -> bool {
     !matches!(label.audience, Audience::Public) && !label.sensitivity.is_empty()
 }
 
-/// Asks every turn of `scenario` about every protected object, turn by turn.
-pub(super) fn read_cases(scenario: &Scenario, oracle: &Oracle, defense: &Oracle) -> Vec<ReadCase> {
+/// Asks every turn of `scenario` about every protected object, turn by turn;
+/// `same_schema` says the defense was validated against the oracle's schema, so that
+/// one set of entities serves both.
+pub(super) fn read_cases(
+    scenario: &Scenario,
+    oracle: &Oracle,
+    defense: &Oracle,
+    same_schema: bool,
+) -> Vec<ReadCase> {
     let mut out = Vec::new();
     let mut objects: Vec<&ObjectLabel> = Vec::new();
     for label in scenario.platform.labels.iter().filter(|l| is_protected(l)) {
@@ -102,7 +109,7 @@ pub(super) fn read_cases(scenario: &Scenario, oracle: &Oracle, defense: &Oracle)
             community: turn.community.clone(),
         };
         let state = CommunityState::at(&scenario.platform, at);
-        let asker = Asker::new(scenario, state.as_ref(), oracle, defense);
+        let asker = Asker::new(scenario, state.as_ref(), oracle, defense, same_schema);
         for label in &objects {
             let (truth, answer) = match (&state, &asker) {
                 (Ok(state), Some(asker)) => asker.ask(scenario, state, turn, label, &destination),
@@ -141,7 +148,8 @@ struct Asker<'o> {
     oracle: &'o Oracle,
     defense: &'o Oracle,
     oracle_state: PreparedState,
-    defense_state: PreparedState,
+    /// `None` when the defense shares the oracle's schema, hence its entities.
+    defense_state: Option<PreparedState>,
 }
 
 impl<'o> Asker<'o> {
@@ -152,14 +160,20 @@ impl<'o> Asker<'o> {
         state: Result<&CommunityState, &cosec_scenarios::StateError>,
         oracle: &'o Oracle,
         defense: &'o Oracle,
+        same_schema: bool,
     ) -> Option<Self> {
         let state = state.ok()?;
         let target = &scenario.agent.target_user;
+        // Building a state's entities costs more than the few questions asked of it.
+        let defense_state = match same_schema {
+            true => None,
+            false => Some(defense.prepare(&scenario.platform, target, state).ok()?),
+        };
         Some(Asker {
             oracle,
             defense,
             oracle_state: oracle.prepare(&scenario.platform, target, state).ok()?,
-            defense_state: defense.prepare(&scenario.platform, target, state).ok()?,
+            defense_state,
         })
     }
 
@@ -183,8 +197,10 @@ impl<'o> Asker<'o> {
         (
             self.oracle
                 .authorize_prepared(&ask(Action::Disclose), &self.oracle_state),
-            self.defense
-                .authorize_prepared(&ask(Action::Read), &self.defense_state),
+            self.defense.authorize_prepared(
+                &ask(Action::Read),
+                self.defense_state.as_ref().unwrap_or(&self.oracle_state),
+            ),
         )
     }
 }
