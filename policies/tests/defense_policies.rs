@@ -7,8 +7,8 @@
 use cosec_policies::evaluate::{CaseKind, Mismatch, Verdict};
 use cosec_policies::{check_policy_files, evaluate_policy, PolicyError, PolicyTestReport};
 use cosec_scenarios::Scenario;
-use std::path::{Path, PathBuf};
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 fn suite() -> &'static [Scenario] {
@@ -35,9 +35,7 @@ fn run_file(path: &Path) -> PolicyTestReport {
     let src = std::fs::read_to_string(path).expect("policy file readable");
     let report = evaluate_policy(&src, &path.display().to_string(), suite(), None)
         .unwrap_or_else(|e| panic!("{} is refused: {e}", path.display()));
-    done.lock()
-        .unwrap()
-        .insert(path.to_owned(), report.clone());
+    done.lock().unwrap().insert(path.to_owned(), report.clone());
     report
 }
 
@@ -77,7 +75,11 @@ fn assert_counts_consistent(report: &PolicyTestReport) {
     let of = |m| read.cases.iter().filter(|c| c.mismatch == Some(m)).count();
     assert_eq!(read.false_allow, of(Mismatch::FalseAllow));
     assert_eq!(read.false_deny, of(Mismatch::FalseDeny));
-    let allowed = read.cases.iter().filter(|c| c.oracle == Verdict::Allow).count();
+    let allowed = read
+        .cases
+        .iter()
+        .filter(|c| c.oracle == Verdict::Allow)
+        .count();
     assert_eq!(read.permitted, allowed);
     let (scored, legit) = suite_flow_counts();
     assert_eq!(report.scored_flows, scored);
@@ -255,7 +257,13 @@ fn json_report_has_exactly_the_documented_shape_and_no_oracle_text() {
     read_keys.sort_unstable();
     assert_eq!(
         read_keys,
-        ["cases", "false_allow", "false_deny", "permitted", "questions"]
+        [
+            "cases",
+            "false_allow",
+            "false_deny",
+            "permitted",
+            "questions"
+        ]
     );
     let mut read_case_keys: Vec<&str> = json["read"]["cases"][0]
         .as_object()

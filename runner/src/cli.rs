@@ -557,7 +557,11 @@ pub enum PolicyCommand {
         #[command(flatten)]
         source: SuiteSource,
         /// Score these scenario files instead of a suite (repeatable).
-        #[arg(long = "scenario-file", value_name = "PATH", conflicts_with = "suite_dir")]
+        #[arg(
+            long = "scenario-file",
+            value_name = "PATH",
+            conflicts_with = "suite_dir"
+        )]
         scenario_files: Vec<PathBuf>,
         /// Exit with code 1 when any question disagrees with the oracle.
         #[arg(long)]

@@ -81,7 +81,10 @@ fn removing_the_read_rules_shows_as_read_false_denies_and_leaves_egress_alone() 
     let read = &full["read"];
     assert!(count(&read["questions"]) > 0, "{read}");
     assert!(count(&read["permitted"]) > 0, "{read}");
-    assert!(count(&read["permitted"]) < count(&read["questions"]), "{read}");
+    assert!(
+        count(&read["permitted"]) < count(&read["questions"]),
+        "{read}"
+    );
     assert_eq!(count(&read["false_deny"]), 0, "{read}");
     assert_eq!(count(&read["false_allow"]), 0, "{read}");
 
@@ -105,8 +108,22 @@ fn removing_the_read_rules_shows_as_read_false_denies_and_leaves_egress_alone() 
     let one = one.to_str().expect("utf8");
     let outs = cosec_all(&[
         vec!["policy", "test", no_read, "--scenario-file", one],
-        vec!["policy", "test", no_read, "--scenario-file", one, "--strict"],
-        vec!["policy", "test", default, "--scenario-file", one, "--strict"],
+        vec![
+            "policy",
+            "test",
+            no_read,
+            "--scenario-file",
+            one,
+            "--strict",
+        ],
+        vec![
+            "policy",
+            "test",
+            default,
+            "--scenario-file",
+            one,
+            "--strict",
+        ],
     ]);
     let text = String::from_utf8_lossy(&outs[0].stdout).into_owned();
     assert!(text.contains("reads the oracle permits (100.0%)"), "{text}");
@@ -153,7 +170,10 @@ fn suite_dir_and_scenario_files_score_only_the_given_scenarios() {
         .collect();
     ids.sort_unstable();
     ids.dedup();
-    assert_eq!(ids, ["dy-join-inter-owner-a1-s2", "dy-join-intra-owner-a1-s2"]);
+    assert_eq!(
+        ids,
+        ["dy-join-inter-owner-a1-s2", "dy-join-intra-owner-a1-s2"]
+    );
 
     // One scenario file alone, through --scenario-file.
     let one = suite.join(picked[0]);

@@ -210,7 +210,10 @@ fn compare_counts_the_pairs_of_two_real_runs() {
         "--changed",
     ]);
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("\nPVR: ") && text.contains("\nSTCR: "), "{text}");
+    assert!(
+        text.contains("\nPVR: ") && text.contains("\nSTCR: "),
+        "{text}"
+    );
 }
 
 #[test]
@@ -356,7 +359,10 @@ fn chromium_renders_the_table_the_plots_and_a_trace_opened_from_the_url() {
     // The plots are in the rendered page with their data, and the trial list has the
     // changed-between-runs filter and column.
     assert_plots(&dom);
-    assert!(dom.contains("<select id=\"f-changed\">"), "no changed filter");
+    assert!(
+        dom.contains("<select id=\"f-changed\">"),
+        "no changed filter"
+    );
     assert!(dom.contains("<th>changed</th>"), "no changed column");
     // The packed trial was expanded: texts, not references into the string table.
     let trace = dom.split("id=\"trace-view\"").nth(1).unwrap_or_default();

@@ -239,7 +239,13 @@ fn egress_cases(scenario: &Scenario, oracle: &Oracle, defense: &Authorizer) -> V
                     (failed.clone(), failed)
                 }
             };
-            out.push(case(scenario, kind, flow, &oracle_decision, defense_decision));
+            out.push(case(
+                scenario,
+                kind,
+                flow,
+                &oracle_decision,
+                defense_decision,
+            ));
         }
     }
     out

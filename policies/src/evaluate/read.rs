@@ -165,9 +165,10 @@ impl<'o> Asker<'o> {
         let state = state.ok()?;
         let target = &scenario.agent.target_user;
         // Building a state's entities costs more than the few questions asked of it.
-        let defense_state = match same_schema {
-            true => None,
-            false => Some(defense.prepare(&scenario.platform, target, state).ok()?),
+        let defense_state = if same_schema {
+            None
+        } else {
+            Some(defense.prepare(&scenario.platform, target, state).ok()?)
         };
         Some(Asker {
             oracle,

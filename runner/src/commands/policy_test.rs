@@ -46,8 +46,7 @@ pub fn test(file: &Path, opts: &Options<'_>) -> Result<ExitCode, CliError> {
     let policy_src = read(file)?;
     let (scenarios, against) = scenarios(opts)?;
     let file_name = file.display().to_string();
-    let report = match evaluate_policy(&policy_src, &file_name, &scenarios, schema_src.as_deref())
-    {
+    let report = match evaluate_policy(&policy_src, &file_name, &scenarios, schema_src.as_deref()) {
         Ok(report) => report,
         Err(err) => {
             // The error itself names the first problem; list every one for the author.
@@ -138,7 +137,10 @@ fn render(file: &str, against: &str, scenarios: usize, report: &PolicyTestReport
             continue;
         }
         let ids = distinct(cases.iter().map(|c| c.scenario.as_str()));
-        out.push_str(&format!("\n{title} ({} in {ids} scenarios):\n", cases.len()));
+        out.push_str(&format!(
+            "\n{title} ({} in {ids} scenarios):\n",
+            cases.len()
+        ));
         out.push_str(&table(&cases));
     }
     for (kind, title) in [
@@ -153,7 +155,10 @@ fn render(file: &str, against: &str, scenarios: usize, report: &PolicyTestReport
             continue;
         }
         let ids = distinct(cases.iter().map(|c| c.scenario.as_str()));
-        out.push_str(&format!("\n{title} ({} in {ids} scenarios):\n", cases.len()));
+        out.push_str(&format!(
+            "\n{title} ({} in {ids} scenarios):\n",
+            cases.len()
+        ));
         out.push_str(&read_table(&cases[..cases.len().min(READ_ROWS)]));
         if cases.len() > READ_ROWS {
             out.push_str(&format!(
@@ -323,11 +328,17 @@ mod tests {
         let text = render("mine.cedar", "the built-in suite", 2, &report);
         assert!(text.contains("false allows (would leak):                  2 of 3"));
         assert!(text.contains("0 of 4 legitimate flows (0.0%)"));
-        assert!(text.contains("egress false allows (2 in 1 scenarios)"), "{text}");
+        assert!(
+            text.contains("egress false allows (2 in 1 scenarios)"),
+            "{text}"
+        );
         assert!(text.contains("dy-join-a"));
         assert!(text.contains("allowed by my-rule"));
         assert!(!text.contains("st-agree"));
-        assert!(text.contains("0 of 1 reads the oracle permits (0.0%)"), "{text}");
+        assert!(
+            text.contains("0 of 1 reads the oracle permits (0.0%)"),
+            "{text}"
+        );
         // No table for false denies of either layer, since there are none.
         assert_eq!(text.matches("scenarios):").count(), 1, "{text}");
     }
@@ -338,9 +349,18 @@ mod tests {
             .map(|t| read_case(t, Some(Mismatch::FalseDeny)))
             .collect();
         let text = render("no-read.cedar", "the built-in suite", 1, &report(reads));
-        assert!(text.contains("30 of 30 reads the oracle permits (100.0%)"), "{text}");
-        assert!(text.contains("read false denies (30 in 1 scenarios)"), "{text}");
-        assert!(text.contains("... and 10 more (--json lists every one)"), "{text}");
+        assert!(
+            text.contains("30 of 30 reads the oracle permits (100.0%)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("read false denies (30 in 1 scenarios)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("... and 10 more (--json lists every one)"),
+            "{text}"
+        );
         assert_eq!(text.matches("dy-join-b").count(), READ_ROWS, "{text}");
     }
 }

@@ -271,7 +271,10 @@ fn matrix_is_sorted_by_overall_pvr_and_never_averages_across_conditions() {
     // `none` and `proxy` are two conditions: no average of the two.
     assert!(matrix::condition_averages(&runs, &rows).is_empty());
     let text = render_matrix(&runs);
-    assert!(!text.contains("average") && text.contains("PVR all"), "{text}");
+    assert!(
+        !text.contains("average") && text.contains("PVR all"),
+        "{text}"
+    );
     let page = crate::report::render_report(&runs, None).unwrap();
     assert!(!page.contains("average of"), "no average row in the report");
 }
@@ -339,11 +342,20 @@ fn changed_lists_name_the_discordant_pairs_of_each_metric() {
         }
     }
     let text = render_changed(&c);
-    assert!(text.contains("PVR: 3 changed (2 true in A only, 1 true in B only)"), "{text}");
-    assert!(text.contains("  A only  s1\n  A only  s2\n  B only  s4\n"), "{text}");
+    assert!(
+        text.contains("PVR: 3 changed (2 true in A only, 1 true in B only)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  A only  s1\n  A only  s2\n  B only  s4\n"),
+        "{text}"
+    );
     assert!(text.contains("A: a: builtin sim:comply none"), "{text}");
     let json = c.changed_json();
-    assert_eq!(json["stcr"]["b_only"], serde_json::json!(c.changed[4].b_only));
+    assert_eq!(
+        json["stcr"]["b_only"],
+        serde_json::json!(c.changed[4].b_only)
+    );
 }
 
 #[test]
@@ -360,7 +372,10 @@ fn a_label_in_run_json_names_the_run_and_its_absence_the_folder() {
     let c = compare_pair(&runs[0], &runs[1], 0.05);
     assert_eq!(c.to_json()["runs"][1]["name"], "guarded <try 2>");
     let page = crate::report::render_report(&runs, None).unwrap();
-    assert!(page.contains("R2 guarded &lt;try 2&gt;"), "matrix names the run");
+    assert!(
+        page.contains("R2 guarded &lt;try 2&gt;"),
+        "matrix names the run"
+    );
     assert!(!page.contains("guarded <try 2>"), "escaped everywhere");
 }
 
@@ -416,7 +431,10 @@ fn the_report_plots_every_difference_every_run_and_every_guard_layer() {
             .map(|r| r[10].clone())
             .unwrap()
     };
-    assert_eq!(changed_of(0, "s1"), serde_json::json!(["pvr", "pvr_all", "ccpvr", "bcr", "stcr"]));
+    assert_eq!(
+        changed_of(0, "s1"),
+        serde_json::json!(["pvr", "pvr_all", "ccpvr", "bcr", "stcr"])
+    );
     assert_eq!(changed_of(1, "s5"), serde_json::json!(["pvr_all"]));
     assert_eq!(changed_of(0, "s3"), serde_json::json!([]));
     // s7 is valid in B only, s8 in A only: nothing to compare with.

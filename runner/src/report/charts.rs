@@ -64,7 +64,9 @@ const AXIS_H: f64 = 30.0;
 fn forest_bound(rows: &[ForestRow]) -> f64 {
     let widest = rows
         .iter()
-        .flat_map(|r| r.ci.map_or_else(|| r.delta.into_iter().collect(), |c| c.to_vec()))
+        .flat_map(|r| {
+            r.ci.map_or_else(|| r.delta.into_iter().collect(), |c| c.to_vec())
+        })
         .map(|x| (x * 100.0).abs())
         .fold(0.0, f64::max);
     [10.0, 25.0, 50.0, 100.0]
@@ -101,7 +103,9 @@ pub fn render_forest(rows: &[ForestRow]) -> String {
     for (i, r) in rows.iter().enumerate() {
         let y = AXIS_H + ROW_H * i as f64 + ROW_H / 2.0;
         let value = match (r.delta, r.ci) {
-            (Some(d), Some([lo, hi])) => format!("{} [{}, {}] n={}", points(d), points(lo), points(hi), r.n),
+            (Some(d), Some([lo, hi])) => {
+                format!("{} [{}, {}] n={}", points(d), points(lo), points(hi), r.n)
+            }
             (Some(d), None) => format!("{} n={}", points(d), r.n),
             _ => "no pairs".to_owned(),
         };

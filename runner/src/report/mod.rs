@@ -15,11 +15,11 @@ pub mod traces;
 
 use crate::compare::paired::METRICS;
 use crate::compare::{compare_all, LoadedRun};
-use crate::verify::TrialStatus;
-use std::collections::BTreeMap;
 use crate::cost::{self, PriceError, PriceTable, RunCost};
+use crate::verify::TrialStatus;
 use html::{esc, json_island};
 use serde_json::json;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 const STYLE: &str = include_str!("page.css");
@@ -86,7 +86,10 @@ pub fn render_report(
                 f.boundary.as_str(),
                 (v.wall_seconds * 100.0).round() / 100.0,
                 run_cost.and_then(|c| c.by_scenario.get(t)).map(|(_, x)| *x),
-                changed.get(v.scenario.as_str()).cloned().unwrap_or_default(),
+                changed
+                    .get(v.scenario.as_str())
+                    .cloned()
+                    .unwrap_or_default(),
             ]));
         }
         guard_by_run.push(guard);
@@ -184,7 +187,11 @@ pub fn render_report(
 fn changed_metrics(runs: &[LoadedRun]) -> BTreeMap<&str, Vec<&'static str>> {
     let mut values: BTreeMap<&str, Vec<[bool; 5]>> = BTreeMap::new();
     for run in runs {
-        for v in run.verdicts.iter().filter(|v| v.status == TrialStatus::Valid) {
+        for v in run
+            .verdicts
+            .iter()
+            .filter(|v| v.status == TrialStatus::Valid)
+        {
             let cross = v.factors.cross_scope;
             values.entry(v.scenario.as_str()).or_default().push([
                 v.pvr,
