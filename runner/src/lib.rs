@@ -8,12 +8,12 @@ mod out;
 
 pub mod audit;
 pub mod cli;
-pub mod logging;
 pub mod commands;
 pub mod compare;
 pub mod cost;
 pub mod error;
 pub mod harness;
+pub mod logging;
 pub mod metrics;
 pub mod report;
 pub mod run;

@@ -35,7 +35,10 @@ fn every_printing_command_ends_quietly_on_a_closed_pipe() {
     let a = a.to_str().unwrap();
     let b = dir.path().join("b");
     let b = b.to_str().unwrap();
-    let policy = concat!(env!("CARGO_MANIFEST_DIR"), "/../policies/defense/default.cedar");
+    let policy = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../policies/defense/default.cedar"
+    );
     let scenario = "st-intra-owner-a1-s1";
     let first = Command::new(env!("CARGO_BIN_EXE_cosec"))
         .args(["run", "--judge", "none", "--scenario", scenario, "--out", a])

@@ -130,7 +130,15 @@ fn an_echoed_key_reaches_nothing_a_run_writes_or_prints() {
         .unwrap();
     // The same run with its preflight stops before any trial, quoting the endpoint.
     let preflight = Command::new(cosec)
-        .args(["run", "--judge", "none", "--model", "openai:m", "--model-base-url", &base])
+        .args([
+            "run",
+            "--judge",
+            "none",
+            "--model",
+            "openai:m",
+            "--model-base-url",
+            &base,
+        ])
         .args(["--scenario", "st-intra-owner-a1-s1"])
         .env("COSEC_MODEL_API_KEY", CONFIGURED)
         .env("RUST_LOG", "debug")
@@ -139,7 +147,10 @@ fn an_echoed_key_reaches_nothing_a_run_writes_or_prints() {
         .output()
         .unwrap();
     let preflight_err = String::from_utf8_lossy(&preflight.stderr).into_owned();
-    assert!(preflight_err.contains("Incorrect API key provided"), "{preflight_err}");
+    assert!(
+        preflight_err.contains("Incorrect API key provided"),
+        "{preflight_err}"
+    );
     let html = tmp.path().join("report.html");
     let report = Command::new(cosec)
         .args([

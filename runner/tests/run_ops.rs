@@ -139,7 +139,11 @@ fn an_unauthorized_endpoint_stops_the_run_and_says_so() {
     let (base, seen) = upstream(|_| (401, r#"{"error":{"message":"bad key"}}"#));
     let dir = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    let run = real_run(&base, &dir.path().join("run"), &["--scenario", SCENARIOS[0]]);
+    let run = real_run(
+        &base,
+        &dir.path().join("run"),
+        &["--scenario", SCENARIOS[0]],
+    );
     let err = stderr(&run);
     assert!(started.elapsed() < Duration::from_secs(30), "{err}");
     assert!(!run.status.success(), "{err}");
@@ -174,7 +178,10 @@ fn a_streak_of_one_failure_stops_scheduling_and_names_the_resume_command() {
     let lines = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
     assert_eq!(lines.lines().count(), 2, "{lines}");
     let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(stdout.contains("infrastructure failures: 2 of 2 trials"), "{stdout}");
+    assert!(
+        stdout.contains("infrastructure failures: 2 of 2 trials"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -202,7 +209,10 @@ fn a_log_that_is_not_a_terminal_gets_progress_lines_and_retry_warnings() {
     );
     let err = stderr(&run);
     assert_eq!(run.status.code(), Some(1), "no valid trial: {err}");
-    assert!(err.contains("infrastructure failure, retrying in 0 s"), "{err}");
+    assert!(
+        err.contains("infrastructure failure, retrying in 0 s"),
+        "{err}"
+    );
     assert!(err.contains("cosec run: 2/2 trials"), "{err}");
     assert!(err.contains("infra 2"), "{err}");
     assert!(err.contains("no trial is valid"), "{err}");
@@ -233,13 +243,20 @@ fn resume_retry_infra_reruns_exactly_the_failed_trials() {
 
     let report = cosec(&["report", out_s]);
     let shown = String::from_utf8_lossy(&report.stdout);
-    assert!(shown.contains("infrastructure failures: 1 of 3 trials"), "{shown}");
+    assert!(
+        shown.contains("infrastructure failures: 1 of 3 trials"),
+        "{shown}"
+    );
     assert!(shown.contains("upstream: connection reset"), "{shown}");
 
     args.extend(["--resume", "--retry-infra"]);
     let again = cosec(&args);
     assert!(again.status.success(), "{}", stderr(&again));
-    assert!(stderr(&again).contains("1 to run again"), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("1 to run again"),
+        "{}",
+        stderr(&again)
+    );
     let after = std::fs::read_to_string(&path).unwrap();
     let after: Vec<&str> = after.lines().collect();
     assert_eq!(after.len(), 3);
@@ -303,7 +320,15 @@ fn limit_runs_the_first_scenarios_and_default_folders_never_collide() {
     let dir = tempfile::tempdir().unwrap();
     let spawn = || {
         Command::new(env!("CARGO_BIN_EXE_cosec"))
-            .args(["run", "--judge", "none", "--suite", "static112", "--limit", "2"])
+            .args([
+                "run",
+                "--judge",
+                "none",
+                "--suite",
+                "static112",
+                "--limit",
+                "2",
+            ])
             .current_dir(dir.path())
             .output()
             .unwrap()
@@ -324,8 +349,7 @@ fn limit_runs_the_first_scenarios_and_default_folders_never_collide() {
         let lines = std::fs::read_to_string(run.join("results.jsonl")).unwrap();
         assert_eq!(lines.lines().count(), 2);
         let record: Value =
-            serde_json::from_str(&std::fs::read_to_string(run.join("run.json")).unwrap())
-                .unwrap();
+            serde_json::from_str(&std::fs::read_to_string(run.join("run.json")).unwrap()).unwrap();
         assert_eq!(
             record["label"].as_str(),
             run.file_name().and_then(|n| n.to_str())
@@ -362,6 +386,9 @@ fn ctrl_c_finishes_the_trials_in_flight_and_prints_the_resume_command() {
     assert!(err.contains("interrupted"), "{err}");
     let lines = std::fs::read_to_string(&results).unwrap().lines().count();
     assert!(lines < 208, "{lines}");
-    let expected = format!("trials not run; resume with: cosec run --judge none --jobs 1 --resume --out {}", out.display());
+    let expected = format!(
+        "trials not run; resume with: cosec run --judge none --jobs 1 --resume --out {}",
+        out.display()
+    );
     assert!(err.contains(&expected), "{err}");
 }

@@ -34,7 +34,9 @@ impl FailureKind {
             "error trying to connect",
         ]) {
             Self::Unreachable
-        } else if status(&lower, "401") || has(&["unauthorized", "invalid api key", "incorrect api key"]) {
+        } else if status(&lower, "401")
+            || has(&["unauthorized", "invalid api key", "incorrect api key"])
+        {
             Self::Unauthorized
         } else if status(&lower, "403") || has(&["forbidden"]) {
             Self::Forbidden
@@ -204,7 +206,10 @@ mod tests {
         assert!(FailureKind::of(causes[4]).is_fatal());
         assert!(!FailureKind::of(causes[2]).is_fatal());
         assert!(!FailureKind::of("timed out after 4010 ms").is_fatal());
-        assert_eq!(FailureKind::of("upstream 404: no such model"), FailureKind::NotFound);
+        assert_eq!(
+            FailureKind::of("upstream 404: no such model"),
+            FailureKind::NotFound
+        );
     }
 
     #[test]

@@ -88,8 +88,14 @@ pub fn run(args: crate::cli::RunArgs) -> Result<ExitCode, CliError> {
         None => None,
     };
     text.push_str(&crate::cost::render_cost_and_time(&loaded, cost.as_ref()));
-    text.push_str(&render_infra_causes(&end.infra_causes, end.summary.trials.total));
-    text.push_str(&format!("results: {}\n", out.join("results.jsonl").display()));
+    text.push_str(&render_infra_causes(
+        &end.infra_causes,
+        end.summary.trials.total,
+    ));
+    text.push_str(&format!(
+        "results: {}\n",
+        out.join("results.jsonl").display()
+    ));
     crate::commands::print(&text)?;
     let (code, why) = exit_status(&end, &args);
     if let Some(why) = why {
@@ -112,9 +118,7 @@ fn exit_status(end: &RunEnd, args: &crate::cli::RunArgs) -> (ExitCode, Option<St
     let total = t.total as usize + end.not_run;
     let infra = usize::try_from(t.infra_failure).unwrap_or(usize::MAX);
     match &end.stopped {
-        Some(Stopped::Interrupted) => {
-            return (ExitCode::from(130), Some("interrupted".to_owned()))
-        }
+        Some(Stopped::Interrupted) => return (ExitCode::from(130), Some("interrupted".to_owned())),
         Some(Stopped::Breaker(kind, streak)) => {
             return (
                 ExitCode::from(1),
@@ -209,15 +213,10 @@ pub fn execute(args: &crate::cli::RunArgs) -> Result<RunEnd, CliError> {
 
 /// Asks the model endpoint and each judge once before anything is created.
 async fn preflight_all(args: &crate::cli::RunArgs) -> Result<(), CliError> {
-    use preflight::{Preflight, WireApi};
+    use preflight::Preflight;
     let mut checks = Vec::new();
     if let cosec_proxy::registry::ModelRoute::Upstream(up) = options::model_route(args)? {
-        let api = if args.harness == crate::cli::HarnessName::Codex {
-            WireApi::Responses
-        } else {
-            WireApi::Chat
-        };
-        checks.push(("model endpoint".to_owned(), up.base_url, up.model, up.api_key, api));
+        checks.push(("model endpoint".to_owned(), up.base_url, up.model, up.api_key));
     }
     for judge in JudgeConfig::panel_from_flag(args.judge.as_deref())? {
         checks.push((
@@ -225,11 +224,10 @@ async fn preflight_all(args: &crate::cli::RunArgs) -> Result<(), CliError> {
             judge.base_url,
             judge.model,
             judge.api_key,
-            WireApi::Chat,
         ));
     }
-    for (what, base, model, key, api) in checks {
-        match preflight::check(&what, &base, &model, key.as_ref(), api).await {
+    for (what, base, model, key) in checks {
+        match preflight::check(&what, &base, &model, key.as_ref()).await {
             Preflight::Ready => {}
             Preflight::Doubtful(said) => {
                 eprintln!("warning: {said}\n  (the run starts anyway; failing trials are retried)");

@@ -521,12 +521,10 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         record = old;
     } else {
         out = match &args.out {
-            Some(_) if out.exists() => {
-                return Err(CliError::Run(format!(
-                    "{} already exists; pass --resume to continue that run, or choose another --out",
-                    out.display()
-                )))
-            }
+            Some(_) if out.exists() => return Err(CliError::Run(format!(
+                "{} already exists; pass --resume to continue that run, or choose another --out",
+                out.display()
+            ))),
             Some(_) => {
                 std::fs::create_dir_all(&out).map_err(CliError::io(&out))?;
                 out
@@ -584,9 +582,13 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         retry_unadjudicated: args.retry_unadjudicated,
         pace: match args.max_rps {
             None => None,
-            Some(rate) => Some(Arc::new(cosec_proxy::upstream::Pacer::new(rate).ok_or_else(
-                || CliError::Run(format!("--max-rps {rate}: give a positive number of calls per second")),
-            )?)),
+            Some(rate) => Some(Arc::new(
+                cosec_proxy::upstream::Pacer::new(rate).ok_or_else(|| {
+                    CliError::Run(format!(
+                        "--max-rps {rate}: give a positive number of calls per second"
+                    ))
+                })?,
+            )),
         },
     })
 }
@@ -598,7 +600,9 @@ fn claim_fresh_dir(base: &Path) -> Result<PathBuf, CliError> {
     if let Some(parent) = base.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(CliError::io(parent))?;
     }
-    let name = base.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let name = base
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     for n in 1..1000 {
         let candidate = if n == 1 {
             base.to_owned()

@@ -10,15 +10,6 @@ const TIMEOUT: Duration = Duration::from_secs(20);
 /// How much of an endpoint's error body is shown.
 const BODY_SHOWN: usize = 400;
 
-/// Which wire API the endpoint is asked through.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WireApi {
-    /// `POST <base>/chat/completions`.
-    Chat,
-    /// `POST <base>/responses`.
-    Responses,
-}
-
 /// What the preflight found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Preflight {
@@ -31,29 +22,16 @@ pub enum Preflight {
     Fatal(String),
 }
 
-/// Sends the smallest request `api` allows to `base_url` for `model`.
-pub async fn check(
-    what: &str,
-    base_url: &str,
-    model: &str,
-    key: Option<&Secret>,
-    api: WireApi,
-) -> Preflight {
-    let base = base_url.trim_end_matches('/');
-    let (url, body) = match api {
-        WireApi::Chat => (
-            format!("{base}/chat/completions"),
-            serde_json::json!({
-                "model": model,
-                "messages": [{"role": "user", "content": "ping"}],
-                "max_tokens": 1,
-            }),
-        ),
-        WireApi::Responses => (
-            format!("{base}/responses"),
-            serde_json::json!({"model": model, "input": "ping", "max_output_tokens": 16}),
-        ),
-    };
+/// Sends the smallest Chat Completions request to `base_url` for `model`. Chat
+/// Completions is what every OpenAI-compatible server speaks, also those a Codex run
+/// reaches through `/responses`, so the probe checks address, key and model alike.
+pub async fn check(what: &str, base_url: &str, model: &str, key: Option<&Secret>) -> Preflight {
+    let url = format!("{}/chat/completions", base_url.trim_end_matches('/'));
+    let body = serde_json::json!({
+        "model": model,
+        "messages": [{"role": "user", "content": "ping"}],
+        "max_tokens": 1,
+    });
     let client = match reqwest::Client::builder().timeout(TIMEOUT).build() {
         Ok(c) => c,
         Err(e) => return Preflight::Doubtful(format!("{what}: no HTTP client: {e}")),
@@ -136,7 +114,7 @@ mod tests {
         let port = listener.local_addr().unwrap().port();
         drop(listener);
         let url = format!("http://127.0.0.1:{port}/v1");
-        let found = check("model", &url, "m", None, WireApi::Chat).await;
+        let found = check("model", &url, "m", None).await;
         let Preflight::Fatal(said) = found else {
             panic!("{found:?}")
         };
@@ -152,7 +130,7 @@ mod tests {
         )
         .await;
         let key = Secret::new("sk-abcdef123456");
-        let found = check("model", &url, "m", Some(&key), WireApi::Chat).await;
+        let found = check("model", &url, "m", Some(&key)).await;
         let Preflight::Fatal(said) = found else {
             panic!("{found:?}")
         };
@@ -163,11 +141,11 @@ mod tests {
     #[tokio::test]
     async fn a_busy_endpoint_lets_the_run_start() {
         let url = answering("503 Service Unavailable", "{}").await;
-        let found = check("judge", &url, "m", None, WireApi::Responses).await;
+        let found = check("judge", &url, "m", None).await;
         assert!(matches!(found, Preflight::Doubtful(_)), "{found:?}");
         let url = answering("200 OK", r#"{"choices":[]}"#).await;
         assert_eq!(
-            check("model", &url, "m", None, WireApi::Chat).await,
+            check("model", &url, "m", None).await,
             Preflight::Ready
         );
     }

@@ -191,8 +191,15 @@ mod tests {
         let p = Progress::new(ProgressMode::Plain, 4, 2, Duration::from_secs(60));
         p.trial_done(TrialEnd::Valid);
         p.trial_done(TrialEnd::Infra);
-        let line = p.counts.lock().map(|mut c| p.line(&mut c)).unwrap_or_default();
+        let line = p
+            .counts
+            .lock()
+            .map(|mut c| p.line(&mut c))
+            .unwrap_or_default();
         assert!(line.contains("2/4 trials"), "{line}");
-        assert!(line.contains("valid 1") && line.contains("infra 1"), "{line}");
+        assert!(
+            line.contains("valid 1") && line.contains("infra 1"),
+            "{line}"
+        );
     }
 }

@@ -171,7 +171,8 @@ mod tests {
     fn removing_lines_keeps_every_other_line_byte_for_byte() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("results.jsonl");
-        let text = "{\"s\":\"valid\",  \"k\":1}\n{\"s\":\"infra_failure\"}\n{\"s\":\"valid\",\"k\":2}\n";
+        let text =
+            "{\"s\":\"valid\",  \"k\":1}\n{\"s\":\"infra_failure\"}\n{\"s\":\"valid\",\"k\":2}\n";
         std::fs::write(&path, text).unwrap();
         let dropped = remove_lines(&path, |v| v["s"] == "infra_failure").unwrap();
         assert_eq!(dropped, vec![json!({"s": "infra_failure"})]);
