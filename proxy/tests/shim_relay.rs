@@ -61,7 +61,10 @@ async fn socket_round_trip_serves_tools_and_lists_them() {
     let unknown = ask(&mut s, json!({"trial": "other", "list_tools": true})).await;
     assert_eq!(unknown["is_error"], json!(true));
     assert!(
-        unknown["text"].as_str().unwrap().contains("`other` is refused"),
+        unknown["text"]
+            .as_str()
+            .unwrap()
+            .contains("`other` is refused"),
         "{unknown}"
     );
     // The connection survives errors and keeps serving in order.

@@ -105,12 +105,11 @@ impl Drop for Serving {
 }
 
 /// Binds and serves the shim socket of trial `id` in `dir`: its path and its server.
-fn serve_socket(
-    dir: &Path,
-    shim: &ShimService,
-    id: &str,
-) -> Result<(PathBuf, Serving), String> {
-    let path = dir.join(format!("{}.sock", NEXT_SOCKET.fetch_add(1, Ordering::Relaxed)));
+fn serve_socket(dir: &Path, shim: &ShimService, id: &str) -> Result<(PathBuf, Serving), String> {
+    let path = dir.join(format!(
+        "{}.sock",
+        NEXT_SOCKET.fetch_add(1, Ordering::Relaxed)
+    ));
     let server = ShimSocketServer::bind(&path, shim.clone(), id).map_err(|e| e.to_string())?;
     Ok((path, Serving(tokio::spawn(server.serve()))))
 }

@@ -364,7 +364,14 @@ mod tests {
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
-        for secret in ["shadow", "gshadow", "sudoers", "/etc/ssh", "ssl/private", "/opt"] {
+        for secret in [
+            "shadow",
+            "gshadow",
+            "sudoers",
+            "/etc/ssh",
+            "ssl/private",
+            "/opt",
+        ] {
             assert!(
                 !args.iter().any(|a| a.contains(secret)),
                 "{secret} is mounted: {args:?}"
@@ -385,7 +392,12 @@ mod tests {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let relays = Relays::open(&[listener.local_addr().unwrap()]).unwrap();
         let err = bwrap
-            .args(&spec(Path::new("/tmp")), Path::new("/bin/true"), &[], &relays)
+            .args(
+                &spec(Path::new("/tmp")),
+                Path::new("/bin/true"),
+                &[],
+                &relays,
+            )
             .unwrap_err();
         assert!(err.to_string().contains("cosec-shim"), "{err}");
     }
