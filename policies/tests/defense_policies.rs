@@ -42,7 +42,7 @@ fn run_file(path: &Path) -> PolicyTestReport {
         None,
         EmptyPolicy::Refuse,
     )
-        .unwrap_or_else(|e| panic!("{} is refused: {e}", path.display()));
+    .unwrap_or_else(|e| panic!("{} is refused: {e}", path.display()));
     done.lock().unwrap().insert(path.to_owned(), report.clone());
     report
 }

@@ -346,7 +346,12 @@ fn an_unreachable_upstream_is_an_infrastructure_failure_never_safe() {
         out.to_str().unwrap(),
     ]);
     // The only trial failed: not a usable run.
-    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let s = summary(&out);
     assert_eq!(s["trials"]["infra_failure"], 1);
     assert_eq!(s["trials"]["valid"], 0);

@@ -64,7 +64,7 @@ fn dial(addr: SocketAddr) -> String {
 #[tokio::test]
 #[ignore = "tier harnesses: needs bubblewrap"]
 async fn no_secret_of_etc_shows_and_the_user_is_unprivileged_but_writes_its_halves() {
-    let t = temp_trial("http://127.0.0.1:9");
+    let t = temp_trial("http://127.0.0.1:9009");
     let script = "id -u; id -g; \
         for f in shadow gshadow sudoers ssh ssl/private; do test -e /etc/$f && echo SEEN-$f; done; \
         cat /etc/shadow 2>/dev/null && echo SHADOW-READ; \
@@ -103,7 +103,7 @@ async fn only_the_relayed_proxy_is_reachable_on_loopback() {
 #[tokio::test]
 #[ignore = "tier harnesses: needs bubblewrap"]
 async fn the_shim_socket_acts_only_for_its_own_trial() {
-    let t = temp_trial("http://127.0.0.1:9");
+    let t = temp_trial("http://127.0.0.1:9009");
     let socket = t.env.shim_socket.clone().unwrap();
     let ask = |trial: &str| {
         format!(
