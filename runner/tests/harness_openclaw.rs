@@ -332,14 +332,6 @@ async fn a_rejected_model_call_is_a_model_failure() {
     ));
 }
 
-/// A whole trial through `cosec run --harness openclaw`.
-#[test]
-#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
-fn a_static_scenario_runs_end_to_end_through_openclaw() {
-    let s = common::run_static("openclaw", &[]);
-    assert_eq!(s["trials"]["valid"], 1, "{s}");
-}
-
 /// A whole trial through `cosec run --harness openclaw --defense proxy`.
 #[test]
 #[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
