@@ -67,9 +67,11 @@ pub enum MergeError {
     /// Trials are missing or present more than once.
     #[error("{}", incomplete_message(missing, doubled))]
     Incomplete {
-        /// Scenario ids without a verdict in any shard.
+        /// Trials without a verdict in any shard: scenario ids, `ID#e` for a repeat
+        /// after the first (`--epochs`).
         missing: Vec<String>,
-        /// Scenario ids with more than one verdict, each with its trial ids and folders.
+        /// Trials (named as in `missing`) with more than one verdict, each with its
+        /// trial ids and folders.
         doubled: Vec<(String, Vec<String>)>,
     },
     /// The merged run's folder exists already.
