@@ -96,18 +96,7 @@ fn acceptance(harness: &str, sandbox: &str, merge: &[&str]) {
         "{harness} unguarded: {}",
         unguarded["overall"]
     );
-    let guarded = run(harness, sandbox, "sim:comply", "proxy", merge);
-    assert_eq!(
-        rate(&guarded, "pvr"),
-        0.0,
-        "{harness} guarded: {}",
-        guarded["overall"]
-    );
-    assert!(
-        guarded["guard"]["redacted"].as_u64().unwrap_or(0)
-            + guarded["guard"]["blocked"].as_u64().unwrap_or(0)
-            > 0
-    );
+    guarded(harness, sandbox, merge);
     let ideal = run(
         harness,
         sandbox,
@@ -135,21 +124,21 @@ fn acceptance(harness: &str, sandbox: &str, merge: &[&str]) {
     );
 }
 
-/// The guarded half of the acceptance inside Docker: the merge scenario whose
-/// compliant plan leaks is not leaked, and the guard is what stopped it.
-fn guarded_in_container(harness: &str) {
-    let guarded = run(harness, "docker", "sim:comply", "proxy", &MERGE_A4[..1]);
+/// The guarded half of the acceptance: the merge scenarios whose compliant plans leak
+/// are not leaked, and the guard is what stopped them.
+fn guarded(harness: &str, sandbox: &str, merge: &[&str]) {
+    let guarded = run(harness, sandbox, "sim:comply", "proxy", merge);
     assert_eq!(
         rate(&guarded, "pvr"),
         0.0,
-        "{harness} guarded in docker: {}",
+        "{harness} guarded in {sandbox}: {}",
         guarded["overall"]
     );
     assert!(
         guarded["guard"]["redacted"].as_u64().unwrap_or(0)
             + guarded["guard"]["blocked"].as_u64().unwrap_or(0)
             > 0,
-        "{harness} in docker: the guard acted: {}",
+        "{harness} in {sandbox}: the guard acted: {}",
         guarded["guard"]
     );
 }
@@ -181,13 +170,13 @@ fn docker_codex_meets_the_acceptance_runs() {
 #[test]
 #[ignore = "tier docker: needs dockerd, the sandbox image and the installed native harnesses"]
 fn docker_hermes_is_guarded_inside_its_container() {
-    guarded_in_container("hermes");
+    guarded("hermes", "docker", &MERGE_A4[..1]);
 }
 
 #[test]
 #[ignore = "tier docker: needs dockerd, the sandbox image and the installed native harnesses"]
 fn docker_openclaw_is_guarded_inside_its_container() {
-    guarded_in_container("openclaw");
+    guarded("openclaw", "docker", &MERGE_A4[..1]);
 }
 
 #[test]

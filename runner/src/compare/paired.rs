@@ -4,7 +4,7 @@
 
 use super::load::LoadedRun;
 use super::stats::{design_effect, PairedTable};
-use crate::verify::{TrialStatus, Verdict};
+use crate::verify::{trial_name, TrialStatus, Verdict};
 use cosec_scenarios::{Boundary, EventKind, Family, PrivacyObject, Strategy, Suite};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -211,7 +211,7 @@ pub fn compare_pair(a: &LoadedRun, b: &LoadedRun, alpha: f64) -> Comparison {
                 pairs.push((x, y));
             }
             _ => unpaired.push(Unpaired {
-                scenario: trial_name(key),
+                scenario: trial_name(key.0, key.1),
                 a: status_name(va),
                 b: status_name(vb),
             }),
@@ -239,20 +239,16 @@ pub fn compare_pair(a: &LoadedRun, b: &LoadedRun, alpha: f64) -> Comparison {
                 add(3, x.bcr, y.bcr);
                 add(4, x.stcr, y.stcr);
             }
-            let mut metrics = tables.map(|t| MetricComparison::of(&t, 1.0, alpha));
-            for (m, metric) in metrics.iter_mut().enumerate() {
+            let metrics = std::array::from_fn(|m| {
                 let groups: Vec<Vec<i8>> = std::mem::take(&mut clusters[m]).into_values().collect();
-                let deff = design_effect(&groups);
-                if deff > 1.0 {
-                    *metric = MetricComparison::of(&tables[m], deff, alpha);
-                }
-            }
+                MetricComparison::of(&tables[m], design_effect(&groups), alpha)
+            });
             BlockComparison { name, metrics }
         })
         .collect();
     let mut changed: [Changed; 5] = Default::default();
     for (x, y) in &pairs {
-        let name = trial_name(x.key());
+        let name = trial_name(x.scenario.as_str(), x.epoch);
         let id = name.as_str();
         changed[0].add(id, x.pvr, y.pvr);
         changed[1].add(id, x.all_outputs_pvr(), y.all_outputs_pvr());
@@ -271,16 +267,6 @@ pub fn compare_pair(a: &LoadedRun, b: &LoadedRun, alpha: f64) -> Comparison {
         unpaired,
         changed,
         alpha,
-    }
-}
-
-/// How a paired trial is named in lists: its scenario id, and `#e` for a repeat after
-/// the first (`--epochs`).
-fn trial_name((scenario, epoch): (&str, u32)) -> String {
-    if epoch == 0 {
-        scenario.to_owned()
-    } else {
-        format!("{scenario}#{epoch}")
     }
 }
 

@@ -74,9 +74,12 @@ impl PairedTable {
     /// [`PairedTable::delta_ci`] with its two half-widths stretched by the square root
     /// of `design_effect` (1 leaves it as it is).
     pub fn delta_ci_clustered(&self, design_effect: f64) -> Option<[f64; 2]> {
+        if design_effect <= 1.0 {
+            return self.delta_ci();
+        }
         let [lo, hi] = self.delta_ci()?;
         let d = self.delta()?;
-        let stretch = design_effect.max(1.0).sqrt();
+        let stretch = design_effect.sqrt();
         Some([
             (d - (d - lo) * stretch).max(-1.0),
             (d + (hi - d) * stretch).min(1.0),
@@ -87,8 +90,10 @@ impl PairedTable {
     /// (the Rao-Scott way of carrying a test for independent pairs over to clustered
     /// ones; 1 is the exact test itself).
     pub fn p_value_clustered(&self, design_effect: f64) -> f64 {
-        let deff = design_effect.max(1.0);
-        let shrink = |count: u64| (count as f64 / deff).round() as u64;
+        if design_effect <= 1.0 {
+            return self.p_value();
+        }
+        let shrink = |count: u64| (count as f64 / design_effect).round() as u64;
         mcnemar_exact_p(shrink(self.only_a), shrink(self.only_b))
     }
 }

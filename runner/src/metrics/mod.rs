@@ -79,11 +79,13 @@ pub struct RunConfig {
     pub epochs: u32,
 }
 
-fn one() -> u32 {
+/// The serde default of an `epochs` field: one trial per scenario.
+pub(crate) fn one() -> u32 {
     1
 }
 
-fn single(n: &u32) -> bool {
+/// Whether an `epochs` field says one trial per scenario (left out of the file then).
+pub(crate) fn single(n: &u32) -> bool {
     *n <= 1
 }
 

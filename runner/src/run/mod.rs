@@ -258,10 +258,7 @@ async fn run_plan(plan: RunPlan) -> Result<RunEnd, CliError> {
         .into_iter()
         .map(|v| (v.scenario.to_string(), v.epoch))
         .collect();
-    // Every scenario's first repeat before any second one, so that a run stopped early
-    // has covered the selection as evenly as it could.
-    let pending: Vec<(Arc<Scenario>, u32)> = (0..plan.record.epochs)
-        .flat_map(|epoch| plan.scenarios.iter().map(move |s| (s, epoch)))
+    let pending: Vec<(Arc<Scenario>, u32)> = planned_trials(&plan)
         .filter(|(s, epoch)| !done.contains(&(s.id.to_string(), *epoch)))
         .map(|(s, epoch)| (Arc::clone(s), epoch))
         .collect();
@@ -429,8 +426,7 @@ async fn run_plan(plan: RunPlan) -> Result<RunEnd, CliError> {
     );
     write_json_atomically(&out.join("summary.json"), &summary)?;
     let finished: BTreeSet<(&str, u32)> = verdicts.iter().map(Verdict::key).collect();
-    let not_run = (0..shared.plan.record.epochs)
-        .flat_map(|epoch| shared.plan.scenarios.iter().map(move |s| (s, epoch)))
+    let not_run = planned_trials(&shared.plan)
         .filter(|(s, epoch)| !finished.contains(&(s.id.as_str(), *epoch)))
         .count();
     let stopped = if interrupts > 0 {
@@ -471,6 +467,13 @@ fn judge_cache_dir(out: &Path) -> std::path::PathBuf {
         .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
         .map(|c| c.join("cosec").join("judge"))
         .unwrap_or_else(|| out.join("judge-cache"))
+}
+
+/// Every trial the plan asks for, a scenario and its repeat: each scenario's first
+/// repeat before any second one, so that a run stopped early has covered the
+/// selection as evenly as it could.
+fn planned_trials(plan: &RunPlan) -> impl Iterator<Item = (&Arc<Scenario>, u32)> {
+    (0..plan.record.epochs).flat_map(move |epoch| plan.scenarios.iter().map(move |s| (s, epoch)))
 }
 
 /// Runs one trial (repeat `epoch` of its scenario) with retries and a timeout, then

@@ -67,16 +67,11 @@ pub struct RunRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
     /// Trials per scenario (`--epochs`); absent when 1.
-    #[serde(default = "one", skip_serializing_if = "is_one")]
+    #[serde(
+        default = "crate::metrics::one",
+        skip_serializing_if = "crate::metrics::single"
+    )]
     pub epochs: u32,
-}
-
-fn one() -> u32 {
-    1
-}
-
-fn is_one(n: &u32) -> bool {
-    *n == 1
 }
 
 /// The copy of the defense policy's text a run folder keeps.

@@ -10,7 +10,7 @@ use crate::metrics::{self, Summary};
 use crate::run::options::{config_from_record, read_record, RunRecord};
 use crate::run::results::read_results;
 use crate::run::write_json_atomically;
-use crate::verify::Verdict;
+use crate::verify::{trial_name, Verdict};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -251,17 +251,10 @@ pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, MergeError> {
                 .push((v, &s.dir));
         }
     }
-    let name = |id: &str, epoch: u32| {
-        if epoch == 0 {
-            id.to_owned()
-        } else {
-            format!("{id}#{epoch}")
-        }
-    };
     let missing: Vec<String> = (0..first.record.epochs)
         .flat_map(|epoch| first.record.scenarios.iter().map(move |id| (id, epoch)))
         .filter(|(id, epoch)| !by_trial.contains_key(&((*id).clone(), *epoch)))
-        .map(|(id, epoch)| name(id, epoch))
+        .map(|(id, epoch)| trial_name(id, epoch))
         .collect();
     let doubled: Vec<(String, Vec<String>)> = by_trial
         .iter()
@@ -271,7 +264,7 @@ pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, MergeError> {
                 .iter()
                 .map(|(v, dir)| format!("trial {} in {}", v.trial, dir.display()))
                 .collect();
-            (name(id, *epoch), trials)
+            (trial_name(id, *epoch), trials)
         })
         .collect();
     if !missing.is_empty() || !doubled.is_empty() {

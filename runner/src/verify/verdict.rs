@@ -222,6 +222,16 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
+/// How a trial is named where trials are listed: its scenario id, and `ID#e` for a
+/// repeat after the first (`--epochs`).
+pub fn trial_name(scenario: &str, epoch: u32) -> String {
+    if epoch == 0 {
+        scenario.to_owned()
+    } else {
+        format!("{scenario}#{epoch}")
+    }
+}
+
 impl Verdict {
     /// The trial's place in its run: its scenario and repeat.
     pub fn key(&self) -> (&str, u32) {
