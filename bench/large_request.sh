@@ -6,9 +6,10 @@
 # default policy, a trace), sends one chat request of SIZE_MB megabytes (the shape:
 # `messages`, many distinct prose messages with a protected post among them; `string`,
 # one message holding it all), and while it is being handled sends a small request
-# every 100 ms on fresh connections. Prints the proxy's peak resident memory (VmHWM)
-# before and after, its ratio to the body, the large request's time and the small
-# requests' latencies. Repeats with `--guard-mode off` as the baseline.
+# every 100 ms on fresh connections from another session. Prints the proxy's peak
+# resident memory (VmHWM) before and after, its ratio to the body, the large request's
+# time and the small requests' latencies. Repeats with `--guard-mode off` as the
+# baseline.
 #
 #   bench/large_request.sh            # SIZE_MB=60, both shapes
 #   SIZE_MB=10 SHAPES=string bench/large_request.sh
@@ -76,8 +77,11 @@ json.dump({"model": "m", "messages": [{"role": "user", "content": "When is the w
 EOF
 
 hwm() { awk '/VmHWM/ {print $2}' "/proc/$1/status"; }
-post() { curl -s -o /dev/null -w '%{http_code} %{time_total}\n' -H 'content-type: application/json' \
-  -H 'x-cosec-session: school-chat' --data-binary "@$2" "http://127.0.0.1:$1/v1/chat/completions"; }
+# --max-time: a request the proxy never answers is reported (code 000), not waited on forever.
+# post PORT BODY [SESSION]: the large request is school-chat's; the small ones come from
+# another client, fellside-chat (a trial's own calls are answered one at a time).
+post() { curl -s --max-time 300 -o /dev/null -w '%{http_code} %{time_total}\n' -H 'content-type: application/json' \
+  -H "x-cosec-session: ${3:-school-chat}" --data-binary "@$2" "http://127.0.0.1:$1/v1/chat/completions"; }
 
 printf '| guard | shape | body MB | peak RSS before MB | peak RSS after MB | peak / body | large request s | small requests meanwhile: n, median s, max s |\n|---|---|---|---|---|---|---|---|\n'
 for mode in $MODES; do
@@ -87,18 +91,22 @@ for mode in $MODES; do
       --state examples/proxy-serve/state.json --guard-mode "$mode" --threads 1 \
       --trace "$WORK/trace-$mode-$shape.jsonl" 2>/dev/null &
     PID=$!
-    until curl -s -o /dev/null "http://127.0.0.1:$PORT/v1/models"; do sleep 0.1; done
+    for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/v1/models" && break; sleep 0.1; done
+    kill -0 "$PID" 2>/dev/null || { echo "large_request: cosec proxy serve did not start" >&2; exit 1; }
     post "$PORT" "$WORK/small.json" > /dev/null
     before=$(hwm "$PID")
     bytes=$(stat -c %s "$WORK/$shape.json")
     post "$PORT" "$WORK/$shape.json" > "$WORK/large.out" &
     LARGE=$!
     : > "$WORK/small.out"
+    SMALL=()
     while kill -0 "$LARGE" 2>/dev/null; do
-      post "$PORT" "$WORK/small.json" >> "$WORK/small.out" &
+      post "$PORT" "$WORK/small.json" fellside-chat >> "$WORK/small.out" &
+      SMALL+=($!)
       sleep 0.1
     done
-    wait
+    # Only this case's clients: a bare `wait` would also wait for the upstream and the proxy.
+    wait "$LARGE" "${SMALL[@]}"
     after=$(hwm "$PID")
     kill "$PID"; wait "$PID" 2>/dev/null || true
     read -r code secs < "$WORK/large.out"
