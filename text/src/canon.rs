@@ -40,7 +40,9 @@ pub fn prepare(input: &Mapped) -> Mapped {
             continue;
         }
         for k in segment.nfkc() {
-            if k.is_ascii() {
+            if let Some(g) = crate::glyphs::fold(k) {
+                out.push_str(g, span.clone());
+            } else if k.is_ascii() {
                 out.push(k, span.clone());
             } else if let Some(a) = ascii_lookalike(k) {
                 out.push(a, span.clone());
@@ -215,6 +217,8 @@ fn joins(prev: char, next: char) -> bool {
 #[derive(Debug, Clone)]
 pub struct Needle {
     canon: Canonical,
+    /// The value as given, for renderings that depend on its exact bytes.
+    raw: String,
     /// Short values must also keep their separators (see [`MIN_LOOSE_ALNUM`]).
     strict: bool,
 }
@@ -234,7 +238,18 @@ impl Needle {
         Some(Needle {
             strict: alnum < MIN_LOOSE_ALNUM,
             canon,
+            raw: value.to_owned(),
         })
+    }
+
+    /// The value as given.
+    pub fn raw(&self) -> &str {
+        &self.raw
+    }
+
+    /// Whether the value is short enough that its separators must match too.
+    pub fn is_strict(&self) -> bool {
+        self.strict
     }
 
     /// The value in canonical form.

@@ -2,6 +2,7 @@
 
 use crate::canon::{Canonical, Needle};
 use crate::mapped::Mapped;
+use crate::render::{Families, Projections};
 use crate::set::NeedleSet;
 use crate::views::{readings, ViewPath};
 use std::ops::Range;
@@ -31,18 +32,25 @@ pub struct SetMatch {
 #[derive(Debug, Clone)]
 pub struct Haystack {
     readings: Vec<(ViewPath, Canonical)>,
+    /// Each reading's prepared text and projections, for the rendering families (empty
+    /// for [`Haystack::plain`]).
+    projected: Vec<(Mapped, Projections)>,
     masked: Vec<Range<usize>>,
 }
 
 impl Haystack {
-    /// `text` in its plain canonical form and every view.
+    /// `text` in its plain canonical form, every view and every rendering family.
     pub fn new(text: &str) -> Self {
-        let readings = readings(&Mapped::identity(text))
-            .into_iter()
-            .map(|(path, m)| (path, Canonical::from_prepared(&m)))
-            .collect();
+        let mut rs = Vec::new();
+        let mut projected = Vec::new();
+        for (path, m) in readings(&Mapped::identity(text)) {
+            rs.push((path, Canonical::from_prepared(&m)));
+            let p = Projections::new(&m);
+            projected.push((m, p));
+        }
         Haystack {
-            readings,
+            readings: rs,
+            projected,
             masked: Vec::new(),
         }
     }
@@ -51,8 +59,34 @@ impl Haystack {
     pub fn plain(text: &str) -> Self {
         Haystack {
             readings: vec![(ViewPath::plain(), Canonical::new(text))],
+            projected: Vec::new(),
             masked: Vec::new(),
         }
+    }
+
+    /// Every unmasked occurrence of a needle of `families` in a rendering family, in
+    /// reading order, one per needle and source span.
+    pub fn find_families(&self, families: &Families) -> Vec<SetMatch> {
+        let mut out: Vec<SetMatch> = Vec::new();
+        for ((path, _), (m, p)) in self.readings.iter().zip(&self.projected) {
+            for (needle, view, r) in p.search(families) {
+                let source = m.source_span(r);
+                if source.start >= source.end
+                    || self.is_masked(&source)
+                    || out.iter().any(|o| o.needle == needle && o.found.source == source)
+                {
+                    continue;
+                }
+                out.push(SetMatch {
+                    needle,
+                    found: Match {
+                        view: path.then(view),
+                        source,
+                    },
+                });
+            }
+        }
+        out
     }
 
     /// Masks every plain occurrence of `span`: matches touching it do not count.
@@ -86,6 +120,15 @@ impl Haystack {
                     view: path.clone(),
                     source,
                 });
+            }
+        }
+        if !self.projected.is_empty() {
+            let families = Families::new(std::slice::from_ref(needle));
+            for m in self.find_families(&families) {
+                let overlaps = |o: &Match| o.source.start < m.found.source.end && m.found.source.start < o.source.end;
+                if !out.iter().any(overlaps) {
+                    out.push(m.found);
+                }
             }
         }
         out
@@ -122,22 +165,41 @@ impl Haystack {
                 });
             }
         }
+        for m in self.find_families(set.families()) {
+            let f = &m.found.source;
+            let overlaps = out.iter().any(|o: &SetMatch| {
+                o.needle == m.needle && o.found.source.start < f.end && f.start < o.found.source.end
+            });
+            if !overlaps {
+                out.push(m);
+            }
+        }
         out.sort_by_key(|m| (m.found.source.start, m.found.source.end, m.needle));
         out
     }
 
-    /// The first unmasked occurrence of `needle`, plain reading first.
+    /// The first unmasked occurrence of `needle`, plain reading first, rendering
+    /// families after every reading's canonical form.
     pub fn find(&self, needle: &Needle) -> Option<Match> {
-        self.readings.iter().find_map(|(path, canon)| {
-            canon
-                .find_iter(needle)
-                .map(|r| canon.source_span(r))
-                .find(|source| !self.is_masked(source))
-                .map(|source| Match {
-                    view: path.clone(),
-                    source,
-                })
-        })
+        self.readings
+            .iter()
+            .find_map(|(path, canon)| {
+                canon
+                    .find_iter(needle)
+                    .map(|r| canon.source_span(r))
+                    .find(|source| !self.is_masked(source))
+                    .map(|source| Match {
+                        view: path.clone(),
+                        source,
+                    })
+            })
+            .or_else(|| {
+                if self.projected.is_empty() {
+                    return None;
+                }
+                let families = Families::new(std::slice::from_ref(needle));
+                self.find_families(&families).into_iter().next().map(|m| m.found)
+            })
     }
 
     /// Whether `needle` occurs unmasked in any reading.
