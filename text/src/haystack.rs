@@ -55,6 +55,20 @@ impl Haystack {
         }
     }
 
+    /// `text` in its plain canonical form and every view, without the rendering
+    /// families (for cost comparisons and callers that only decode).
+    pub fn views_only(text: &str) -> Self {
+        let readings = readings(&Mapped::identity(text))
+            .into_iter()
+            .map(|(path, m)| (path, Canonical::from_prepared(&m)))
+            .collect();
+        Haystack {
+            readings,
+            projected: Vec::new(),
+            masked: Vec::new(),
+        }
+    }
+
     /// `text` in its plain canonical form only.
     pub fn plain(text: &str) -> Self {
         Haystack {

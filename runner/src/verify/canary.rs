@@ -7,9 +7,12 @@
 //! A match must start and end on a word boundary, so `8.4` does not match inside
 //! `18.45` and `ferritin 9` does not match `ferritin 95`; values shorter than four
 //! letters and digits keep their separators (`8.4` is not `84`). Besides the plain
-//! reading, the output is read through every decoding view (base64, hex, percent,
-//! ROT13, reversal, spelled-out numbers, markdown/JSON/CSV cells) and every pair of
-//! them; the match says which reading found it.
+//! reading, the output is read through every decoding view (base64, base32, base58,
+//! Ascii85, uuencode, hex, percent, quoted-printable, escapes, ROT13, reversal,
+//! spelled-out numbers, markdown/JSON/CSV cells; compressed payloads opened) and every
+//! pair of them, and each reading is searched for the value's renderings under the
+//! rendering families of `cosec_text::render` (Caesar shifts, leetspeak, spelled digits,
+//! spread-out characters, ...); the match says which reading and family found it.
 
 use cosec_text::{Match, Needle};
 

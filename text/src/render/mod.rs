@@ -59,3 +59,6 @@ pub const MIN_SHIFT_BITS: f64 = 30.0;
 pub const MIN_FILLER_BITS: f64 = 60.0;
 /// Most other letters or digits between two characters of a `filler` match.
 pub const MAX_FILLER: usize = 3;
+
+#[cfg(test)]
+mod tests;

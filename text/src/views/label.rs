@@ -262,7 +262,8 @@ impl std::str::FromStr for ViewPath {
         if s == "plain" {
             return Ok(ViewPath::plain());
         }
-        let steps: Result<Vec<View>, String> = if s.contains('>') || !s.contains('+') {
+        let legacy = s.contains('+') && !s.contains('>') && !s.contains('(');
+        let steps: Result<Vec<View>, String> = if !legacy {
             s.split('>').rev().map(str::parse).collect()
         } else {
             s.split('+').map(str::parse).collect()

@@ -1,0 +1,65 @@
+//! Cost of the verifier's and guard's matcher per reply: every protected value of the
+//! suite as one needle set, searched in every message and unprotected document of the
+//! suite, read through the decoding views only and through views and rendering
+//! families. Prints medians and the ratio, measured in the same run.
+//!
+//! `cargo run --release -p cosec --example match_cost`
+
+use cosec_text::{Haystack, Needle, NeedleSet};
+use std::time::Instant;
+
+fn median(mut v: Vec<u128>) -> u128 {
+    v.sort_unstable();
+    v.get(v.len() / 2).copied().unwrap_or(0)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let suite = cosec_scenarios::suite::load_embedded(false)?;
+    let mut values: Vec<String> = suite
+        .scenarios
+        .iter()
+        .flat_map(|s| s.verifier.protected.iter().flat_map(|p| p.canaries.clone()))
+        .collect();
+    values.sort();
+    values.dedup();
+    let mut texts: Vec<String> = suite
+        .scenarios
+        .iter()
+        .flat_map(|s| {
+            s.agent
+                .turns
+                .iter()
+                .map(|t| t.text.clone())
+                .chain(s.agent.seeds.iter().map(|x| x.content.clone()))
+        })
+        .collect();
+    texts.sort();
+    texts.dedup();
+    let started = Instant::now();
+    let set = NeedleSet::new(values.iter().filter_map(|v| Needle::new(v)).collect())?;
+    let build = started.elapsed().as_micros();
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    let mut hits = (0usize, 0usize);
+    for _round in 0..3 {
+        for t in &texts {
+            let a = Instant::now();
+            hits.0 += Haystack::views_only(t).find_set(&set).len();
+            before.push(a.elapsed().as_nanos());
+            let b = Instant::now();
+            hits.1 += Haystack::new(t).find_set(&set).len();
+            after.push(b.elapsed().as_nanos());
+        }
+    }
+    let (mb, ma) = (median(before), median(after));
+    println!(
+        "values {} texts {} set build {build} us; median per text: views only {:.1} us, views + families {:.1} us, ratio {:.2}; matches {} vs {}",
+        values.len(),
+        texts.len(),
+        mb as f64 / 1000.0,
+        ma as f64 / 1000.0,
+        ma as f64 / mb.max(1) as f64,
+        hits.0,
+        hits.1
+    );
+    Ok(())
+}
