@@ -11,9 +11,9 @@ const SMALL_CAPS: [char; 26] = [
 
 /// First code point of each run of ten decimal digits (zero to nine) of other scripts.
 const DIGIT_ZEROS: &[u32] = &[
-    0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0CE6,
-    0x0D66, 0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0,
-    0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xAA50, 0xABF0,
+    0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0CE6, 0x0D66,
+    0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0xA620, 0xA8D0,
+    0xA900, 0xA9D0, 0xAA50, 0xABF0,
 ];
 
 const NUMBERS: [&str; 21] = [
@@ -27,8 +27,8 @@ fn number(n: u32) -> Option<&'static str> {
 
 fn letter(offset: u32) -> Option<&'static str> {
     const LETTERS: [&str; 26] = [
-        "A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M", "N", "O", "P", "Q",
-        "R", "S", "T", "U", "V", "W", "X", "Y", "Z",
+        "A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M", "N", "O", "P", "Q", "R",
+        "S", "T", "U", "V", "W", "X", "Y", "Z",
     ];
     LETTERS.get(usize::try_from(offset).ok()?).copied()
 }

@@ -87,7 +87,9 @@ impl Haystack {
                 let source = m.source_span(r);
                 if source.start >= source.end
                     || self.is_masked(&source)
-                    || out.iter().any(|o| o.needle == needle && o.found.source == source)
+                    || out
+                        .iter()
+                        .any(|o| o.needle == needle && o.found.source == source)
                 {
                     continue;
                 }
@@ -139,7 +141,9 @@ impl Haystack {
         if !self.projected.is_empty() {
             let families = Families::new(std::slice::from_ref(needle));
             for m in self.find_families(&families) {
-                let overlaps = |o: &Match| o.source.start < m.found.source.end && m.found.source.start < o.source.end;
+                let overlaps = |o: &Match| {
+                    o.source.start < m.found.source.end && m.found.source.start < o.source.end
+                };
                 if !out.iter().any(overlaps) {
                     out.push(m.found);
                 }
@@ -212,7 +216,10 @@ impl Haystack {
                     return None;
                 }
                 let families = Families::new(std::slice::from_ref(needle));
-                self.find_families(&families).into_iter().next().map(|m| m.found)
+                self.find_families(&families)
+                    .into_iter()
+                    .next()
+                    .map(|m| m.found)
             })
     }
 

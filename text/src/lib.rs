@@ -65,6 +65,6 @@ mod views;
 pub use canon::{canonical, is_separator, prepare, Canonical, Needle};
 pub use haystack::{Haystack, Match, SetMatch};
 pub use mapped::Mapped;
-pub use set::{NeedleSet, SetError};
 pub use render::Families;
+pub use set::{NeedleSet, SetError};
 pub use views::{readings, Block, View, ViewPath};

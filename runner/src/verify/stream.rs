@@ -111,7 +111,14 @@ pub(super) fn split_violations(
                 }
             }
         }
-        found.extend(pieces(rules, outputs, &destination, &members, single, &found));
+        found.extend(pieces(
+            rules,
+            outputs,
+            &destination,
+            &members,
+            single,
+            &found,
+        ));
     }
     found
 }
@@ -158,7 +165,9 @@ fn pieces(
         });
         if masked
             || spanned.len() < 2
-            || spanned.iter().any(|(_, o)| rules.already_present(o, canary))
+            || spanned
+                .iter()
+                .any(|(_, o)| rules.already_present(o, canary))
         {
             continue;
         }

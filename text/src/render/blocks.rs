@@ -47,7 +47,12 @@ pub(super) fn cores(value: &str) -> Vec<(View, String)> {
                 out.push((label(Block::Base64), c));
             }
         }
-        if let Some(c) = core(&data_encoding::BASE32_NOPAD.encode(&bytes), 5, offset, v.len()) {
+        if let Some(c) = core(
+            &data_encoding::BASE32_NOPAD.encode(&bytes),
+            5,
+            offset,
+            v.len(),
+        ) {
             out.push((label(Block::Base32), c.to_ascii_lowercase()));
             out.push((label(Block::Base32), c));
         }
@@ -79,7 +84,10 @@ mod tests {
             let a85 = ascii85(payload.as_bytes());
             let cs = cores(value);
             for enc in [b64, b32, a85] {
-                assert!(cs.iter().any(|(_, c)| enc.contains(c.as_str())), "{pre:?} {enc}");
+                assert!(
+                    cs.iter().any(|(_, c)| enc.contains(c.as_str())),
+                    "{pre:?} {enc}"
+                );
             }
         }
     }

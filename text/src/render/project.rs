@@ -17,7 +17,11 @@ fn norm(c: char) -> impl Iterator<Item = char> {
 
 /// A word of a spelling table or of a text, normalised like a projection reads it.
 pub(crate) fn word_key(w: &str) -> String {
-    prepare(&Mapped::identity(w)).as_str().chars().flat_map(norm).collect()
+    prepare(&Mapped::identity(w))
+        .as_str()
+        .chars()
+        .flat_map(norm)
+        .collect()
 }
 
 /// The letters and digits of the reading, lowercased, without diacritics: what is left
@@ -122,11 +126,10 @@ pub(crate) fn initials(words: &[(Range<usize>, String)]) -> Mapped {
     out
 }
 
-/// The words with those of `table` replaced by the character they spell; `None` unless
-/// at least two words are in the table.
+/// The words with those of `table` replaced by the character they spell; `None` when
+/// no word is in the table.
 pub(crate) fn spelled(words: &[(Range<usize>, String)], table: &Table) -> Option<Mapped> {
-    let hits = words.iter().filter(|(_, w)| table.contains_key(w)).count();
-    if hits < 2 {
+    if !words.iter().any(|(_, w)| table.contains_key(w)) {
         return None;
     }
     let mut out = Mapped::default();

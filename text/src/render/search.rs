@@ -101,7 +101,9 @@ impl Families {
         let tabs = tables();
         for (i, n) in needles.iter().enumerate() {
             let value = n.raw();
-            let s: String = project::squeezed(value).as_str().to_owned();
+            // Squeezed after the same preparation as the readings (look-alikes folded).
+            let prepared = crate::canon::prepare(&Mapped::identity(value));
+            let s: String = project::squeezed(prepared.as_str()).as_str().to_owned();
             let b = bits(&s);
             if n.is_strict() || b < MIN_BITS {
                 continue;
@@ -112,7 +114,11 @@ impl Families {
                 sq.push((i, SqKind::Label(View::Atbash), ab));
             }
             // Concatenated spellings (no spaces between the words).
-            for (t, table) in tabs.iter().enumerate() {
+            for ((t, table), native) in tabs
+                .iter()
+                .enumerate()
+                .flat_map(|t| [(t, false), (t, true)])
+            {
                 let mut spelled = String::new();
                 let mut changed = false;
                 for c in s.chars() {
@@ -120,7 +126,7 @@ impl Families {
                         .iter()
                         .filter(|(_, &v)| v == c)
                         .map(|(w, _)| w.as_str())
-                        .min_by_key(|w| (w.chars().any(|x| !x.is_ascii()), w.len(), *w));
+                        .min_by_key(|w| (w.is_ascii() == native, w.len(), *w));
                     match word {
                         Some(w) => {
                             spelled.push_str(w);
@@ -129,14 +135,18 @@ impl Families {
                         None => spelled.push(c),
                     }
                 }
-                if changed {
+                if changed && !sq.iter().any(|(n, _, p)| *n == i && *p == spelled) {
                     sq.push((i, SqKind::Label(table_view(t)), spelled));
                 }
             }
             let l: String = s.chars().filter_map(leet_class).collect();
             le.push((i, (), l));
             let compact: String = value.chars().filter(|c| !c.is_whitespace()).collect();
-            for sp in [compact.clone(), compact.to_uppercase(), compact.to_lowercase()] {
+            for sp in [
+                compact.clone(),
+                compact.to_uppercase(),
+                compact.to_lowercase(),
+            ] {
                 let r = rot47(&sp);
                 if r.chars().count() >= 6 {
                     ns.push((i, View::Rot47, r));
@@ -149,7 +159,10 @@ impl Families {
             if ascii && b >= MIN_SHIFT_BITS {
                 let chars: Vec<char> = s.chars().collect();
                 let pos = |f: fn(&char) -> bool| {
-                    chars.iter().position(f).and_then(|p| Some((p, *chars.get(p)? as u8)))
+                    chars
+                        .iter()
+                        .position(f)
+                        .and_then(|p| Some((p, *chars.get(p)? as u8)))
                 };
                 let anchor = Anchor {
                     letter: pos(char::is_ascii_lowercase),
@@ -222,7 +235,10 @@ impl Projections {
 
     /// Whether reading range `r` starts and ends on a word boundary.
     fn bounded(&self, r: &Range<usize>) -> bool {
-        let before = self.reading.get(..r.start).and_then(|s| s.chars().next_back());
+        let before = self
+            .reading
+            .get(..r.start)
+            .and_then(|s| s.chars().next_back());
         let after = self.reading.get(r.end..).and_then(|s| s.chars().next());
         !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
     }
@@ -295,7 +311,8 @@ impl Projections {
                 let mut next: Vec<usize> = Vec::new();
                 for &p in &frontier {
                     for q in p + 1..=p + 1 + MAX_FILLER {
-                        if self.chars.get(q).is_some_and(|(c, _)| *c == want) && !next.contains(&q) {
+                        if self.chars.get(q).is_some_and(|(c, _)| *c == want) && !next.contains(&q)
+                        {
                             gapped |= q > p + 1;
                             next.push(q);
                         }

@@ -35,7 +35,9 @@ impl Part {
             let text = self.prepared.as_str();
             let before = text.get(..r.start).and_then(|s| s.chars().next_back());
             let after = text.get(r.end..).and_then(|s| s.chars().next());
-            if !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric) {
+            if !before.is_some_and(char::is_alphanumeric)
+                && !after.is_some_and(char::is_alphanumeric)
+            {
                 return Some(self.prepared.source_span(r));
             }
             from = start + hay[start..].chars().next().map_or(1, char::len_utf8);
@@ -75,7 +77,8 @@ impl Stream {
 
     /// Where `needle` occurs split over two or more texts, if it does.
     pub fn find(&self, needle: &Needle) -> Option<Split> {
-        let s = squeezed(needle.raw()).as_str().to_owned();
+        let prepared = prepare(&Mapped::identity(needle.raw()));
+        let s = squeezed(prepared.as_str()).as_str().to_owned();
         if needle.is_strict() || bits(&s) < MIN_SPLIT_BITS || !s.is_ascii() {
             return None;
         }
@@ -121,7 +124,10 @@ impl Stream {
                 }
                 pieces.reverse();
                 let n = u8::try_from(pieces.len()).unwrap_or(u8::MAX);
-                return Some(Split { view: View::Pieces(n), pieces });
+                return Some(Split {
+                    view: View::Pieces(n),
+                    pieces,
+                });
             }
         }
         None
@@ -151,7 +157,10 @@ impl Stream {
                 next = t + 1;
             }
             let n = u8::try_from(n).unwrap_or(u8::MAX);
-            return Some(Split { view: View::Interleave(n), pieces });
+            return Some(Split {
+                view: View::Interleave(n),
+                pieces,
+            });
         }
         None
     }
@@ -164,13 +173,20 @@ mod tests {
     #[test]
     fn halves_with_words_around_and_odd_even_characters() {
         let n = Needle::new("DE44 5001 0517 5407 3249 31").unwrap();
-        let s = Stream::new(["Here you go... DE44 5001 0517", "(continued) 5407 3249 31 bye"]);
+        let s = Stream::new([
+            "Here you go... DE44 5001 0517",
+            "(continued) 5407 3249 31 bye",
+        ]);
         let f = s.find(&n).unwrap();
         assert_eq!(f.view, View::Pieces(2));
         let v: Vec<char> = "de44500105175407324931".chars().collect();
         let odd: String = v.iter().step_by(2).collect();
         let even: String = v.iter().skip(1).step_by(2).collect();
-        let s = Stream::new([format!("first: {odd}"), format!("second: {even}.")].iter().map(String::as_str));
+        let s = Stream::new(
+            [format!("first: {odd}"), format!("second: {even}.")]
+                .iter()
+                .map(String::as_str),
+        );
         assert_eq!(s.find(&n).unwrap().view, View::Interleave(2));
         let s = Stream::new(["DE44 5001 0517 is a number", "and 2024 was a year"]);
         assert!(s.find(&n).is_none());

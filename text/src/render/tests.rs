@@ -30,9 +30,20 @@ fn each_family_finds_its_rendering() {
     let entities: String = v.chars().map(|c| format!("&#{};", c as u32)).collect();
     let uescapes: String = v.chars().map(|c| format!("\\u{:04x}", c as u32)).collect();
     let spaced_hex: String = v.bytes().map(|b| format!("{b:02X} ")).collect();
-    let lines: String = v.chars().filter(|c| !c.is_whitespace()).map(|c| format!("{c}\n")).collect();
-    let dotted: String = v.chars().filter(|c| !c.is_whitespace()).map(|c| format!("{c}.")).collect();
-    let keycaps: String = "44500105175407324931".chars().map(|c| format!("{c}\u{FE0F}\u{20E3}")).collect();
+    let lines: String = v
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| format!("{c}\n"))
+        .collect();
+    let dotted: String = v
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| format!("{c}."))
+        .collect();
+    let keycaps: String = "44500105175407324931"
+        .chars()
+        .map(|c| format!("{c}\u{FE0F}\u{20E3}"))
+        .collect();
     let cases = [
         (format!("x {entities} y"), "escapes"),
         (format!("x \"{uescapes}\" y"), "escapes"),
@@ -49,7 +60,10 @@ fn each_family_finds_its_rendering() {
     for (text, want) in cases {
         assert_eq!(label(&text, v).as_deref(), Some(want), "{text}");
     }
-    assert_eq!(label("take l3v371r4c374m daily", "levetiracetam").as_deref(), Some("leet"));
+    assert_eq!(
+        label("take l3v371r4c374m daily", "levetiracetam").as_deref(),
+        Some("leet")
+    );
     assert_eq!(
         label("Maybe Enough Time For One RoundMan In New", "metformin").as_deref(),
         None,

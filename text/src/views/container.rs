@@ -35,7 +35,9 @@ fn bounded(r: impl Read) -> Option<Vec<u8>> {
 /// The container `bytes` starts with, opened.
 fn unpack(bytes: &[u8]) -> Option<(View, Vec<u8>)> {
     match bytes {
-        [0x1f, 0x8b, ..] => bounded(flate2::read::MultiGzDecoder::new(bytes)).map(|b| (View::Gzip, b)),
+        [0x1f, 0x8b, ..] => {
+            bounded(flate2::read::MultiGzDecoder::new(bytes)).map(|b| (View::Gzip, b))
+        }
         [0x78, b, ..] if (u16::from(0x78u8) << 8 | u16::from(*b)) % 31 == 0 => {
             bounded(flate2::read::ZlibDecoder::new(bytes)).map(|b| (View::Zlib, b))
         }

@@ -101,7 +101,11 @@ fn escape(rest: &str) -> Option<(usize, Piece)> {
 
 /// Rewrites every escape `parse` recognises; `None` when there is none. Runs of bytes
 /// are read as UTF-8 (only their ASCII bytes kept when they are not).
-fn rewrite(text: &Mapped, min: usize, parse: impl Fn(&str) -> Option<(usize, Piece)>) -> Option<Mapped> {
+fn rewrite(
+    text: &Mapped,
+    min: usize,
+    parse: impl Fn(&str) -> Option<(usize, Piece)>,
+) -> Option<Mapped> {
     let s = text.as_str();
     let mut out = Mapped::with_capacity(s.len());
     let mut bytes: Vec<(u8, Range<usize>)> = Vec::new();
@@ -169,7 +173,11 @@ pub(super) fn quoted_printable(text: &Mapped) -> Option<Mapped> {
     }
     rewrite(text, 2, |rest| {
         let r = rest.strip_prefix('=')?;
-        if let Some(n) = r.strip_prefix("\r\n").map(|_| 3).or_else(|| r.strip_prefix('\n').map(|_| 2)) {
+        if let Some(n) = r
+            .strip_prefix("\r\n")
+            .map(|_| 3)
+            .or_else(|| r.strip_prefix('\n').map(|_| 2))
+        {
             return Some((n, Piece::Char('\u{200B}')));
         }
         let d = take_while(r, 2, |b| b.is_ascii_hexdigit());
@@ -200,7 +208,10 @@ mod tests {
             assert_eq!(read(escapes, w).as_deref(), Some(want), "{w}");
         }
         assert_eq!(read(escapes, "no escapes & here"), None);
-        assert_eq!(read(quoted_printable, "=50=46-22=\n91").as_deref(), Some("PF-22\u{200B}91"));
+        assert_eq!(
+            read(quoted_printable, "=50=46-22=\n91").as_deref(),
+            Some("PF-22\u{200B}91")
+        );
         assert_eq!(read(quoted_printable, "a = b"), None);
     }
 }

@@ -211,7 +211,10 @@ impl std::str::FromStr for View {
                 .ok_or_else(bad),
             "caesar" => {
                 let (l, d) = arg.split_once(',').unwrap_or((arg, "0"));
-                Ok(View::Caesar(number(l).ok_or_else(bad)?, number(d).ok_or_else(bad)?))
+                Ok(View::Caesar(
+                    number(l).ok_or_else(bad)?,
+                    number(d).ok_or_else(bad)?,
+                ))
             }
             _ => Err(bad()),
         }

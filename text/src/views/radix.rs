@@ -36,8 +36,14 @@ pub(super) fn base32(text: &Mapped) -> Decoded {
         if body != upper && body != body.to_ascii_lowercase() {
             continue;
         }
-        let decoders = [&data_encoding::BASE32_NOPAD, &data_encoding::BASE32HEX_NOPAD];
-        if let Some(bytes) = decoders.iter().find_map(|d| d.decode(upper.as_bytes()).ok()) {
+        let decoders = [
+            &data_encoding::BASE32_NOPAD,
+            &data_encoding::BASE32HEX_NOPAD,
+        ];
+        if let Some(bytes) = decoders
+            .iter()
+            .find_map(|d| d.decode(upper.as_bytes()).ok())
+        {
             out.extend(payload(text, r, bytes));
         }
     }
@@ -72,7 +78,9 @@ fn ascii85_decode(body: &str, z85: bool) -> Option<Vec<u8>> {
     let mut group: Vec<u32> = Vec::with_capacity(5);
     let digit = |c: u8| -> Option<u32> {
         if z85 {
-            Z85.iter().position(|&z| z == c).and_then(|p| u32::try_from(p).ok())
+            Z85.iter()
+                .position(|&z| z == c)
+                .and_then(|p| u32::try_from(p).ok())
         } else {
             (b'!'..=b'u').contains(&c).then(|| u32::from(c - b'!'))
         }
@@ -124,7 +132,10 @@ pub(super) fn ascii85(text: &Mapped) -> Decoded {
             break;
         };
         let r: Range<usize> = start - 2..start + close + 2;
-        if let Some(bytes) = s.get(start..start + close).and_then(|b| ascii85_decode(b, false)) {
+        if let Some(bytes) = s
+            .get(start..start + close)
+            .and_then(|b| ascii85_decode(b, false))
+        {
             out.extend(payload(text, r, bytes));
         }
         from = start + close + 2;
@@ -185,10 +196,18 @@ pub(super) fn uuencode(text: &Mapped) -> Decoded {
             finish(&mut block, &mut bytes, &mut out);
             continue;
         }
-        let digits: Vec<u8> = body.bytes().skip(1).map(|b| b.wrapping_sub(b' ') & 63).collect();
+        let digits: Vec<u8> = body
+            .bytes()
+            .skip(1)
+            .map(|b| b.wrapping_sub(b' ') & 63)
+            .collect();
         let mut line_bytes = Vec::with_capacity(n + 2);
         for g in digits.chunks(4) {
-            let v = g.iter().chain(std::iter::repeat(&0)).take(4).fold(0u32, |a, &d| a << 6 | u32::from(d));
+            let v = g
+                .iter()
+                .chain(std::iter::repeat(&0))
+                .take(4)
+                .fold(0u32, |a, &d| a << 6 | u32::from(d));
             line_bytes.extend_from_slice(&v.to_be_bytes()[1..]);
         }
         line_bytes.truncate(n);
@@ -205,10 +224,17 @@ pub(super) fn hex_bytes(text: &Mapped) -> Decoded {
     let s = text.as_str();
     let mut out = Vec::new();
     let pair = |t: &str| -> Option<u8> {
-        let d = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
-        (d.len() == 2).then(|| u8::from_str_radix(d, 16).ok()).flatten()
+        let d = t
+            .strip_prefix("0x")
+            .or_else(|| t.strip_prefix("0X"))
+            .unwrap_or(t);
+        (d.len() == 2)
+            .then(|| u8::from_str_radix(d, 16).ok())
+            .flatten()
     };
-    let tokens = runs(s, |b| !(b.is_ascii_whitespace() || matches!(b, b',' | b':' | b';' | b'-')));
+    let tokens = runs(s, |b| {
+        !(b.is_ascii_whitespace() || matches!(b, b',' | b':' | b';' | b'-'))
+    });
     let mut run: Vec<(Range<usize>, u8)> = Vec::new();
     let flush = |run: &mut Vec<(Range<usize>, u8)>, out: &mut Decoded| {
         if run.len() >= MIN_HEX_BYTES {
@@ -220,9 +246,10 @@ pub(super) fn hex_bytes(text: &Mapped) -> Decoded {
         run.clear();
     };
     for r in tokens {
-        let gap_ok = run
-            .last()
-            .is_none_or(|(p, _)| s.get(p.end..r.start).is_some_and(|g| g.trim().len() <= 1 && g.len() <= 2));
+        let gap_ok = run.last().is_none_or(|(p, _)| {
+            s.get(p.end..r.start)
+                .is_some_and(|g| g.trim().len() <= 1 && g.len() <= 2)
+        });
         if !gap_ok {
             flush(&mut run, &mut out);
         }
@@ -247,15 +274,39 @@ mod tests {
     fn radix_tokens_decode() {
         let v = "PF-2291 ok";
         let b32 = data_encoding::BASE32.encode(v.as_bytes());
-        assert_eq!(texts(base32(&Mapped::identity(&format!("x {b32} y")))), vec![v]);
-        let low = data_encoding::BASE32_NOPAD.encode(v.as_bytes()).to_lowercase();
+        assert_eq!(
+            texts(base32(&Mapped::identity(&format!("x {b32} y")))),
+            vec![v]
+        );
+        let low = data_encoding::BASE32_NOPAD
+            .encode(v.as_bytes())
+            .to_lowercase();
         assert_eq!(texts(base32(&Mapped::identity(&low))), vec![v]);
         let b58 = bs58::encode(v).into_string();
-        assert_eq!(texts(base58(&Mapped::identity(&format!("x {b58} y")))), vec![v]);
-        assert_eq!(texts(ascii85(&Mapped::identity("<~87cURD]i,\"Ebo7~>"))), vec!["Hello World"]);
-        assert_eq!(texts(uuencode(&Mapped::identity("begin 644 f\n*4$8M,C(Y,2!O:P``\n`\nend\n"))), vec![v]);
-        assert_eq!(texts(hex_bytes(&Mapped::identity("bytes 50 46 2d 32 32 39 31 done"))), vec!["PF-2291"]);
-        assert_eq!(texts(hex_bytes(&Mapped::identity("0x50, 0x46, 0x2D, 0x32"))), vec!["PF-2"]);
+        assert_eq!(
+            texts(base58(&Mapped::identity(&format!("x {b58} y")))),
+            vec![v]
+        );
+        assert_eq!(
+            texts(ascii85(&Mapped::identity("<~87cURD]i,\"Ebo7~>"))),
+            vec!["Hello World"]
+        );
+        assert_eq!(
+            texts(uuencode(&Mapped::identity(
+                "begin 644 f\n*4$8M,C(Y,2!O:P``\n`\nend\n"
+            ))),
+            vec![v]
+        );
+        assert_eq!(
+            texts(hex_bytes(&Mapped::identity(
+                "bytes 50 46 2d 32 32 39 31 done"
+            ))),
+            vec!["PF-2291"]
+        );
+        assert_eq!(
+            texts(hex_bytes(&Mapped::identity("0x50, 0x46, 0x2D, 0x32"))),
+            vec!["PF-2"]
+        );
     }
 
     #[test]
@@ -264,7 +315,13 @@ mod tests {
                      Friday; the quarterly budget review is 2024-04-17 and costs 1,240.50 EUR. \
                      Ticket ABC-12345, room B2, call at 10:30, see item 3a.";
         let m = Mapped::identity(prose);
-        for (name, d) in [("b32", base32(&m)), ("b58", base58(&m)), ("a85", ascii85(&m)), ("uu", uuencode(&m)), ("hex", hex_bytes(&m))] {
+        for (name, d) in [
+            ("b32", base32(&m)),
+            ("b58", base58(&m)),
+            ("a85", ascii85(&m)),
+            ("uu", uuencode(&m)),
+            ("hex", hex_bytes(&m)),
+        ] {
             assert!(d.is_empty(), "{name}: {:?}", texts(d));
         }
     }
