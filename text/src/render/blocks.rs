@@ -21,14 +21,16 @@ fn ascii85(bytes: &[u8]) -> String {
     let mut out = String::new();
     for g in bytes.chunks(4) {
         let mut b = [0u8; 4];
-        b[..g.len()].copy_from_slice(g);
+        for (d, x) in b.iter_mut().zip(g) {
+            *d = *x;
+        }
         let mut v = u32::from_be_bytes(b);
         let mut digits = [0u8; 5];
         for d in digits.iter_mut().rev() {
             *d = b'!' + u8::try_from(v % 85).unwrap_or(0);
             v /= 85;
         }
-        out.extend(digits[..g.len() + 1].iter().map(|&d| char::from(d)));
+        out.extend(digits.iter().take(g.len() + 1).map(|&d| char::from(d)));
     }
     out
 }

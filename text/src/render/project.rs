@@ -149,16 +149,21 @@ pub(crate) fn spelled(words: &[(Range<usize>, String)], table: &Table) -> Option
 pub(crate) fn deltas(chars: &[char]) -> String {
     chars
         .windows(2)
-        .map(|w| match (w[0], w[1]) {
-            (a, b) if a.is_ascii_lowercase() && b.is_ascii_lowercase() => {
-                char::from(b'a' + ((b as u8 + 26 - a as u8) % 26))
+        .map(|w| {
+            match (
+                w.first().copied().unwrap_or(' '),
+                w.get(1).copied().unwrap_or(' '),
+            ) {
+                (a, b) if a.is_ascii_lowercase() && b.is_ascii_lowercase() => {
+                    char::from(b'a' + ((b as u8 + 26 - a as u8) % 26))
+                }
+                (a, b) if a.is_ascii_digit() && b.is_ascii_digit() => {
+                    char::from(b'0' + ((b as u8 + 10 - a as u8) % 10))
+                }
+                (a, b) if a.is_ascii_lowercase() && b.is_ascii_digit() => '#',
+                (a, b) if a.is_ascii_digit() && b.is_ascii_lowercase() => '%',
+                _ => '?',
             }
-            (a, b) if a.is_ascii_digit() && b.is_ascii_digit() => {
-                char::from(b'0' + ((b as u8 + 10 - a as u8) % 10))
-            }
-            (a, b) if a.is_ascii_lowercase() && b.is_ascii_digit() => '#',
-            (a, b) if a.is_ascii_digit() && b.is_ascii_lowercase() => '%',
-            _ => '?',
         })
         .collect()
 }

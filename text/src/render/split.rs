@@ -95,30 +95,37 @@ impl Stream {
         // reach[b]: how s[..b] was covered: the previous end, the text and the range.
         let mut reach: Vec<Option<(usize, usize, Range<usize>)>> = vec![None; len + 1];
         let mut reached = vec![false; len + 1];
-        reached[0] = true;
+        if let Some(r) = reached.first_mut() {
+            *r = true;
+        }
+        let is = |v: &[bool], k: usize| v.get(k).copied().unwrap_or(false);
         for (t, part) in self.parts.iter().enumerate() {
-            let starts: Vec<usize> = (0..len).filter(|&a| reached[a]).collect();
+            let starts: Vec<usize> = (0..len).filter(|&a| is(&reached, a)).collect();
             let mut newly = Vec::new();
             for a in starts {
                 for b in (a + MIN_PIECE..=len).rev() {
                     let Some(piece) = s.get(a..b) else { continue };
-                    if reached[b] || !Self::piece_ok(piece) || (a == 0 && b == len) {
+                    if is(&reached, b) || !Self::piece_ok(piece) || (a == 0 && b == len) {
                         continue;
                     }
                     if let Some(r) = part.find(piece) {
-                        reach[b] = Some((a, t, r));
+                        if let Some(slot) = reach.get_mut(b) {
+                            *slot = Some((a, t, r));
+                        }
                         newly.push(b);
                     }
                 }
             }
             for b in newly {
-                reached[b] = true;
+                if let Some(r) = reached.get_mut(b) {
+                    *r = true;
+                }
             }
-            if reached[len] {
+            if is(&reached, len) {
                 let mut pieces = Vec::new();
                 let mut at = len;
                 while at > 0 {
-                    let (a, t, r) = reach[at].clone()?;
+                    let (a, t, r) = reach.get(at).cloned().flatten()?;
                     pieces.push((t, r));
                     at = a;
                 }

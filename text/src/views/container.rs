@@ -58,13 +58,13 @@ fn unpack(bytes: &[u8]) -> Option<(View, Vec<u8>)> {
 }
 
 fn le16(b: &[u8], at: usize) -> Option<usize> {
-    let s = b.get(at..at + 2)?;
-    Some(usize::from(u16::from_le_bytes([s[0], s[1]])))
+    let s: [u8; 2] = b.get(at..at + 2)?.try_into().ok()?;
+    Some(usize::from(u16::from_le_bytes(s)))
 }
 
 fn le32(b: &[u8], at: usize) -> Option<usize> {
-    let s = b.get(at..at + 4)?;
-    usize::try_from(u32::from_le_bytes([s[0], s[1], s[2], s[3]])).ok()
+    let s: [u8; 4] = b.get(at..at + 4)?.try_into().ok()?;
+    usize::try_from(u32::from_le_bytes(s)).ok()
 }
 
 /// The contents of a zip archive's stored and deflated entries (local headers read in

@@ -99,7 +99,7 @@ fn ascii85_decode(body: &str, z85: bool) -> Option<Vec<u8>> {
             v = v * 85 + u64::from(*d);
         }
         let v = u32::try_from(v).ok()?;
-        out.extend_from_slice(&v.to_be_bytes()[..n - 1]);
+        out.extend_from_slice(v.to_be_bytes().get(..n - 1)?);
         group.clear();
         Some(())
     };
