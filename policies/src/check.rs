@@ -2,6 +2,7 @@
 //! human-readable diagnostics (policy id, line:column, Cedar's help line).
 
 use crate::error::PolicyError;
+use crate::nesting;
 use crate::schema::{parse_schema, SCHEMA_SOURCE};
 use cedar_policy::{PolicyId, PolicySet, Schema, ValidationMode, Validator};
 use serde::Serialize;
@@ -86,6 +87,19 @@ impl CheckReport {
     }
 }
 
+/// Whether a policy file with no policy at all (empty, or only comments) is accepted.
+///
+/// Such a file permits nothing, which as a defense blocks every flow: more often a
+/// wrong or truncated file than an intent, so it is refused unless asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EmptyPolicy {
+    /// An error diagnostic naming the file and the flag that accepts it.
+    #[default]
+    Refuse,
+    /// Accepted: the policy set permits nothing.
+    Allow,
+}
+
 /// Parses and validates each `.cedar` file in strict mode against the built-in schema,
 /// or against `schema_override` (a human-readable `.cedarschema` file) when given.
 ///
@@ -94,6 +108,7 @@ impl CheckReport {
 pub fn check_policy_files(
     paths: &[PathBuf],
     schema_override: Option<&Path>,
+    empty: EmptyPolicy,
 ) -> Result<CheckReport, PolicyError> {
     let schema = match schema_override {
         Some(path) => {
@@ -105,7 +120,7 @@ pub fn check_policy_files(
     let mut report = CheckReport::default();
     for path in paths {
         let src = read(path)?;
-        let (_, diagnostics) = check_source(path, &src, &schema);
+        let diagnostics = check_source_diagnostics(path, &src, &schema, empty);
         report.diagnostics.extend(diagnostics);
     }
     Ok(report)
@@ -120,7 +135,78 @@ fn read(path: &Path) -> Result<String, PolicyError> {
 
 /// Parses `src` and validates it strictly; returns the policy set when it parsed,
 /// and every diagnostic in source order.
+///
+/// Every policy text the crate accepts (files, `policy test`, the guard, the oracle)
+/// comes through here, so the nesting limit that keeps Cedar's recursive parser from
+/// overflowing the stack is checked once, before Cedar sees the text.
 pub(crate) fn check_source(
+    file: &Path,
+    src: &str,
+    schema: &Schema,
+    empty: EmptyPolicy,
+) -> (Option<PolicySet>, Vec<Diagnostic>) {
+    if let Some(d) = nesting::too_deep(file, src) {
+        return (None, vec![d]);
+    }
+    if empty == EmptyPolicy::Refuse && nesting::is_blank(src) {
+        return (None, vec![empty_file(file)]);
+    }
+    on_large_stack(|| parse_and_validate(file, src, schema))
+        .unwrap_or_else(|| (None, vec![cedar_failed(file)]))
+}
+
+/// Like [`check_source`], for callers that keep only the diagnostics: the policy set is
+/// dropped where it was built, since dropping a deep expression recurses too.
+pub(crate) fn check_source_diagnostics(
+    file: &Path,
+    src: &str,
+    schema: &Schema,
+    empty: EmptyPolicy,
+) -> Vec<Diagnostic> {
+    if let Some(d) = nesting::too_deep(file, src) {
+        return vec![d];
+    }
+    if empty == EmptyPolicy::Refuse && nesting::is_blank(src) {
+        return vec![empty_file(file)];
+    }
+    on_large_stack(|| parse_and_validate(file, src, schema).1)
+        .unwrap_or_else(|| vec![cedar_failed(file)])
+}
+
+/// Runs Cedar's recursive parse and validation: within the limits of [`nesting`] the
+/// depth still depends on the text, so it runs on a thread whose stack does not depend
+/// on the caller's (a test or a runtime worker has 2 MiB). `None` when no thread could
+/// be started or Cedar panicked.
+fn on_large_stack<R: Send>(work: impl FnOnce() -> R + Send) -> Option<R> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("cedar-parse".to_owned())
+            .stack_size(PARSE_STACK_BYTES)
+            .spawn_scoped(scope, work)
+            .ok()
+            .and_then(|handle| handle.join().ok())
+    })
+}
+
+/// Stack of the thread Cedar parses and validates on: room for the deepest text the
+/// limits of [`nesting`] let through, many times over.
+const PARSE_STACK_BYTES: usize = 64 * 1024 * 1024;
+
+fn cedar_failed(file: &Path) -> Diagnostic {
+    Diagnostic {
+        file: file.to_owned(),
+        policy_id: None,
+        line: None,
+        column: None,
+        severity: Severity::Error,
+        message:
+            "Cedar could not parse or validate this file (no thread to run it on, or Cedar failed)"
+                .to_owned(),
+        help: Some("retry; if it persists, simplify the file's expressions".to_owned()),
+    }
+}
+
+fn parse_and_validate(
     file: &Path,
     src: &str,
     schema: &Schema,
@@ -148,6 +234,22 @@ pub(crate) fn check_source(
         diagnostics.push(d);
     }
     (Some(pset), sorted(diagnostics))
+}
+
+fn empty_file(file: &Path) -> Diagnostic {
+    Diagnostic {
+        file: file.to_owned(),
+        policy_id: None,
+        line: None,
+        column: None,
+        severity: Severity::Error,
+        message: "the file holds no policy (it is empty or only comments), so it would permit nothing"
+            .to_owned(),
+        help: Some(
+            "check that this is the intended file; pass --allow-empty-policy to accept a policy that permits nothing"
+                .to_owned(),
+        ),
+    }
 }
 
 /// Names the policy by its readable id, and drops Cedar's own "for policy `policyN`"

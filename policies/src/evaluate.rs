@@ -8,6 +8,7 @@
 //! the policy text alone. Only the defense's reasons are reported: the oracle's policy
 //! text and policy ids stay hidden.
 
+use crate::check::EmptyPolicy;
 use crate::error::PolicyError;
 use crate::oracle::{Decision, Oracle, Question};
 use crate::schema::{destination_key, SCHEMA_SOURCE};
@@ -150,15 +151,21 @@ impl PolicyTestReport {
 ///
 /// The policy must parse and validate strictly against `schema_src` (the built-in
 /// schema when `None`); otherwise the error names `policy_file` and carries Cedar's
-/// diagnostics. The oracle is always the built-in policy over the built-in schema.
+/// diagnostics; a file with no policy is refused unless `empty` allows it. The oracle
+/// is always the built-in policy over the built-in schema.
 pub fn evaluate_policy(
     policy_src: &str,
     policy_file: &str,
     scenarios: &[Scenario],
     schema_src: Option<&str>,
+    empty: EmptyPolicy,
 ) -> Result<PolicyTestReport, PolicyError> {
-    let defense =
-        Authorizer::from_sources(schema_src.unwrap_or(SCHEMA_SOURCE), policy_src, policy_file)?;
+    let defense = Authorizer::from_sources_with(
+        schema_src.unwrap_or(SCHEMA_SOURCE),
+        policy_src,
+        policy_file,
+        empty,
+    )?;
     let oracle = Oracle::builtin()?;
     let mut report = PolicyTestReport {
         false_allow: 0,

@@ -9,16 +9,18 @@ mod check;
 mod entities;
 mod error;
 pub mod evaluate;
+mod nesting;
 mod oracle;
 mod schema;
 
-pub use check::{check_policy_files, CheckReport, Diagnostic, Severity};
+pub use check::{check_policy_files, CheckReport, Diagnostic, EmptyPolicy, Severity};
 pub use entities::entities;
 pub use error::PolicyError;
 pub use evaluate::{
     default_defense, evaluate_policy, Authorizer, PolicyCase, PolicyTestReport,
     DEFAULT_DEFENSE_FILE_NAME, DEFAULT_DEFENSE_SOURCE,
 };
+pub use nesting::{MAX_ARITHMETIC, MAX_CONDITIONALS, MAX_NESTING};
 pub use oracle::{Decision, Oracle, PreparedState, Question};
 pub use schema::{
     action_uid, community_uid, destination_key, destination_uid, object_uid, parse_schema,

@@ -7,7 +7,7 @@ mod prepared;
 #[cfg(test)]
 mod tests;
 
-use crate::check::{check_source, display_id};
+use crate::check::{check_source, display_id, EmptyPolicy};
 use crate::entities::{entities_with, Conformance};
 use crate::error::PolicyError;
 use crate::schema::{
@@ -126,8 +126,24 @@ impl Oracle {
         policy_src: &str,
         policy_file_name: &str,
     ) -> Result<Oracle, PolicyError> {
+        Self::from_sources_with(
+            schema_src,
+            policy_src,
+            policy_file_name,
+            EmptyPolicy::Refuse,
+        )
+    }
+
+    /// Like [`Oracle::from_sources`], saying whether a file with no policy is accepted.
+    pub fn from_sources_with(
+        schema_src: &str,
+        policy_src: &str,
+        policy_file_name: &str,
+        empty: EmptyPolicy,
+    ) -> Result<Oracle, PolicyError> {
         let schema = parse_schema("schema", schema_src)?;
-        let (pset, diagnostics) = check_source(Path::new(policy_file_name), policy_src, &schema);
+        let (pset, diagnostics) =
+            check_source(Path::new(policy_file_name), policy_src, &schema, empty);
         match pset {
             Some(policies) if diagnostics.is_empty() => {
                 let display_ids: HashMap<PolicyId, String> = policies

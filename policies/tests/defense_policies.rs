@@ -5,7 +5,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use cosec_policies::evaluate::{CaseKind, Mismatch, Verdict};
-use cosec_policies::{check_policy_files, evaluate_policy, PolicyError, PolicyTestReport};
+use cosec_policies::{
+    check_policy_files, evaluate_policy, EmptyPolicy, PolicyError, PolicyTestReport,
+};
 use cosec_scenarios::Scenario;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -25,8 +27,14 @@ fn repo(path: &str) -> PathBuf {
 
 fn run_file(path: &Path) -> PolicyTestReport {
     let src = std::fs::read_to_string(path).expect("policy file readable");
-    evaluate_policy(&src, &path.display().to_string(), suite(), None)
-        .unwrap_or_else(|e| panic!("{} is refused: {e}", path.display()))
+    evaluate_policy(
+        &src,
+        &path.display().to_string(),
+        suite(),
+        None,
+        EmptyPolicy::Refuse,
+    )
+    .unwrap_or_else(|e| panic!("{} is refused: {e}", path.display()))
 }
 
 fn example_files() -> Vec<PathBuf> {
@@ -111,7 +119,7 @@ fn default_and_examples_validate_strictly_against_the_schema() {
         "at least three example defenses: {files:?}"
     );
     files.push(repo("policies/defense/default.cedar"));
-    let report = check_policy_files(&files, None).expect("files readable");
+    let report = check_policy_files(&files, None, EmptyPolicy::Refuse).expect("files readable");
     assert!(report.is_clean(), "{:#?}", report.diagnostics);
 }
 
@@ -165,6 +173,7 @@ fn a_permissive_policy_leaks_every_scored_flow_and_blocks_nothing() {
         "open.cedar",
         suite(),
         None,
+        EmptyPolicy::Refuse,
     )
     .expect("valid policy");
     assert_counts_consistent(&report);
@@ -181,7 +190,8 @@ fn a_permissive_policy_leaks_every_scored_flow_and_blocks_nothing() {
 fn a_policy_failing_validation_is_refused_naming_the_file_and_the_problem() {
     let src =
         "@id(\"typo\")\npermit(principal, action, resource) when { resource.ownr == principal };\n";
-    let err = evaluate_policy(src, "mine/typo.cedar", suite(), None).expect_err("refused");
+    let err = evaluate_policy(src, "mine/typo.cedar", suite(), None, EmptyPolicy::Refuse)
+        .expect_err("refused");
     assert!(
         matches!(err, PolicyError::InvalidPolicies { .. }),
         "{err:?}"
@@ -191,8 +201,14 @@ fn a_policy_failing_validation_is_refused_naming_the_file_and_the_problem() {
     assert!(message.contains("ownr"), "{message}");
     assert!(message.contains("typo"), "{message}");
 
-    let err =
-        evaluate_policy("permit(principal,", "cut.cedar", suite(), None).expect_err("refused");
+    let err = evaluate_policy(
+        "permit(principal,",
+        "cut.cedar",
+        suite(),
+        None,
+        EmptyPolicy::Refuse,
+    )
+    .expect_err("refused");
     assert!(err.to_string().contains("cut.cedar"), "{err}");
 }
 
@@ -201,7 +217,14 @@ fn a_custom_schema_is_used_for_validation() {
     // A schema without `receive` cannot validate a policy naming it.
     let schema = include_str!("../cosec.cedarschema").replace("action receive", "action take");
     let src = std::fs::read_to_string(repo("policies/defense/default.cedar")).expect("readable");
-    let err = evaluate_policy(&src, "default.cedar", suite(), Some(&schema)).expect_err("refused");
+    let err = evaluate_policy(
+        &src,
+        "default.cedar",
+        suite(),
+        Some(&schema),
+        EmptyPolicy::Refuse,
+    )
+    .expect_err("refused");
     assert!(err.to_string().contains("default.cedar"), "{err}");
 }
 
@@ -212,6 +235,7 @@ fn json_report_has_exactly_the_documented_shape_and_no_oracle_text() {
         "open.cedar",
         suite(),
         None,
+        EmptyPolicy::Refuse,
     )
     .expect("valid policy");
     let json = serde_json::to_value(&report).expect("serializes");

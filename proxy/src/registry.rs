@@ -63,6 +63,25 @@ pub struct Upstream {
     pub api_key: Option<Secret>,
     /// Model name sent upstream (replaces whatever the harness asked for).
     pub model: String,
+    /// Sampling settings set on every forwarded call (unset: the harness's own).
+    pub sampling: Sampling,
+}
+
+/// Sampling settings a run fixes for every model call (`--temperature`, `--seed`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Sampling {
+    /// `temperature`, replacing the harness's.
+    pub temperature: Option<f64>,
+    /// `seed`, replacing the harness's (honoured by Chat Completions upstreams that
+    /// support it).
+    pub seed: Option<u64>,
+}
+
+impl Sampling {
+    /// Whether nothing is set.
+    pub fn is_empty(&self) -> bool {
+        self.temperature.is_none() && self.seed.is_none()
+    }
 }
 
 /// Who answers a trial's model calls.

@@ -125,6 +125,7 @@ async fn setup(script: Vec<Step>, retry: RetryPolicy) -> Setup {
         base_url,
         api_key: None,
         model: "up-model".into(),
+        sampling: Default::default(),
     });
     let trial = bare_trial("t1", model, dir.path(), TraceWriter::open(&trace).unwrap());
     let registry = TrialRegistry::new();

@@ -167,6 +167,7 @@ async fn proxy(
         base_url: base,
         api_key: api_key.map(Secret::new),
         model: String::new(),
+        sampling: Default::default(),
     });
     let registry = TrialRegistry::new();
     registry.insert(bare_trial("t", model, &dir, writer));

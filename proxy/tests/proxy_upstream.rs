@@ -210,6 +210,7 @@ fn trial_with(
         base_url,
         api_key: key.map(Secret::new),
         model: model.into(),
+        sampling: Default::default(),
     });
     bare_trial(id, model, dir, trace)
 }

@@ -3,6 +3,9 @@
 //! trial driver, the verifier and the metrics. The `cosec` binary is a thin `main`
 //! over [`commands::dispatch`]; tests use the modules directly.
 
+#[macro_use]
+mod out;
+
 pub mod audit;
 pub mod cli;
 pub mod commands;
@@ -10,6 +13,7 @@ pub mod compare;
 pub mod cost;
 pub mod error;
 pub mod harness;
+pub mod logging;
 pub mod metrics;
 pub mod report;
 pub mod run;

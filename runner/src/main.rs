@@ -10,6 +10,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = cosec::cli::Cli::parse();
+    cosec::logging::install(cli.log_format);
     match cosec::commands::dispatch(cli.command) {
         Ok(code) => code,
         Err(err) if err.is_closed_pipe() => ExitCode::SUCCESS,

@@ -28,6 +28,50 @@ fn listing_into_a_closed_pipe_ends_quietly_with_success() {
     }
 }
 
+#[test]
+fn every_printing_command_ends_quietly_on_a_closed_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a");
+    let a = a.to_str().unwrap();
+    let b = dir.path().join("b");
+    let b = b.to_str().unwrap();
+    let policy = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../policies/defense/default.cedar"
+    );
+    let scenario = "st-intra-owner-a1-s1";
+    let first = Command::new(env!("CARGO_BIN_EXE_cosec"))
+        .args(["run", "--judge", "none", "--scenario", scenario, "--out", a])
+        .output()
+        .unwrap();
+    assert!(first.status.success());
+    for args in [
+        &["run", "--judge", "none", "--scenario", scenario, "--out", b][..],
+        &["report", a][..],
+        &["compare", a, a][..],
+        &["compare", "--table", a, a][..],
+        &["policy", "check", policy][..],
+        &["policy", "test", policy][..],
+        &["scenarios", "validate"][..],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cosec"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            matches!(out.status.code(), Some(0) | Some(141)),
+            "{args:?}: {:?}\n{stderr}",
+            out.status
+        );
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
 /// `cosec` with a PATH holding no `bwrap` (nor npm, pip or Node).
 fn without_bubblewrap(args: &[&str], cache: &std::path::Path) -> std::process::Output {
     let empty = tempfile::tempdir().unwrap();

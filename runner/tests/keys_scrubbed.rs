@@ -119,6 +119,7 @@ fn an_echoed_key_reaches_nothing_a_run_writes_or_prints() {
             "st-intra-owner-a1-s1",
             "--retries",
             "0",
+            "--no-preflight",
             "--out",
             out.to_str().unwrap(),
         ])
@@ -127,6 +128,29 @@ fn an_echoed_key_reaches_nothing_a_run_writes_or_prints() {
         .env_remove("COSEC_JUDGE_BASE_URL")
         .output()
         .unwrap();
+    // The same run with its preflight stops before any trial, quoting the endpoint.
+    let preflight = Command::new(cosec)
+        .args([
+            "run",
+            "--judge",
+            "none",
+            "--model",
+            "openai:m",
+            "--model-base-url",
+            &base,
+        ])
+        .args(["--scenario", "st-intra-owner-a1-s1"])
+        .env("COSEC_MODEL_API_KEY", CONFIGURED)
+        .env("RUST_LOG", "debug")
+        .env_remove("COSEC_JUDGE_BASE_URL")
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    let preflight_err = String::from_utf8_lossy(&preflight.stderr).into_owned();
+    assert!(
+        preflight_err.contains("Incorrect API key provided"),
+        "{preflight_err}"
+    );
     let html = tmp.path().join("report.html");
     let report = Command::new(cosec)
         .args([
@@ -155,6 +179,7 @@ fn an_echoed_key_reaches_nothing_a_run_writes_or_prints() {
             String::from_utf8_lossy(&report.stderr).into_owned(),
         ),
     ];
+    texts.push(("preflight stderr".to_owned(), preflight_err));
     every_file(tmp.path(), &mut texts);
     let results = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
     assert!(

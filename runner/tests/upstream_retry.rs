@@ -82,6 +82,8 @@ fn run(base: &str, out: &Path, extra: &[&str]) -> Output {
         "0",
         "--upstream-backoff-ms",
         "1",
+        // The script answers model calls in order; a preflight would take the first.
+        "--no-preflight",
         "--out",
         out.to_str().unwrap(),
     ];
@@ -135,7 +137,10 @@ fn a_refusal_fails_the_trial_once_naming_the_upstream_message() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("run");
     let o = run(&base, &out, &[]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    // The only trial failed: the run says so and does not exit 0.
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no trial is valid"), "{stderr}");
     let line = first_result(&out);
     assert_eq!(line["status"], "infra_failure");
     let cause = line["cause"].as_str().unwrap();

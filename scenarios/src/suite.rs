@@ -99,6 +99,20 @@ pub enum SuiteError {
     /// Two files hold the same scenario id.
     #[error("scenario id `{0}` appears in more than one file")]
     DuplicateId(String),
+    /// A scenario file is larger than any scenario could be.
+    #[error("{path}: larger than the {limit}-byte limit of a scenario file ({} MiB); is it the intended file?", .limit / (1024 * 1024))]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// A folder to generate into holds files that a generation did not write.
+    #[error("{dir}: not empty and not a generated suite folder (it has no {MANIFEST_FILE}); generating would overwrite or delete files in it: choose a new or empty folder")]
+    NotGenerated {
+        /// The folder.
+        dir: PathBuf,
+    },
 }
 
 fn render_problems(problems: &[Problem]) -> String {
@@ -234,13 +248,42 @@ pub fn parse_scenario(path: &Path, bytes: &[u8]) -> Result<Scenario, SuiteError>
     })
 }
 
-/// Reads, parses and structurally validates a scenario file outside the suite.
-pub fn load_scenario_file(path: &Path) -> Result<Scenario, SuiteError> {
-    let bytes = std::fs::read(path).map_err(|source| SuiteError::Io {
+/// Largest scenario file read, in bytes: the suite's largest is about 16 KiB and a
+/// custom scenario has at most 64 turns, so anything bigger is the wrong file (or a
+/// device such as `/dev/zero` that would be read until memory runs out).
+pub const MAX_SCENARIO_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Reads a scenario file, refusing one larger than [`MAX_SCENARIO_FILE_BYTES`]
+/// without reading past the limit.
+pub fn read_scenario_bytes(path: &Path) -> Result<Vec<u8>, SuiteError> {
+    use std::io::Read as _;
+    let io = |source| SuiteError::Io {
         path: path.to_owned(),
         source,
-    })?;
-    let scenario = parse_scenario(path, &bytes)?;
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_SCENARIO_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_SCENARIO_FILE_BYTES {
+        return Err(SuiteError::TooLarge {
+            path: path.to_owned(),
+            limit: MAX_SCENARIO_FILE_BYTES,
+        });
+    }
+    Ok(bytes)
+}
+
+/// Reads, parses and structurally validates a scenario file outside the suite.
+pub fn load_scenario_file(path: &Path) -> Result<Scenario, SuiteError> {
+    let bytes = read_scenario_bytes(path)?;
+    load_scenario_bytes(path, &bytes)
+}
+
+/// Parses and structurally validates the bytes of a scenario file read from `path`.
+pub fn load_scenario_bytes(path: &Path, bytes: &[u8]) -> Result<Scenario, SuiteError> {
+    let scenario = parse_scenario(path, bytes)?;
     let problems = validate_scenario(&scenario);
     if !problems.is_empty() {
         return Err(SuiteError::Invalid {
@@ -282,11 +325,7 @@ pub fn load_dir(dir: &Path, allow_modified: bool) -> Result<LoadedSuite, SuiteEr
         if !name.ends_with(".json") {
             continue;
         }
-        let bytes = std::fs::read(entry.path()).map_err(|source| SuiteError::Io {
-            path: entry.path(),
-            source,
-        })?;
-        files.insert(name, bytes);
+        files.insert(name, read_scenario_bytes(&entry.path())?);
     }
     load_files(&dir.display().to_string(), dir, files, allow_modified)
 }
@@ -384,11 +423,16 @@ fn load_files(
 /// Writes a rendered suite into `dir`: every file is written to a temporary name and
 /// renamed into place, and scenario files no longer in the suite are removed, so an
 /// interrupted write never leaves a half file behind.
+///
+/// `dir` must be new, empty, or a suite folder written before (it holds a
+/// [`MANIFEST_FILE`]); only files that folder's manifest lists are ever removed, so
+/// files someone else put there are never deleted.
 pub fn write_suite(dir: &Path, files: &BTreeMap<String, Vec<u8>>) -> Result<(), SuiteError> {
     let io = |path: &Path| {
         let path = path.to_owned();
         move |source| SuiteError::Io { path, source }
     };
+    let previous = previous_generation(dir)?;
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     // The manifest goes last: a write cut short leaves files that disagree with the old
     // manifest, which loading reports as a modified suite instead of trusting it.
@@ -406,12 +450,43 @@ pub fn write_suite(dir: &Path, files: &BTreeMap<String, Vec<u8>>) -> Result<(), 
         std::fs::write(&tmp, bytes).map_err(io(&tmp))?;
         std::fs::rename(&tmp, &target).map_err(io(&target))?;
     }
-    for entry in std::fs::read_dir(dir).map_err(io(dir))? {
-        let entry = entry.map_err(io(dir))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".json") && !files.contains_key(&name) {
-            std::fs::remove_file(entry.path()).map_err(io(&entry.path()))?;
+    for name in previous {
+        let path = dir.join(&name);
+        if !files.contains_key(&name) && path.is_file() {
+            std::fs::remove_file(&path).map_err(io(&path))?;
         }
     }
     Ok(())
+}
+
+/// The scenario files an earlier generation wrote into `dir` (from its manifest), or
+/// none for a missing or empty folder; any other folder is refused.
+fn previous_generation(dir: &Path) -> Result<Vec<String>, SuiteError> {
+    let mut entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(SuiteError::Io {
+                path: dir.to_owned(),
+                source,
+            })
+        }
+    };
+    if entries.next().is_none() {
+        return Ok(Vec::new());
+    }
+    let manifest_path = dir.join(MANIFEST_FILE);
+    let manifest = std::fs::read(&manifest_path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Manifest>(&bytes).ok())
+        .ok_or_else(|| SuiteError::NotGenerated {
+            dir: dir.to_owned(),
+        })?;
+    // Only plain file names: a manifest cannot point the removal outside the folder.
+    Ok(manifest
+        .files
+        .into_iter()
+        .map(|f| f.file)
+        .filter(|name| Path::new(name).file_name().and_then(|n| n.to_str()) == Some(name.as_str()))
+        .collect())
 }

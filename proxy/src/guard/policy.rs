@@ -2,7 +2,9 @@
 //! when the guard starts, and evaluated like the oracle (one request for the
 //! requester, one `receive` per recipient of the destination).
 
-use cosec_policies::{Decision, Oracle, PolicyError, PreparedState, Question, SCHEMA_SOURCE};
+use cosec_policies::{
+    Decision, EmptyPolicy, Oracle, PolicyError, PreparedState, Question, SCHEMA_SOURCE,
+};
 use cosec_scenarios::{CommunityState, PlatformTier, UserId};
 use std::path::Path;
 
@@ -39,7 +41,26 @@ impl GuardPolicy {
 
     /// Like [`GuardPolicy::from_source`], against another schema text.
     pub fn with_schema(schema: &str, source: &str, file_name: &str) -> Result<Self, GuardError> {
-        let engine = Oracle::from_sources(schema, source, file_name)?;
+        Self::load(schema, source, file_name, EmptyPolicy::Refuse)
+    }
+
+    /// Like [`GuardPolicy::from_source`], saying whether a file with no policy (which
+    /// blocks every flow) is accepted.
+    pub fn from_source_with(
+        source: &str,
+        file_name: &str,
+        empty: EmptyPolicy,
+    ) -> Result<Self, GuardError> {
+        Self::load(SCHEMA_SOURCE, source, file_name, empty)
+    }
+
+    fn load(
+        schema: &str,
+        source: &str,
+        file_name: &str,
+        empty: EmptyPolicy,
+    ) -> Result<Self, GuardError> {
+        let engine = Oracle::from_sources_with(schema, source, file_name, empty)?;
         Ok(GuardPolicy {
             engine,
             file: file_name.to_owned(),
@@ -47,12 +68,12 @@ impl GuardPolicy {
     }
 
     /// Reads and validates a policy file.
-    pub fn from_file(path: &Path) -> Result<Self, GuardError> {
+    pub fn from_file(path: &Path, empty: EmptyPolicy) -> Result<Self, GuardError> {
         let source = std::fs::read_to_string(path).map_err(|source| GuardError::Read {
             path: path.display().to_string(),
             source,
         })?;
-        Self::from_source(&source, &path.display().to_string())
+        Self::from_source_with(&source, &path.display().to_string(), empty)
     }
 
     /// The policy's file name.

@@ -188,7 +188,7 @@ fn prepare(
             let auth = client_auth.filter(|_| up.api_key.is_none());
             // An unchanged request goes out as the client's own bytes.
             let sent = match raw {
-                Some(raw) if !changed && up.model.is_empty() => raw,
+                Some(raw) if !changed && up.model.is_empty() && up.sampling.is_empty() => raw,
                 _ => upstream::request_body(&up, value),
             };
             let call = forward::Call {

@@ -91,6 +91,8 @@ pub struct ProxyOptions {
     pub timeouts: UpstreamTimeouts,
     /// What one client may hold of the listener: body size, time, connections.
     pub limits: ServerLimits,
+    /// A cap on upstream calls per second shared by every listener thread.
+    pub pace: Option<Arc<crate::upstream::Pacer>>,
 }
 
 /// Finds the trial of a request from its headers (the standalone guard, whose clients
@@ -177,7 +179,8 @@ impl ProxyServer {
             Ok(Arc::new(State {
                 registry: registry.clone(),
                 backend: Arc::clone(&backend),
-                upstream: UpstreamClient::with_options(options.retry, options.timeouts)?,
+                upstream: UpstreamClient::with_options(options.retry, options.timeouts)?
+                    .paced(options.pace.clone()),
                 next_id: Arc::clone(&next_id),
                 guard: options.guard.clone(),
                 source: source.clone(),

@@ -309,6 +309,7 @@ async fn serve(
             base_url: base.to_owned(),
             api_key: config.api_key.clone(),
             model: config.model.clone().unwrap_or_default(),
+            sampling: Default::default(),
         },
         trace: Arc::new(match &config.trace {
             Some(path) => TraceWriter::open(path)?,

@@ -7,10 +7,12 @@
 //! to change in a request forwards it without parsing it. Transient failures are
 //! retried before a reply's head has reached the client ([`retry`]).
 
+mod pace;
 mod pool;
 mod retry;
 mod silence;
 
+pub use pace::Pacer;
 pub use pool::PooledBody;
 pub use retry::{retry_after, transient_status, RetryPolicy, MAX_RETRY_WAIT};
 pub use silence::{SilenceLimit, Silent};
@@ -84,6 +86,7 @@ pub struct UpstreamClient {
     pool: Pool,
     retry: RetryPolicy,
     timeouts: UpstreamTimeouts,
+    pace: Option<std::sync::Arc<Pacer>>,
 }
 
 /// A successful upstream reply: its content type and its (still unread) body.
@@ -178,10 +181,18 @@ fn endpoint_path(api: WireApi) -> &'static str {
 }
 
 /// The request body for `upstream`: the client's JSON with the model replaced (kept as
-/// the client named it when `upstream.model` is empty).
+/// the client named it when `upstream.model` is empty) and the run's sampling settings.
 pub fn request_body(upstream: &Upstream, mut body: Value) -> Bytes {
-    if let Some(obj) = body.as_object_mut().filter(|_| !upstream.model.is_empty()) {
-        obj.insert("model".into(), Value::String(upstream.model.clone()));
+    if let Some(obj) = body.as_object_mut() {
+        if !upstream.model.is_empty() {
+            obj.insert("model".into(), Value::String(upstream.model.clone()));
+        }
+        if let Some(t) = upstream.sampling.temperature {
+            obj.insert("temperature".into(), Value::from(t));
+        }
+        if let Some(seed) = upstream.sampling.seed {
+            obj.insert("seed".into(), Value::from(seed));
+        }
     }
     Bytes::from(body.to_string())
 }
@@ -250,7 +261,15 @@ impl UpstreamClient {
             pool: Pool::new(connector, POOL_IDLE_TIMEOUT),
             retry,
             timeouts,
+            pace: None,
         })
+    }
+
+    /// This client with every attempt (retries included) paced by `pace`, which may be
+    /// shared with other clients.
+    pub fn paced(mut self, pace: Option<std::sync::Arc<Pacer>>) -> Self {
+        self.pace = pace;
+        self
     }
 
     /// Sends a request body (see [`request_body`]; forwarded byte for byte) upstream.
@@ -306,6 +325,9 @@ impl UpstreamClient {
         body: Bytes,
         passthrough_auth: Option<&HeaderValue>,
     ) -> Result<UpstreamReply, AttemptFailure> {
+        if let Some(pace) = &self.pace {
+            pace.wait().await;
+        }
         // Without a reply the request may not have arrived at all: worth another try,
         // unless the request could not even be built.
         let fail = |what: String, transient: bool| AttemptFailure {
@@ -432,6 +454,7 @@ mod tests {
             base_url: "http://h/v1/".into(),
             api_key: Some(Secret::new("sk-top")),
             model: "m".into(),
+            sampling: Default::default(),
         };
         assert_eq!(
             endpoint(&up.base_url, WireApi::Responses),
@@ -469,12 +492,22 @@ mod tests {
             base_url: "http://h/v1".into(),
             api_key: None,
             model: "served".into(),
+            sampling: Default::default(),
         };
         let body = serde_json::json!({"model": "asked", "messages": []});
         let sent: Value = serde_json::from_slice(&request_body(&up, body.clone())).unwrap();
         assert_eq!(sent["model"], "served");
         up.model.clear();
-        let sent: Value = serde_json::from_slice(&request_body(&up, body)).unwrap();
+        let sent: Value = serde_json::from_slice(&request_body(&up, body.clone())).unwrap();
         assert_eq!(sent["model"], "asked");
+        assert!(sent.get("temperature").is_none() && sent.get("seed").is_none());
+        up.sampling = crate::registry::Sampling {
+            temperature: Some(0.0),
+            seed: Some(7),
+        };
+        let with_temperature = serde_json::json!({"model": "a", "temperature": 1.2});
+        let sent: Value = serde_json::from_slice(&request_body(&up, with_temperature)).unwrap();
+        assert_eq!(sent["temperature"], 0.0);
+        assert_eq!(sent["seed"], 7);
     }
 }

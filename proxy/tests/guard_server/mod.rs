@@ -177,6 +177,7 @@ impl Setup {
                     base_url: format!("http://{up}/v1"),
                     api_key: None,
                     model: "up-model".into(),
+                    sampling: Default::default(),
                 }),
             ),
         ] {

@@ -39,15 +39,24 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
                 scenarios::generate(worlds, out, check)
             }
         },
-        Command::Policy(PolicyCommand::Check { files, schema }) => {
-            policy::check(&files, schema.as_deref())
-        }
+        Command::Policy(PolicyCommand::Check {
+            files,
+            schema,
+            allow_empty_policy,
+        }) => policy::check(&files, schema.as_deref(), empty_policy(allow_empty_policy)),
         Command::Policy(PolicyCommand::Test {
             file,
             json,
             strict,
             schema,
-        }) => policy_test::test(&file, json, strict, schema.as_deref()),
+            allow_empty_policy,
+        }) => policy_test::test(
+            &file,
+            json,
+            strict,
+            schema.as_deref(),
+            empty_policy(allow_empty_policy),
+        ),
         Command::Audit(audit) => audit::dispatch(audit),
         Command::Run(args) => crate::run::run(*args),
         Command::Report(args) => report::report(&args),
@@ -71,9 +80,18 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
     }
 }
 
+/// What `--allow-empty-policy` means to the policies crate.
+pub(crate) fn empty_policy(allow: bool) -> cosec_policies::EmptyPolicy {
+    if allow {
+        cosec_policies::EmptyPolicy::Allow
+    } else {
+        cosec_policies::EmptyPolicy::Refuse
+    }
+}
+
 /// Writes `text` to standard output in one piece; a closed pipe comes back as
 /// [`CliError::Stdout`], which `main` treats as a quiet end rather than a panic.
-fn print(text: &str) -> Result<(), CliError> {
+pub(crate) fn print(text: &str) -> Result<(), CliError> {
     use std::io::Write as _;
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())

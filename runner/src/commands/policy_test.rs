@@ -3,7 +3,7 @@
 
 use crate::error::CliError;
 use cosec_policies::evaluate::{Mismatch, PolicyCase};
-use cosec_policies::{evaluate_policy, PolicyError, PolicyTestReport};
+use cosec_policies::{evaluate_policy, EmptyPolicy, PolicyError, PolicyTestReport};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -16,6 +16,7 @@ pub fn test(
     json: bool,
     strict: bool,
     schema: Option<&Path>,
+    empty: EmptyPolicy,
 ) -> Result<ExitCode, CliError> {
     let schema_src = match schema {
         Some(path) => {
@@ -34,6 +35,7 @@ pub fn test(
         &file_name,
         &suite.scenarios,
         schema_src.as_deref(),
+        empty,
     ) {
         Ok(report) => report,
         Err(err) => {
@@ -47,9 +49,9 @@ pub fn test(
         }
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", render(&file_name, suite.scenarios.len(), &report));
+        out!("{}", render(&file_name, suite.scenarios.len(), &report));
     }
     if strict && !report.is_exact() {
         return Ok(ExitCode::from(1));

@@ -13,10 +13,11 @@ use std::time::Duration;
 /// Runs the standalone guard until interrupted.
 pub fn serve(args: ServeArgs) -> Result<ExitCode, CliError> {
     let policy = match &args.policy {
-        Some(path) => GuardPolicy::from_file(path).map_err(|source| CliError::GuardPolicy {
-            origin: format!("--policy {}", path.display()),
-            source,
-        })?,
+        Some(path) => GuardPolicy::from_file(path, super::empty_policy(args.allow_empty_policy))
+            .map_err(|source| CliError::GuardPolicy {
+                origin: format!("--policy {}", path.display()),
+                source,
+            })?,
         None => GuardPolicy::from_source(
             cosec_policies::evaluate::DEFAULT_DEFENSE_SOURCE,
             cosec_policies::evaluate::DEFAULT_DEFENSE_FILE_NAME,

@@ -43,6 +43,10 @@ pub fn report(args: &ReportArgs) -> Result<ExitCode, CliError> {
             None => None,
         };
         text.push_str(&cost::render_cost_and_time(run, cost.as_ref()));
+        text.push_str(&crate::run::render_infra_causes(
+            &crate::run::infra_causes(&run.verdicts),
+            run.summary.trials.total,
+        ));
     }
     super::print(&text)?;
     Ok(ExitCode::SUCCESS)

@@ -82,7 +82,7 @@ async fn build(
     let progress = |line: &str| eprintln!("  {line}");
     eprintln!("building the sandbox image {image} ...");
     let built = image::build(&plan, &progress).await?;
-    println!(
+    outln!(
         "{image} built ({}): root filesystem {} ({:.0} s), import {:.0} s; holds {}",
         built.id,
         if built.rootfs_cached {

@@ -105,6 +105,10 @@ fn write_run(dir: &Path, defense: &str, trials: &[Trial]) {
         guardrail_digest: None,
         nonce: "n".to_owned(),
         shard: None,
+        label: None,
+        policy_source: None,
+        temperature: None,
+        seed: None,
     };
     std::fs::write(
         dir.join("run.json"),

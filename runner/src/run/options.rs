@@ -18,7 +18,7 @@ use std::sync::Arc;
 pub const RUN_RECORD_VERSION: u32 = 1;
 
 /// What a run folder was started with; `--resume` must match it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
     /// Format version.
     pub schema_version: u32,
@@ -53,7 +53,23 @@ pub struct RunRecord {
     /// The slice of `scenarios` this folder runs (`--shard K/N`); absent for a whole run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<crate::scale::shard::Shard>,
+    /// The run's name in reports (`--label`; default: the folder's name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Where the defense policy came from (`--policy` path, or the built-in file's
+    /// name); its text is kept beside as `policy.cedar`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy_source: Option<String>,
+    /// `--temperature`, sent with every model call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// `--seed`, sent with every model call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
+
+/// The copy of the defense policy's text a run folder keeps.
+pub const POLICY_COPY: &str = "policy.cedar";
 
 /// The guardrail paragraph of `--defense prompt` (kept as a file in the repository).
 pub const GUARDRAIL: &str = include_str!("../../prompts/guardrail.md");
@@ -104,18 +120,44 @@ pub struct RunPlan {
     pub upstream_retry: cosec_proxy::upstream::RetryPolicy,
     /// Prices for the cost line (`--prices`), checked to cover the run's model.
     pub prices: Option<crate::cost::PriceTable>,
+    /// How progress is shown.
+    pub progress: super::progress::ProgressMode,
+    /// When a run with infrastructure failures exits 1.
+    pub infra_limit: super::infra::InfraLimit,
+    /// Infrastructure failures of one kind in a row that stop the run (0: never).
+    pub max_consecutive_infra: u32,
+    /// Run again the trials that ended as infrastructure failures (`--resume`).
+    pub retry_infra: bool,
+    /// Run again the trials that ended unadjudicable (`--resume`).
+    pub retry_unadjudicated: bool,
+    /// The cap on model calls per second (`--max-rps`).
+    pub pace: Option<Arc<cosec_proxy::upstream::Pacer>>,
 }
 
 fn select(args: &RunArgs) -> Result<(Vec<Scenario>, String, bool), CliError> {
     if !args.scenario_files.is_empty() {
-        let mut scenarios = Vec::new();
+        let mut scenarios: Vec<Scenario> = Vec::new();
         let mut hasher = Sha256::new();
-        for path in &args.scenario_files {
-            let bytes = std::fs::read(path).map_err(CliError::io(path))?;
+        for (i, path) in args.scenario_files.iter().enumerate() {
+            let bytes = suite::read_scenario_bytes(path)?;
             hasher.update(&bytes);
-            scenarios.push(suite::load_scenario_file(path)?);
+            let scenario = suite::load_scenario_bytes(path, &bytes)?;
+            if let Some(first) = scenarios.iter().position(|s| s.id == scenario.id) {
+                return Err(duplicate(
+                    scenario.id.as_str(),
+                    &format!("--scenario-file {}", args.scenario_files[first].display()),
+                    &format!("--scenario-file {}", args.scenario_files[i].display()),
+                ));
+            }
+            scenarios.push(scenario);
         }
         return Ok((scenarios, hex::encode(hasher.finalize()), true));
+    }
+    for (i, id) in args.scenarios.iter().enumerate() {
+        if args.scenarios[..i].contains(id) {
+            let flag = format!("--scenario {id}");
+            return Err(duplicate(id, &flag, &flag));
+        }
     }
     let loaded = match &args.source.suite_dir {
         Some(dir) => suite::load_dir(dir, args.source.allow_modified)?,
@@ -149,6 +191,13 @@ fn select(args: &RunArgs) -> Result<(Vec<Scenario>, String, bool), CliError> {
     Ok((scenarios, loaded.suite_digest, loaded.modified))
 }
 
+/// A scenario selected twice would run twice into the one trial folder its id names.
+fn duplicate(id: &str, first: &str, second: &str) -> CliError {
+    CliError::Run(format!(
+        "scenario `{id}` is selected twice (by `{first}` and by `{second}`); each trial's folder is named by its scenario id, so select each scenario once"
+    ))
+}
+
 /// Parses `--model`.
 pub fn model_route(args: &RunArgs) -> Result<ModelRoute, CliError> {
     let m = args.model.trim();
@@ -171,6 +220,7 @@ pub fn model_route(args: &RunArgs) -> Result<ModelRoute, CliError> {
             "--model {m} needs the upstream's base URL: set COSEC_MODEL_BASE_URL or --model-base-url (e.g. https://api.example.com/v1)"
         ))
     })?;
+    let base_url = checked_base_url(base_url.trim())?;
     Ok(ModelRoute::Upstream(Upstream {
         base_url: base_url.trim_end_matches('/').to_owned(),
         api_key: args
@@ -179,7 +229,32 @@ pub fn model_route(args: &RunArgs) -> Result<ModelRoute, CliError> {
             .filter(|k| !k.is_empty())
             .map(Secret::new),
         model: name.to_owned(),
+        sampling: cosec_proxy::registry::Sampling {
+            temperature: args.temperature,
+            seed: args.seed,
+        },
     }))
+}
+
+/// The upstream's base URL parsed before any trial, so that a typo fails at once
+/// instead of as an infrastructure failure of every trial.
+fn checked_base_url(url: &str) -> Result<&str, CliError> {
+    let bad = |why: String| {
+        CliError::Run(format!(
+            "--model-base-url (or COSEC_MODEL_BASE_URL) `{url}` is not a usable URL: {why}; give the upstream's base URL, e.g. https://api.example.com/v1"
+        ))
+    };
+    let parsed = reqwest::Url::parse(url).map_err(|e| bad(e.to_string()))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(bad(format!(
+            "the scheme is `{}`, not http or https",
+            parsed.scheme()
+        )));
+    }
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return Err(bad("it names no host".to_owned()));
+    }
+    Ok(url)
 }
 
 fn default_out(args: &RunArgs) -> PathBuf {
@@ -273,21 +348,39 @@ pub fn panel_name(judges: &[JudgeConfig]) -> String {
         .join(",")
 }
 
-/// Resolves flags into a plan, creating the run folder (or checking it on `--resume`).
-pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
-    let model = model_route(args)?;
-    let prices = match &args.prices {
+/// Checks every flag that names something outside the run (model route and URL, price
+/// file, defense policy, guard layers) without selecting scenarios or creating a
+/// folder: `cosec matrix run` calls it for every cell before the first trial.
+pub fn preflight(args: &RunArgs) -> Result<(), CliError> {
+    model_route(args)?;
+    prices(args)?;
+    guard(args)?;
+    Ok(())
+}
+
+/// `--prices`, loaded and checked to cover the run's model.
+fn prices(args: &RunArgs) -> Result<Option<crate::cost::PriceTable>, CliError> {
+    match &args.prices {
         Some(path) => {
             let table = crate::cost::PriceTable::load(path)?;
             table.require(args.model.trim())?;
-            Some(table)
+            Ok(Some(table))
         }
-        None => None,
-    };
-    let judges = JudgeConfig::panel_from_flag(args.judge.as_deref())?;
-    let (scenarios, suite_digest, outside) = select(args)?;
+        None => Ok(None),
+    }
+}
+
+/// Where a run's defense policy came from, its text and its digest.
+struct PolicyRecord {
+    source: String,
+    text: String,
+    digest: String,
+}
+
+/// The guard of `--defense proxy` and the record of its policy.
+fn guard(args: &RunArgs) -> Result<(Option<GuardPlan>, Option<PolicyRecord>), CliError> {
     let sha = |text: &str| hex::encode(Sha256::digest(text.as_bytes()));
-    let (guard, policy_digest) = match args.defense {
+    match args.defense {
         Defense::Proxy => {
             let (policy, text) = match &args.policy {
                 Some(path) => {
@@ -296,11 +389,15 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
                         source,
                         hint: " (--policy)".to_owned(),
                     })?;
-                    let policy = GuardPolicy::from_source(&text, &path.display().to_string())
-                        .map_err(|source| CliError::GuardPolicy {
-                            origin: format!("--policy {}", path.display()),
-                            source,
-                        })?;
+                    let policy = GuardPolicy::from_source_with(
+                        &text,
+                        &path.display().to_string(),
+                        crate::commands::empty_policy(args.allow_empty_policy),
+                    )
+                    .map_err(|source| CliError::GuardPolicy {
+                        origin: format!("--policy {}", path.display()),
+                        source,
+                    })?;
                     (policy, text)
                 }
                 None => {
@@ -322,14 +419,25 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
             };
             let layers = GuardLayers::parse(&args.guard_layers)
                 .map_err(|e| CliError::Run(format!("--guard-layers: {e}")))?;
-            (
+            let source = match &args.policy {
+                Some(path) => path.display().to_string(),
+                None => format!(
+                    "built-in {}",
+                    cosec_policies::evaluate::DEFAULT_DEFENSE_FILE_NAME
+                ),
+            };
+            Ok((
                 Some(GuardPlan {
                     policy,
                     mode,
                     layers,
                 }),
-                Some(sha(&text)),
-            )
+                Some(PolicyRecord {
+                    source,
+                    digest: sha(&text),
+                    text,
+                }),
+            ))
         }
         Defense::None | Defense::Prompt => {
             let default_layers =
@@ -340,14 +448,28 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
                         .to_owned(),
                 ));
             }
-            (None, None)
+            Ok((None, None))
         }
-    };
+    }
+}
+
+/// Resolves flags into a plan, creating the run folder (or checking it on `--resume`).
+pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
+    let model = model_route(args)?;
+    let prices = prices(args)?;
+    let judges = JudgeConfig::panel_from_flag(args.judge.as_deref())?;
+    let (scenarios, suite_digest, outside) = select(args)?;
+    let sha = |text: &str| hex::encode(Sha256::digest(text.as_bytes()));
+    let (guard, policy) = guard(args)?;
     let guardrail = (args.defense == Defense::Prompt).then(|| GUARDRAIL.trim().to_owned());
+    let mut scenarios = scenarios;
+    if let Some(limit) = args.limit {
+        scenarios.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    }
     if scenarios.is_empty() {
         return Err(CliError::Run("no scenario selected".to_owned()));
     }
-    let out = args.out.clone().unwrap_or_else(|| default_out(args));
+    let mut out = args.out.clone().unwrap_or_else(|| default_out(args));
     let mut record = RunRecord {
         schema_version: RUN_RECORD_VERSION,
         harness: args.harness.as_str().to_owned(),
@@ -357,7 +479,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         scenarios: scenarios.iter().map(|s| s.id.to_string()).collect(),
         suite_digest,
         outside_frozen_suite: outside,
-        policy_digest,
+        policy_digest: policy.as_ref().map(|p| p.digest.clone()),
         guard_mode: guard.as_ref().map(|g| match g.mode {
             GuardMode::Enforce => "enforce".to_owned(),
             GuardMode::Shadow => "shadow".to_owned(),
@@ -370,11 +492,20 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         guardrail_digest: guardrail.as_deref().map(sha),
         nonce: String::new(),
         shard: args.shard,
+        label: args.label.clone(),
+        policy_source: policy.as_ref().map(|p| p.source.clone()),
+        temperature: args.temperature,
+        seed: args.seed,
     };
     if args.resume {
         let old = read_record(&out)?;
         let mut expected = record.clone();
         expected.nonce = old.nonce.clone();
+        // The same policy may be read from another path; a label may be renamed later.
+        expected.policy_source = old.policy_source.clone();
+        if args.label.is_none() {
+            expected.label = old.label.clone();
+        }
         if old != expected {
             return Err(CliError::Run(format!(
                 "{} was started with different options (harness {}, model {}, defense {}, judge {}, {} scenarios, suite {}); resume it with the same flags",
@@ -389,13 +520,24 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         }
         record = old;
     } else {
-        if out.exists() {
-            return Err(CliError::Run(format!(
+        out = match &args.out {
+            Some(_) if out.exists() => return Err(CliError::Run(format!(
                 "{} already exists; pass --resume to continue that run, or choose another --out",
                 out.display()
-            )));
+            ))),
+            Some(_) => {
+                std::fs::create_dir_all(&out).map_err(CliError::io(&out))?;
+                out
+            }
+            None => claim_fresh_dir(&out)?,
+        };
+        if record.label.is_none() {
+            record.label = out.file_name().map(|n| n.to_string_lossy().into_owned());
         }
-        std::fs::create_dir_all(&out).map_err(CliError::io(&out))?;
+        if let Some(policy) = &policy {
+            let copy = out.join(POLICY_COPY);
+            std::fs::write(&copy, &policy.text).map_err(CliError::io(&copy))?;
+        }
         let salt = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
@@ -433,5 +575,48 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
             std::time::Duration::from_millis(args.upstream_backoff_ms),
         ),
         prices,
+        progress: args.progress,
+        infra_limit: args.max_infra_failures,
+        max_consecutive_infra: args.max_consecutive_infra,
+        retry_infra: args.retry_infra,
+        retry_unadjudicated: args.retry_unadjudicated,
+        pace: match args.max_rps {
+            None => None,
+            Some(rate) => Some(Arc::new(
+                cosec_proxy::upstream::Pacer::new(rate).ok_or_else(|| {
+                    CliError::Run(format!(
+                        "--max-rps {rate}: give a positive number of calls per second"
+                    ))
+                })?,
+            )),
+        },
     })
+}
+
+/// Creates the default run folder `base`, or `base-2`, `base-3`, ... when another run
+/// started in the same second holds it (creation is the claim, so two runs never
+/// share a folder).
+fn claim_fresh_dir(base: &Path) -> Result<PathBuf, CliError> {
+    if let Some(parent) = base.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(CliError::io(parent))?;
+    }
+    let name = base
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    for n in 1..1000 {
+        let candidate = if n == 1 {
+            base.to_owned()
+        } else {
+            base.with_file_name(format!("{name}-{n}"))
+        };
+        match std::fs::create_dir(&candidate) {
+            Ok(()) => return Ok(candidate),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(source) => return Err(CliError::io(&candidate)(source)),
+        }
+    }
+    Err(CliError::Run(format!(
+        "{} and 998 numbered folders beside it exist; choose --out",
+        base.display()
+    )))
 }

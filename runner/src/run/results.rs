@@ -114,6 +114,38 @@ pub fn read_results<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ResultsE
         .collect()
 }
 
+/// Removes the complete lines `drop` picks (read as JSON) and returns them; every other
+/// line is kept byte for byte. The file is replaced in one rename, so a kill leaves
+/// either the old file or the new one. A line that is not JSON is kept.
+pub fn remove_lines(
+    path: &Path,
+    drop: impl Fn(&serde_json::Value) -> bool,
+) -> Result<Vec<serde_json::Value>, ResultsError> {
+    let io = |source| ResultsError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => return Err(io(source)),
+    };
+    let mut kept = String::with_capacity(text.len());
+    let mut dropped = Vec::new();
+    for line in text.split_inclusive('\n').filter(|l| l.ends_with('\n')) {
+        match serde_json::from_str::<serde_json::Value>(line) {
+            Ok(value) if drop(&value) => dropped.push(value),
+            _ => kept.push_str(line),
+        }
+    }
+    if !dropped.is_empty() {
+        let tmp = path.with_extension("jsonl.tmp");
+        std::fs::write(&tmp, kept).map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(io)?;
+    }
+    Ok(dropped)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,6 +165,21 @@ mod tests {
         assert!(std::fs::read_to_string(&path)
             .unwrap()
             .ends_with("{\"a\":3}\n"));
+    }
+
+    #[test]
+    fn removing_lines_keeps_every_other_line_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.jsonl");
+        let text =
+            "{\"s\":\"valid\",  \"k\":1}\n{\"s\":\"infra_failure\"}\n{\"s\":\"valid\",\"k\":2}\n";
+        std::fs::write(&path, text).unwrap();
+        let dropped = remove_lines(&path, |v| v["s"] == "infra_failure").unwrap();
+        assert_eq!(dropped, vec![json!({"s": "infra_failure"})]);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\"s\":\"valid\",  \"k\":1}\n{\"s\":\"valid\",\"k\":2}\n"
+        );
     }
 
     #[test]

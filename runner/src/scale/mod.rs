@@ -19,7 +19,7 @@ pub fn merge_command(dirs: &[PathBuf], out: &Path) -> Result<ExitCode, CliError>
         merged.verdicts.len(),
         out.display()
     );
-    println!("{}", crate::metrics::render_table(&merged.summary));
-    println!("results: {}", out.join("results.jsonl").display());
+    outln!("{}", crate::metrics::render_table(&merged.summary));
+    outln!("results: {}", out.join("results.jsonl").display());
     Ok(ExitCode::SUCCESS)
 }

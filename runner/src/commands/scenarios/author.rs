@@ -39,7 +39,7 @@ pub fn new_world(dir: &Path, from: &str, variant: Option<&str>) -> Result<ExitCo
         source,
     })?;
     write_whole_folder(dir, &files)?;
-    println!(
+    outln!(
         "wrote {} ({} files) from world `{}`\nedit {}/{WORLD_FILE} and the variant, then expand and check it with:\n  cosec scenarios generate --worlds {} --out OUT_DIR",
         dir.display(),
         files.len(),

@@ -195,7 +195,7 @@ pub fn generate(
             }
         }
         if differing.is_empty() {
-            println!(
+            outln!(
                 "{} is identical to a fresh generation ({} files)",
                 dir.display(),
                 files.len()
@@ -210,7 +210,7 @@ pub fn generate(
         return Ok(ExitCode::from(1));
     }
     suite::write_suite(&dir, &files)?;
-    println!(
+    outln!(
         "wrote {} scenarios and {} to {}",
         scenarios.len(),
         suite::MANIFEST_FILE,

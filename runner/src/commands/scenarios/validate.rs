@@ -100,7 +100,7 @@ pub fn validate(paths: &[PathBuf], allow_modified: bool) -> Result<ExitCode, Cli
         }
         check_all("suite", &loaded.scenarios);
         if structure.is_empty() && bad == 0 {
-            println!(
+            outln!(
                 "the frozen suite is valid: {good} scenarios, suite digest {}{}",
                 loaded.suite_digest,
                 if loaded.modified { " (MODIFIED)" } else { "" }
@@ -127,7 +127,7 @@ pub fn validate(paths: &[PathBuf], allow_modified: bool) -> Result<ExitCode, Cli
         }
     }
     if bad == 0 && failed_paths == 0 {
-        println!("{good} scenario(s) valid");
+        outln!("{good} scenario(s) valid");
         Ok(ExitCode::SUCCESS)
     } else {
         eprintln!("{} invalid", bad + failed_paths);

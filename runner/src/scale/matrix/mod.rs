@@ -165,17 +165,27 @@ pub fn run(file: &Path, out: Option<&Path>) -> Result<ExitCode, CliError> {
             source,
         })?;
         let started = Instant::now();
-        let (summary, _) = crate::run::execute(&args).map_err(|e| CliError::Cell {
+        let end = crate::run::execute(&args).map_err(|e| CliError::Cell {
             cell: tag.to_string(),
             source: Box::new(e),
         })?;
+        if let Some(stopped) = &end.stopped {
+            return Err(CliError::Run(format!(
+                "matrix {tag}: stopped ({}); run the matrix again to resume it",
+                match stopped {
+                    crate::run::Stopped::Interrupted => "interrupted".to_owned(),
+                    crate::run::Stopped::Breaker(kind, n) =>
+                        format!("{n} infrastructure failures in a row: {}", kind.label()),
+                }
+            )));
+        }
         eprintln!(
             "matrix {tag}: done in {:.1} s: {}",
             started.elapsed().as_secs_f64(),
-            brief(&summary)
+            brief(&end.summary)
         );
     }
-    print!("{}", cell_table(&dir)?);
+    crate::commands::print(&cell_table(&dir)?)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -211,8 +221,8 @@ pub fn status(path: &Path, out: Option<&Path>) -> Result<ExitCode, CliError> {
         };
         let _ = writeln!(text, "{:<48} {shown}", cell.name);
     }
-    print!("{text}");
-    println!(
+    out!("{text}");
+    outln!(
         "{done} of {} cells done, {started} partial, {} not started",
         rows.len(),
         rows.len() - done - started
@@ -222,7 +232,7 @@ pub fn status(path: &Path, out: Option<&Path>) -> Result<ExitCode, CliError> {
 
 /// `cosec report MATRIX_DIR`: one line of rates per cell.
 pub fn report(dir: &Path) -> Result<ExitCode, CliError> {
-    print!("{}", cell_table(dir)?);
+    out!("{}", cell_table(dir)?);
     Ok(ExitCode::SUCCESS)
 }
 

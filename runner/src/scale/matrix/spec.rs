@@ -172,7 +172,8 @@ impl MatrixSpec {
     }
 
     /// Every cell, in a fixed order, with its flags; each cell's flags are checked by
-    /// `cosec run`'s own parser, so a bad value fails before any cell runs.
+    /// `cosec run`'s own parser and what they name (model URL, policy, price file) is
+    /// loaded, so a bad value fails before any cell runs.
     pub fn cells(&self, spec_path: &Path) -> Result<Vec<PlannedCell>, SpecError> {
         let invalid = |message: String| SpecError::Invalid {
             path: spec_path.to_owned(),
@@ -250,8 +251,10 @@ impl MatrixSpec {
                                     "`run_args` must not set --out, --resume or --shard: the matrix chooses each cell's folder and resumes it".to_owned(),
                                 ));
                             }
-                            // The route's errors are messages only (no cause to keep).
-                            crate::run::options::model_route(&args)
+                            // The model route and URL, price file and policy of every
+                            // cell are checked here, before the first cell runs; the
+                            // errors are messages only (no cause to keep).
+                            crate::run::options::preflight(&args)
                                 .map_err(|e| invalid(format!("cell {}: {e}", cell.name)))?;
                             cells.push(PlannedCell { cell, flags });
                         }
@@ -284,6 +287,11 @@ policies = ["default", "strict.cedar"]
 run_args = ["--judge", "none"]
 "#,
         );
+        std::fs::write(
+            path.with_file_name("strict.cedar"),
+            cosec_policies::DEFAULT_DEFENSE_SOURCE,
+        )
+        .unwrap();
         let m = MatrixSpec::load(&path).unwrap();
         let cells = m.cells(&path).unwrap();
         let names: Vec<&str> = cells.iter().map(|c| c.cell.name.as_str()).collect();
