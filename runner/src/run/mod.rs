@@ -216,7 +216,12 @@ async fn preflight_all(args: &crate::cli::RunArgs) -> Result<(), CliError> {
     use preflight::Preflight;
     let mut checks = Vec::new();
     if let cosec_proxy::registry::ModelRoute::Upstream(up) = options::model_route(args)? {
-        checks.push(("model endpoint".to_owned(), up.base_url, up.model, up.api_key));
+        checks.push((
+            "model endpoint".to_owned(),
+            up.base_url,
+            up.model,
+            up.api_key,
+        ));
     }
     for judge in JudgeConfig::panel_from_flag(args.judge.as_deref())? {
         checks.push((

@@ -521,10 +521,12 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         record = old;
     } else {
         out = match &args.out {
-            Some(_) if out.exists() => return Err(CliError::Run(format!(
+            Some(_) if out.exists() => {
+                return Err(CliError::Run(format!(
                 "{} already exists; pass --resume to continue that run, or choose another --out",
                 out.display()
-            ))),
+            )))
+            }
             Some(_) => {
                 std::fs::create_dir_all(&out).map_err(CliError::io(&out))?;
                 out

@@ -144,9 +144,6 @@ mod tests {
         let found = check("judge", &url, "m", None).await;
         assert!(matches!(found, Preflight::Doubtful(_)), "{found:?}");
         let url = answering("200 OK", r#"{"choices":[]}"#).await;
-        assert_eq!(
-            check("model", &url, "m", None).await,
-            Preflight::Ready
-        );
+        assert_eq!(check("model", &url, "m", None).await, Preflight::Ready);
     }
 }
