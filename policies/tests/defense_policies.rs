@@ -9,8 +9,9 @@ use cosec_policies::{
     check_policy_files, evaluate_policy, EmptyPolicy, PolicyError, PolicyTestReport,
 };
 use cosec_scenarios::Scenario;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 fn suite() -> &'static [Scenario] {
     static SUITE: OnceLock<Vec<Scenario>> = OnceLock::new();
@@ -25,16 +26,40 @@ fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)
 }
 
+/// Each file is evaluated once per test process: a whole-suite evaluation of both
+/// layers takes seconds in a debug build.
 fn run_file(path: &Path) -> PolicyTestReport {
+    static DONE: OnceLock<Mutex<HashMap<PathBuf, PolicyTestReport>>> = OnceLock::new();
+    let done = DONE.get_or_init(Mutex::default);
+    if let Some(report) = done.lock().unwrap().get(path) {
+        return report.clone();
+    }
     let src = std::fs::read_to_string(path).expect("policy file readable");
-    evaluate_policy(
+    let report = evaluate_policy(
         &src,
         &path.display().to_string(),
         suite(),
         None,
         EmptyPolicy::Refuse,
     )
-    .unwrap_or_else(|e| panic!("{} is refused: {e}", path.display()))
+    .unwrap_or_else(|e| panic!("{} is refused: {e}", path.display()));
+    done.lock().unwrap().insert(path.to_owned(), report.clone());
+    report
+}
+
+/// The report of a policy that permits everything.
+fn open_report() -> &'static PolicyTestReport {
+    static OPEN: OnceLock<PolicyTestReport> = OnceLock::new();
+    OPEN.get_or_init(|| {
+        evaluate_policy(
+            "permit(principal, action, resource);",
+            "open.cedar",
+            suite(),
+            None,
+            EmptyPolicy::Refuse,
+        )
+        .expect("valid policy")
+    })
 }
 
 fn example_files() -> Vec<PathBuf> {
@@ -54,6 +79,17 @@ fn suite_flow_counts() -> (usize, usize) {
 }
 
 fn assert_counts_consistent(report: &PolicyTestReport) {
+    let read = &report.read;
+    assert_eq!(read.cases.len(), read.questions);
+    let of = |m| read.cases.iter().filter(|c| c.mismatch == Some(m)).count();
+    assert_eq!(read.false_allow, of(Mismatch::FalseAllow));
+    assert_eq!(read.false_deny, of(Mismatch::FalseDeny));
+    let allowed = read
+        .cases
+        .iter()
+        .filter(|c| c.oracle == Verdict::Allow)
+        .count();
+    assert_eq!(read.permitted, allowed);
     let (scored, legit) = suite_flow_counts();
     assert_eq!(report.scored_flows, scored);
     assert_eq!(report.legit_flows, legit);
@@ -81,6 +117,10 @@ fn default_policy_never_leaks_and_blocks_at_most_two_percent_of_legit_work() {
         .filter(|c| c.mismatch == Some(Mismatch::FalseAllow))
         .collect();
     assert!(leaks.is_empty(), "default.cedar would leak: {leaks:#?}");
+    // The input layer lets into each turn exactly what the turn may pass on.
+    assert!(report.read.questions > 0 && report.read.permitted > 0);
+    let reads: Vec<_> = report.read.mismatches().collect();
+    assert!(reads.is_empty(), "default.cedar reads: {reads:#?}");
     assert!(
         report.false_deny * 50 <= report.legit_flows,
         "default.cedar blocks {} of {} legitimate flows",
@@ -168,15 +208,14 @@ fn every_example_runs_and_shows_the_trade_its_header_states() {
 
 #[test]
 fn a_permissive_policy_leaks_every_scored_flow_and_blocks_nothing() {
-    let report = evaluate_policy(
-        "permit(principal, action, resource);",
-        "open.cedar",
-        suite(),
-        None,
-        EmptyPolicy::Refuse,
-    )
-    .expect("valid policy");
-    assert_counts_consistent(&report);
+    let report = open_report();
+    assert_counts_consistent(report);
+    // Every read the oracle denies comes in, none is withheld.
+    assert_eq!(
+        report.read.false_allow,
+        report.read.questions - report.read.permitted
+    );
+    assert_eq!(report.read.false_deny, 0);
     assert_eq!(report.false_allow, report.scored_flows);
     assert_eq!(report.false_deny, 0);
     assert!(report
@@ -230,15 +269,46 @@ fn a_custom_schema_is_used_for_validation() {
 
 #[test]
 fn json_report_has_exactly_the_documented_shape_and_no_oracle_text() {
-    let report = evaluate_policy(
-        "permit(principal, action, resource);",
-        "open.cedar",
-        suite(),
-        None,
-        EmptyPolicy::Refuse,
-    )
-    .expect("valid policy");
-    let json = serde_json::to_value(&report).expect("serializes");
+    let report = open_report();
+    let json = serde_json::to_value(report).expect("serializes");
+    let mut read_keys: Vec<&str> = json["read"]
+        .as_object()
+        .expect("read object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    read_keys.sort_unstable();
+    assert_eq!(
+        read_keys,
+        [
+            "cases",
+            "false_allow",
+            "false_deny",
+            "permitted",
+            "questions"
+        ]
+    );
+    let mut read_case_keys: Vec<&str> = json["read"]["cases"][0]
+        .as_object()
+        .expect("read case")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    read_case_keys.sort_unstable();
+    assert_eq!(
+        read_case_keys,
+        [
+            "defense",
+            "defense_reasons",
+            "destination",
+            "mismatch",
+            "object",
+            "oracle",
+            "requester",
+            "scenario",
+            "turn"
+        ]
+    );
     let object = json.as_object().expect("an object");
     let keys: Vec<&str> = object.keys().map(String::as_str).collect();
     let mut expected = vec![
@@ -248,6 +318,7 @@ fn json_report_has_exactly_the_documented_shape_and_no_oracle_text() {
         "legit_flows",
         "total",
         "cases",
+        "read",
     ];
     let mut sorted = keys.clone();
     sorted.sort_unstable();

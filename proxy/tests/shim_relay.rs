@@ -16,7 +16,7 @@ use tokio::net::UnixStream;
 
 fn start_socket(fx: &Fixture) -> PathBuf {
     let path = fx.dir.path().join("shim.sock");
-    let server = ShimSocketServer::bind(&path, fx.shim.clone()).unwrap();
+    let server = ShimSocketServer::bind(&path, fx.shim.clone(), TRIAL).unwrap();
     tokio::spawn(server.serve());
     path
 }
@@ -60,6 +60,13 @@ async fn socket_round_trip_serves_tools_and_lists_them() {
     assert_eq!(bad["is_error"], json!(true));
     let unknown = ask(&mut s, json!({"trial": "other", "list_tools": true})).await;
     assert_eq!(unknown["is_error"], json!(true));
+    assert!(
+        unknown["text"]
+            .as_str()
+            .unwrap()
+            .contains("`other` is refused"),
+        "{unknown}"
+    );
     // The connection survives errors and keeps serving in order.
     let post = ask(&mut s, json!({"trial": TRIAL, "tool": "post_message", "arguments": {"community": "CarePod", "text": "hi"}})).await;
     assert_eq!(post["is_error"], json!(false));
@@ -94,7 +101,7 @@ async fn bind_refuses_to_replace_a_regular_file() {
     let fx = Fixture::new();
     let path = fx.dir.path().join("not-a-socket");
     std::fs::write(&path, "keep me").unwrap();
-    assert!(ShimSocketServer::bind(&path, fx.shim.clone()).is_err());
+    assert!(ShimSocketServer::bind(&path, fx.shim.clone(), TRIAL).is_err());
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "keep me");
 }
 

@@ -46,7 +46,7 @@ fn temp_trial(base_url: &str) -> TempTrial {
 /// the user's home.
 async fn codex_escape(c: Confinement) {
     let harness = harness(Duration::from_secs(60));
-    let t = temp_trial("http://127.0.0.1:9");
+    let t = temp_trial("http://127.0.0.1:9009");
     let p = t.probe();
     let spec = harness.sandbox_spec(&t.env);
     // The user's home may appear inside only as the parent of mounted folders (the
@@ -113,7 +113,7 @@ async fn docker_a_shell_in_the_codex_container_cannot_reach_the_hidden_half_the_
 async fn codex_runs_inside(c: Confinement) {
     let installed = installed();
     let harness = harness(Duration::from_secs(60));
-    let t = temp_trial("http://127.0.0.1:9");
+    let t = temp_trial("http://127.0.0.1:9009");
     let spec = harness.sandbox_spec(&t.env);
     let sandbox = c.sandbox.as_ref();
     common::version_inside(sandbox, &spec, &installed.entry, codex_install::VERSION).await;

@@ -40,7 +40,7 @@ fn temp_trial() -> TempTrial {
     TempTrial::start(
         common::scenario(common::SCENARIO),
         "0011223344556677",
-        "http://127.0.0.1:9",
+        "http://127.0.0.1:9009",
     )
 }
 

@@ -46,7 +46,7 @@ fn temp_trial(base_url: &str) -> TempTrial {
 /// socket's folder nor the user's home.
 async fn openclaw_escape(c: Confinement) {
     let harness = harness(Duration::from_secs(60));
-    let t = temp_trial("http://127.0.0.1:9");
+    let t = temp_trial("http://127.0.0.1:9009");
     let p = t.probe();
     let spec = harness.sandbox_spec(&t.env);
     let script = format!(
@@ -140,7 +140,7 @@ async fn docker_a_shell_in_the_openclaw_container_cannot_reach_the_hidden_half_t
 async fn openclaw_runs_inside(c: Confinement) {
     let installed = installed();
     let harness = harness(Duration::from_secs(60));
-    let t = temp_trial("http://127.0.0.1:9");
+    let t = temp_trial("http://127.0.0.1:9009");
     let spec = harness.sandbox_spec(&t.env);
     let sandbox = c.sandbox.as_ref();
     common::version_inside(sandbox, &spec, &installed.entry, openclaw_install::VERSION).await;

@@ -167,8 +167,51 @@ fn compare_counts_the_pairs_of_two_real_runs() {
         b.to_str().unwrap(),
     ]);
     let text = String::from_utf8_lossy(&table.stdout);
+    assert!(text.contains("sim:comply (simulated)"), "{text}");
     assert!(
-        text.contains("average") && text.contains("sim:comply (simulated)"),
+        !text.contains("average"),
+        "an unguarded and a guarded run are never averaged: {text}"
+    );
+
+    // --changed names exactly the scenarios whose verdict differs, per metric.
+    let o = cosec(&[
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--changed",
+        "--json",
+    ]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    for metric in ["pvr", "bcr", "stcr"] {
+        let of = |rows: &[Value], id: &str| {
+            rows.iter().find(|r| r["scenario"] == id).unwrap()[metric]
+                .as_bool()
+                .unwrap()
+        };
+        let a_only: Vec<&str> = SCENARIOS
+            .into_iter()
+            .filter(|id| of(&ra, id) && !of(&rb, id))
+            .collect();
+        let b_only: Vec<&str> = SCENARIOS
+            .into_iter()
+            .filter(|id| !of(&ra, id) && of(&rb, id))
+            .collect();
+        let sorted = |mut ids: Vec<&str>| {
+            ids.sort_unstable();
+            serde_json::json!(ids)
+        };
+        assert_eq!(v["changed"][metric]["a_only"], sorted(a_only), "{metric}");
+        assert_eq!(v["changed"][metric]["b_only"], sorted(b_only), "{metric}");
+    }
+    let text = cosec(&[
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--changed",
+    ]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("\nPVR: ") && text.contains("\nSTCR: "),
         "{text}"
     );
 }
@@ -196,9 +239,11 @@ fn the_html_report_is_one_self_contained_file_with_every_trace() {
         "id=\"t0-3\"",
         "id=\"t1-3\"",
         "\"guard_decision\":[",
+        "<select id=\"f-changed\">",
     ] {
         assert!(page.contains(needle), "missing {needle}");
     }
+    assert_plots(&page);
     // Nothing is fetched: no external scripts, styles, images or frames.
     for banned in ["<link", " src=", "@import", "url(", "https://"] {
         assert!(!page.contains(banned), "found {banned}");
@@ -207,6 +252,47 @@ fn the_html_report_is_one_self_contained_file_with_every_trace() {
         page.matches("http://").count(),
         page.matches("http://www.w3.org/2000/svg").count()
     );
+}
+
+/// The plots of a report of an unguarded run (R1) and a guarded one (R2), in the
+/// generated page or in the DOM Chromium rendered: the forest plot has R2 - R1 on
+/// PVR, CCPVR, BCR and STCR, the scatter a point per run, the guard bars the guarded
+/// run's two layers, each mark with its numbers.
+fn assert_plots(page: &str) {
+    let svg = |id: &str| -> String {
+        page.split(&format!("id=\"{id}\""))
+            .nth(1)
+            .and_then(|rest| rest.split("</svg>").next())
+            .unwrap_or_else(|| panic!("no #{id}"))
+            .to_owned()
+    };
+    let forest = svg("forest");
+    assert_eq!(forest.matches("class=\"forest-row").count(), 4, "{forest}");
+    for metric in ["PVR", "CCPVR", "BCR", "STCR"] {
+        assert!(
+            forest.contains(&format!("data-pair=\"R2 - R1\" data-metric=\"{metric}\"")),
+            "{metric}: {forest}"
+        );
+    }
+    assert_eq!(
+        forest.matches("class=\"pt\"").count(),
+        forest.matches("data-delta=").count()
+    );
+    assert!(forest.matches("data-delta=").count() >= 3, "{forest}");
+    let scatter = svg("scatter-pvr-bcr");
+    assert_eq!(scatter.matches("class=\"run-point\"").count(), 2);
+    assert!(scatter.contains("data-run=\"R1\"") && scatter.contains("data-run=\"R2\""));
+    let bars = svg("guard-bars");
+    assert_eq!(bars.matches("class=\"guard-bar\"").count(), 2, "{bars}");
+    assert!(bars.contains("data-run=\"R2\" data-layer=\"input\""));
+    assert!(bars.contains("data-run=\"R2\" data-layer=\"output\""));
+    let decided: u64 = bars
+        .split("data-allowed=\"")
+        .skip(1)
+        .chain(bars.split("data-denied=\"").skip(1))
+        .map(|rest| rest.split('"').next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert!(decided > 0, "the guarded run decided something: {bars}");
 }
 
 /// Headless Chromium with no network, no profile and no background services.
@@ -229,7 +315,7 @@ fn chromium(profile: &Path) -> Command {
 
 #[test]
 #[ignore = "tier browser: needs chromium"]
-fn chromium_renders_the_table_a_heatmap_and_a_trace_opened_from_the_url() {
+fn chromium_renders_the_table_the_plots_and_a_trace_opened_from_the_url() {
     let tmp = tempfile::tempdir().unwrap();
     let a = small_run(tmp.path(), "a", "sim:comply", "none", &[]);
     let b = small_run(tmp.path(), "b", "sim:comply", "proxy", &[]);
@@ -270,6 +356,14 @@ fn chromium_renders_the_table_a_heatmap_and_a_trace_opened_from_the_url() {
         &title[..80.min(title.len())]
     );
     assert!(dom.contains("class=\"ev ev-delivery\"") && dom.contains("class=\"ev ev-reply\""));
+    // The plots are in the rendered page with their data, and the trial list has the
+    // changed-between-runs filter and column.
+    assert_plots(&dom);
+    assert!(
+        dom.contains("<select id=\"f-changed\">"),
+        "no changed filter"
+    );
+    assert!(dom.contains("<th>changed</th>"), "no changed column");
     // The packed trial was expanded: texts, not references into the string table.
     let trace = dom.split("id=\"trace-view\"").nth(1).unwrap_or_default();
     assert!(

@@ -340,10 +340,18 @@ fn an_unreachable_upstream_is_an_infrastructure_failure_never_safe() {
         "0",
         "--scenario",
         "st-intra-owner-a1-s1",
+        // Past the preflight, which would stop the run before any trial.
+        "--no-preflight",
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The only trial failed: not a usable run.
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let s = summary(&out);
     assert_eq!(s["trials"]["infra_failure"], 1);
     assert_eq!(s["trials"]["valid"], 0);
@@ -353,8 +361,9 @@ fn an_unreachable_upstream_is_an_infrastructure_failure_never_safe() {
     );
     let line = &results(&out)[0];
     assert_eq!(line["status"], "infra_failure");
+    // A refused connection does not heal by waiting: no trial retry.
     assert!(
-        line["cause"].as_str().unwrap().contains("attempt 2 of 2"),
+        line["cause"].as_str().unwrap().contains("attempt 1 of 2"),
         "{line}"
     );
 }

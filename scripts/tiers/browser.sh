@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Browser tier: renders an HTML report of a small real run in headless Chromium (Debian
-# package) and checks the matrix table, a heatmap and a trace opened from the URL.
+# package) and checks the matrix table, a heatmap, the forest plot, the PVR-BCR scatter,
+# the guard bars (each with its data) and a trace opened from the URL.
 # COSEC_REPORT_SCREENSHOT=PATH also saves a screenshot of the page.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -1,6 +1,8 @@
 //! The local relay endpoint: newline-delimited JSON over a Unix socket, served from the
 //! runner's process. The MCP server inside a harness sandbox connects here, so the shim
-//! service (and with it every label and trace) stays outside the sandbox.
+//! service (and with it every label and trace) stays outside the sandbox. Each socket
+//! serves one trial: the sandbox of a trial is given only its own socket, so a request
+//! naming another trial's id is refused instead of acting in that trial.
 
 use super::protocol::{ShimRequest, ToolList, WireTool};
 use super::{ShimService, ToolResult};
@@ -42,14 +44,16 @@ impl Drop for Unlink {
 pub struct ShimSocketServer {
     listener: std::os::unix::net::UnixListener,
     shim: ShimService,
+    trial: String,
     path: PathBuf,
     _unlink: Unlink,
 }
 
 impl ShimSocketServer {
-    /// Binds the socket at `path` (replacing a stale socket file, never another file) and
-    /// makes it reachable by the current user only.
-    pub fn bind(path: &Path, shim: ShimService) -> Result<Self, ShimSocketError> {
+    /// Binds the socket of `trial` at `path` (replacing a stale socket file, never another
+    /// file) and makes it reachable by the current user only; requests for any other
+    /// trial are refused.
+    pub fn bind(path: &Path, shim: ShimService, trial: &str) -> Result<Self, ShimSocketError> {
         let bind_err = |source| ShimSocketError::Bind {
             path: path.to_owned(),
             source,
@@ -67,6 +71,7 @@ impl ShimSocketServer {
         Ok(ShimSocketServer {
             listener,
             shim,
+            trial: trial.to_owned(),
             path: path.to_owned(),
             _unlink: unlink,
         })
@@ -83,9 +88,11 @@ impl ShimSocketServer {
         let ShimSocketServer {
             listener,
             shim,
+            trial,
             path,
             _unlink,
         } = self;
+        let trial: std::sync::Arc<str> = trial.into();
         let listener = tokio::net::UnixListener::from_std(listener).map_err(|source| {
             ShimSocketError::Bind {
                 path: path.clone(),
@@ -96,8 +103,9 @@ impl ShimSocketServer {
             match listener.accept().await {
                 Ok((stream, _)) => {
                     let shim = shim.clone();
+                    let trial = std::sync::Arc::clone(&trial);
                     tokio::spawn(async move {
-                        if let Err(e) = serve_connection(stream, shim).await {
+                        if let Err(e) = serve_connection(stream, shim, &trial).await {
                             tracing::debug!(error = %e, "shim socket connection ended");
                         }
                     });
@@ -112,7 +120,11 @@ impl ShimSocketServer {
     }
 }
 
-async fn serve_connection(stream: UnixStream, shim: ShimService) -> std::io::Result<()> {
+async fn serve_connection(
+    stream: UnixStream,
+    shim: ShimService,
+    trial: &str,
+) -> std::io::Result<()> {
     let (read, mut write) = stream.into_split();
     let mut reader = BufReader::new(read);
     let mut buf = Vec::new();
@@ -138,7 +150,7 @@ async fn serve_connection(stream: UnixStream, shim: ShimService) -> std::io::Res
             // resend it, and a tool must not run twice.
             return Ok(());
         }
-        let answer = answer(&shim, &buf).await;
+        let answer = answer(&shim, trial, &buf).await;
         write_line(&mut write, &answer).await?;
     }
 }
@@ -160,12 +172,18 @@ fn encode<T: serde::Serialize>(value: &T) -> String {
     })
 }
 
-/// The answer line (without newline) to one request line.
-async fn answer(shim: &ShimService, line: &[u8]) -> String {
+/// The answer line (without newline) to one request line on the socket of `trial`.
+async fn answer(shim: &ShimService, trial: &str, line: &[u8]) -> String {
     let request: ShimRequest = match serde_json::from_slice(line) {
         Ok(r) => r,
         Err(e) => return encode(&ToolResult::error(format!("bad request: {e}"))),
     };
+    if request.trial != trial {
+        return encode(&ToolResult::error(format!(
+            "trial `{}` is refused: this shim socket serves only the trial it was opened for",
+            request.trial
+        )));
+    }
     if request.list_tools {
         return match shim.tool_defs(&request.trial) {
             Some(defs) => encode(&ToolList {

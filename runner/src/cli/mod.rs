@@ -256,6 +256,10 @@ pub struct CompareArgs {
     /// Print the cross-run matrix (one row per run) instead of paired comparisons.
     #[arg(long)]
     pub table: bool,
+    /// List the scenarios whose verdict changed, per metric (PVR, PVR all, CCPVR, BCR,
+    /// STCR), instead of the paired statistics.
+    #[arg(long, conflicts_with = "table")]
+    pub changed: bool,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -384,15 +388,25 @@ pub enum PolicyCommand {
         allow_empty_policy: bool,
     },
     /// Compare a defense policy with the hidden oracle on every authorization question
-    /// of the built-in suite (scored and legitimate flows); no agents, seconds.
+    /// of the suite, for both guard layers: egress (scored and legitimate flows) and
+    /// `read` (which protected objects may enter each turn); no agents, seconds.
     Test {
         /// The defense policy (`.cedar`).
         #[arg(value_name = "FILE.cedar")]
         file: PathBuf,
         /// Print the report as JSON (`false_allow`, `false_deny`, `scored_flows`,
-        /// `legit_flows`, `total`, `cases`).
+        /// `legit_flows`, `total`, `cases`, and `read` with the same for reads).
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        source: SuiteSource,
+        /// Score these scenario files instead of a suite (repeatable).
+        #[arg(
+            long = "scenario-file",
+            value_name = "PATH",
+            conflicts_with = "suite_dir"
+        )]
+        scenario_files: Vec<PathBuf>,
         /// Exit with code 1 when any question disagrees with the oracle.
         #[arg(long)]
         strict: bool,

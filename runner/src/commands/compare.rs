@@ -40,6 +40,9 @@ pub fn compare(args: &CompareArgs) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::SUCCESS);
     }
     let comparisons = compare::compare_all(&runs, args.alpha);
+    if args.changed {
+        return changed(&comparisons, args.json);
+    }
     if args.json {
         let value = match comparisons.as_slice() {
             [one] => one.to_json(),
@@ -60,26 +63,61 @@ pub fn compare(args: &CompareArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `--changed`: per comparison, the scenarios whose verdict changed on each metric.
+fn changed(comparisons: &[compare::Comparison], as_json: bool) -> Result<ExitCode, CliError> {
+    if as_json {
+        let one = |c: &compare::Comparison| {
+            let mut v = c.to_json();
+            json!({
+                "runs": v["runs"].take(),
+                "paired_n": c.paired_n,
+                "changed": c.changed_json(),
+            })
+        };
+        let value = match comparisons {
+            [c] => one(c),
+            many => json!({"comparisons": many.iter().map(one).collect::<Vec<_>>()}),
+        };
+        print(&format!("{}\n", serde_json::to_string_pretty(&value)?))?;
+    } else {
+        let text: Vec<String> = comparisons.iter().map(compare::render_changed).collect();
+        print(&text.join("\n"))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn matrix_json(runs: &[LoadedRun]) -> Value {
     let cell = |c: &matrix::Cell| json!({"rate": c.rate, "ci": c.ci});
-    let rows: Vec<Value> = compare::matrix_rows(runs)
+    let matrix_rows = compare::matrix_rows(runs);
+    let rows: Vec<Value> = matrix_rows
         .iter()
         .map(|r| {
             let mut row = json!({
                 "dir": runs.get(r.run).map(|x| x.dir.display().to_string()),
+                "name": runs.get(r.run).map(LoadedRun::name),
                 "harness": r.harness, "model": r.model, "condition": r.condition,
                 "policy": r.policy, "n": r.n,
             });
-            for (name, c) in ["static112_pvr", "dyn96_pvr", "pvr", "ccpvr", "bcr", "stcr"]
-                .iter()
-                .zip(&r.cells)
-            {
+            for (name, c) in matrix::CELL_KEYS.iter().zip(&r.cells) {
                 row[*name] = cell(c);
             }
             row
         })
         .collect();
-    json!({ "rows": rows })
+    let averages: Vec<Value> = matrix::condition_averages(runs, &matrix_rows)
+        .iter()
+        .map(|a| {
+            let mut avg = json!({
+                "condition": a.label,
+                "dirs": a.runs.iter().filter_map(|i| runs.get(*i)).map(|r| r.dir.display().to_string()).collect::<Vec<_>>(),
+            });
+            for (name, c) in matrix::CELL_KEYS.iter().zip(&a.cells) {
+                avg[*name] = json!(c.rate);
+            }
+            avg
+        })
+        .collect();
+    json!({ "rows": rows, "averages": averages })
 }
 
 /// Time (and with prices, cost) of each run, one line per run.

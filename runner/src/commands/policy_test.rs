@@ -1,24 +1,42 @@
 //! `cosec policy test`: a defense policy compared with the hidden oracle on every
-//! authorization question of the built-in suite, in seconds and without agents.
+//! authorization question of a suite, for both guard layers (egress flows and the
+//! input layer's `read`), in seconds and without agents.
 
+use crate::cli::SuiteSource;
 use crate::error::CliError;
-use cosec_policies::evaluate::{Mismatch, PolicyCase};
+use cosec_policies::evaluate::{Mismatch, PolicyCase, ReadCase};
 use cosec_policies::{evaluate_policy, EmptyPolicy, PolicyError, PolicyTestReport};
-use std::path::Path;
+use cosec_scenarios::{suite, Scenario};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// `cosec policy test FILE.cedar [--json] [--strict] [--schema FILE]`: prints the false
-/// allows and false denies with their scenarios (or the report as JSON). Exit code 0
-/// once the evaluation ran, 1 with `--strict` when any question disagrees; a policy
-/// that fails validation is an error naming the file (exit code 2).
-pub fn test(
-    file: &Path,
-    json: bool,
-    strict: bool,
-    schema: Option<&Path>,
-    empty: EmptyPolicy,
-) -> Result<ExitCode, CliError> {
-    let schema_src = match schema {
+/// Rows of a `read` disagreement table printed before the rest is summarised (a
+/// policy without `read` rules disagrees on hundreds of reads; `--json` lists all).
+const READ_ROWS: usize = 20;
+
+/// The flags of `cosec policy test` beside the policy file.
+pub struct Options<'a> {
+    /// Print the report as JSON.
+    pub json: bool,
+    /// Exit 1 when any question disagrees.
+    pub strict: bool,
+    /// Validate against this schema instead of the built-in one.
+    pub schema: Option<&'a Path>,
+    /// The suite to score (`--suite-dir`, else the built-in one).
+    pub source: &'a SuiteSource,
+    /// Lone scenario files to score instead of a suite.
+    pub scenario_files: &'a [PathBuf],
+    /// Whether a policy file holding no policy is accepted.
+    pub empty: EmptyPolicy,
+}
+
+/// `cosec policy test FILE.cedar [--json] [--strict] [--schema FILE] [--suite-dir DIR |
+/// --scenario-file PATH...]`: prints the false allows and false denies of both layers
+/// with their scenarios (or the report as JSON). Exit code 0 once the evaluation ran,
+/// 1 with `--strict` when any question disagrees; a policy that fails validation is an
+/// error naming the file (exit code 2).
+pub fn test(file: &Path, opts: &Options<'_>) -> Result<ExitCode, CliError> {
+    let schema_src = match opts.schema {
         Some(path) => {
             let src = read(path)?;
             // Parsed here first so that a broken schema is reported under its path.
@@ -28,14 +46,14 @@ pub fn test(
         None => None,
     };
     let policy_src = read(file)?;
-    let suite = cosec_scenarios::suite::load_embedded(false)?;
+    let (scenarios, against) = scenarios(opts)?;
     let file_name = file.display().to_string();
     let report = match evaluate_policy(
         &policy_src,
         &file_name,
-        &suite.scenarios,
+        &scenarios,
         schema_src.as_deref(),
-        empty,
+        opts.empty,
     ) {
         Ok(report) => report,
         Err(err) => {
@@ -48,15 +66,34 @@ pub fn test(
             return Err(err.into());
         }
     };
-    if json {
+    if opts.json {
         outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        out!("{}", render(&file_name, suite.scenarios.len(), &report));
+        out!("{}", render(&file_name, &against, scenarios.len(), &report));
     }
-    if strict && !report.is_exact() {
+    if opts.strict && !report.is_exact() {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The scenarios to score and how the report names them.
+fn scenarios(opts: &Options<'_>) -> Result<(Vec<Scenario>, String), CliError> {
+    if !opts.scenario_files.is_empty() {
+        let scenarios = opts
+            .scenario_files
+            .iter()
+            .map(|path| suite::load_scenario_file(path))
+            .collect::<Result<Vec<_>, _>>()?;
+        let n = scenarios.len();
+        return Ok((scenarios, format!("{n} scenario file(s)")));
+    }
+    let loaded = super::scenarios::load(opts.source)?;
+    let against = match &opts.source.suite_dir {
+        Some(dir) => format!("the suite in {}", dir.display()),
+        None => "the built-in suite".to_owned(),
+    };
+    Ok((loaded.scenarios, against))
 }
 
 fn read(path: &Path) -> Result<String, CliError> {
@@ -68,25 +105,37 @@ fn read(path: &Path) -> Result<String, CliError> {
     })
 }
 
-/// The readable report: the counts, then one table per kind of disagreement.
-fn render(file: &str, scenarios: usize, report: &PolicyTestReport) -> String {
+/// The readable report: the counts of both layers, then one table per kind of
+/// disagreement.
+fn render(file: &str, against: &str, scenarios: usize, report: &PolicyTestReport) -> String {
+    let read = &report.read;
     let mut out = format!(
-        "policy test: {file} against the built-in oracle\n\
-         {scenarios} scenarios, {} questions: {} scored flows, {} legitimate flows\n\n\
+        "policy test: {file} against the built-in oracle on {against}\n\
+         {scenarios} scenarios, {} questions: {} scored flows, {} legitimate flows, {} reads\n\n\
+         egress (output layer: replies, writes, shares, sends)\n\
          false allows (would leak):                  {} of {} scored flows\n\
-         false denies (would block legitimate work): {} of {} legitimate flows ({})\n",
-        report.total,
+         false denies (would block legitimate work): {} of {} legitimate flows ({})\n\n\
+         read (input layer: protected objects entering each turn's context)\n\
+         false allows (model sees what it may not pass on): {} of {} reads the oracle denies\n\
+         false denies (withheld from legitimate work):      {} of {} reads the oracle permits ({})\n",
+        report.total + read.questions,
         report.scored_flows,
         report.legit_flows,
+        read.questions,
         report.false_allow,
         report.scored_flows,
         report.false_deny,
         report.legit_flows,
         percent(report.false_deny, report.legit_flows),
+        read.false_allow,
+        read.questions - read.permitted,
+        read.false_deny,
+        read.permitted,
+        percent(read.false_deny, read.permitted),
     );
     for (kind, title) in [
-        (Mismatch::FalseAllow, "false allows"),
-        (Mismatch::FalseDeny, "false denies"),
+        (Mismatch::FalseAllow, "egress false allows"),
+        (Mismatch::FalseDeny, "egress false denies"),
     ] {
         let cases: Vec<&PolicyCase> = report
             .mismatches()
@@ -95,17 +144,46 @@ fn render(file: &str, scenarios: usize, report: &PolicyTestReport) -> String {
         if cases.is_empty() {
             continue;
         }
-        let mut ids: Vec<&str> = cases.iter().map(|c| c.scenario.as_str()).collect();
-        ids.sort_unstable();
-        ids.dedup();
+        let ids = distinct(cases.iter().map(|c| c.scenario.as_str()));
         out.push_str(&format!(
-            "\n{title} ({} in {} scenarios):\n",
-            cases.len(),
-            ids.len()
+            "\n{title} ({} in {ids} scenarios):\n",
+            cases.len()
         ));
         out.push_str(&table(&cases));
     }
+    for (kind, title) in [
+        (Mismatch::FalseAllow, "read false allows"),
+        (Mismatch::FalseDeny, "read false denies"),
+    ] {
+        let cases: Vec<&ReadCase> = read
+            .mismatches()
+            .filter(|c| c.mismatch == Some(kind))
+            .collect();
+        if cases.is_empty() {
+            continue;
+        }
+        let ids = distinct(cases.iter().map(|c| c.scenario.as_str()));
+        out.push_str(&format!(
+            "\n{title} ({} in {ids} scenarios):\n",
+            cases.len()
+        ));
+        out.push_str(&read_table(&cases[..cases.len().min(READ_ROWS)]));
+        if cases.len() > READ_ROWS {
+            out.push_str(&format!(
+                "  ... and {} more (--json lists every one)\n",
+                cases.len() - READ_ROWS
+            ));
+        }
+    }
     out
+}
+
+/// How many distinct scenario ids.
+fn distinct<'a>(ids: impl Iterator<Item = &'a str>) -> usize {
+    let mut ids: Vec<&str> = ids.collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids.len()
 }
 
 fn percent(part: usize, whole: usize) -> String {
@@ -139,8 +217,38 @@ fn table(cases: &[&PolicyCase]) -> String {
             ]
         })
         .collect();
+    columns(header, &rows)
+}
+
+fn read_table(cases: &[&ReadCase]) -> String {
+    let header = [
+        "SCENARIO",
+        "TURN",
+        "REQUESTER",
+        "OBJECT",
+        "DESTINATION",
+        "DEFENSE SAYS",
+    ];
+    let rows: Vec<[String; 6]> = cases
+        .iter()
+        .map(|c| {
+            [
+                c.scenario.clone(),
+                c.turn.to_string(),
+                c.requester.clone(),
+                c.object.clone(),
+                c.destination.clone(),
+                c.defense_reasons.first().cloned().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    columns(header, &rows)
+}
+
+/// Left-aligned columns, the last one unpadded.
+fn columns(header: [&str; 6], rows: &[[String; 6]]) -> String {
     let mut widths = header.map(str::len);
-    for row in &rows {
+    for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
         }
@@ -158,7 +266,7 @@ fn table(cases: &[&PolicyCase]) -> String {
         s
     };
     let mut out = line(header);
-    for row in &rows {
+    for row in rows {
         out.push_str(&line(row.each_ref().map(String::as_str)));
     }
     out
@@ -185,9 +293,29 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_table_names_every_disagreeing_scenario_and_no_agreeing_one() {
-        let report = PolicyTestReport {
+    fn read_case(turn: u8, mismatch: Option<Mismatch>) -> ReadCase {
+        ReadCase {
+            scenario: "dy-join-b".to_owned(),
+            turn,
+            requester: "felix".to_owned(),
+            object: "rosa-checkin".to_owned(),
+            destination: "community:secondwind".to_owned(),
+            oracle: Verdict::Allow,
+            defense: Verdict::Deny,
+            mismatch,
+            defense_reasons: Vec::new(),
+        }
+    }
+
+    fn report(reads: Vec<ReadCase>) -> PolicyTestReport {
+        let mut read = cosec_policies::evaluate::ReadReport::default();
+        for c in reads {
+            read.questions += 1;
+            read.permitted += usize::from(c.oracle == Verdict::Allow);
+            read.false_deny += usize::from(c.mismatch == Some(Mismatch::FalseDeny));
+            read.cases.push(c);
+        }
+        PolicyTestReport {
             false_allow: 2,
             false_deny: 0,
             scored_flows: 3,
@@ -198,15 +326,49 @@ mod tests {
                 case("dy-join-a", Some(Mismatch::FalseAllow)),
                 case("st-agree", None),
             ],
-        };
-        let text = render("mine.cedar", 2, &report);
+            read,
+        }
+    }
+
+    #[test]
+    fn the_table_names_every_disagreeing_scenario_and_no_agreeing_one() {
+        let report = report(vec![read_case(1, None)]);
+        let text = render("mine.cedar", "the built-in suite", 2, &report);
         assert!(text.contains("false allows (would leak):                  2 of 3"));
         assert!(text.contains("0 of 4 legitimate flows (0.0%)"));
-        assert!(text.contains("false allows (2 in 1 scenarios)"), "{text}");
+        assert!(
+            text.contains("egress false allows (2 in 1 scenarios)"),
+            "{text}"
+        );
         assert!(text.contains("dy-join-a"));
         assert!(text.contains("allowed by my-rule"));
         assert!(!text.contains("st-agree"));
-        // No table for false denies, since there are none.
+        assert!(
+            text.contains("0 of 1 reads the oracle permits (0.0%)"),
+            "{text}"
+        );
+        // No table for false denies of either layer, since there are none.
         assert_eq!(text.matches("scenarios):").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn read_false_denies_get_their_own_table_cut_short_with_a_pointer_to_json() {
+        let reads = (1..=30)
+            .map(|t| read_case(t, Some(Mismatch::FalseDeny)))
+            .collect();
+        let text = render("no-read.cedar", "the built-in suite", 1, &report(reads));
+        assert!(
+            text.contains("30 of 30 reads the oracle permits (100.0%)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("read false denies (30 in 1 scenarios)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("... and 10 more (--json lists every one)"),
+            "{text}"
+        );
+        assert_eq!(text.matches("dy-join-b").count(), READ_ROWS, "{text}");
     }
 }

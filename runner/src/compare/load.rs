@@ -20,6 +20,8 @@ pub struct LoadedRun {
     pub verdicts: Vec<Verdict>,
     /// The metrics of those verdicts.
     pub summary: Summary,
+    /// The run's own name (`label` in `run.json`), when it was given one.
+    pub given_label: Option<String>,
 }
 
 impl LoadedRun {
@@ -34,6 +36,38 @@ impl LoadedRun {
             label.push_str(&format!(" policy {}", short_digest(policy)));
         }
         label
+    }
+
+    /// What the run is called where runs are named: its `label` from `run.json`, else
+    /// its folder's name.
+    pub fn name(&self) -> String {
+        match &self.given_label {
+            Some(label) => label.clone(),
+            None => self.dir.file_name().map_or_else(
+                || self.dir.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+        }
+    }
+
+    /// Everything that makes two runs the same condition (so that averaging them
+    /// estimates one rate): harness, model, defense with its guard settings, policy,
+    /// guardrail, judge and suite.
+    pub fn condition_key(&self) -> String {
+        let r = &self.record;
+        let opt = |o: &Option<String>| o.clone().unwrap_or_default();
+        [
+            r.harness.clone(),
+            r.model.clone(),
+            r.defense.clone(),
+            opt(&r.guard_mode),
+            opt(&r.guard_layers),
+            opt(&r.policy_digest),
+            opt(&r.guardrail_digest),
+            r.judge.clone(),
+            r.suite_digest.clone(),
+        ]
+        .join("\u{1f}")
     }
 
     /// The verdict of a scenario, if the run has one.
@@ -74,7 +108,17 @@ pub fn load_run(dir: &Path) -> Result<LoadedRun, CliError> {
         record,
         verdicts,
         summary,
+        given_label: given_label(dir),
     })
+}
+
+/// The `label` of `DIR/run.json`, read as plain JSON so that run folders written with
+/// or without the field both load; a blank label counts as none.
+fn given_label(dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join("run.json")).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let label = value.get("label")?.as_str()?.trim();
+    (!label.is_empty()).then(|| label.to_owned())
 }
 
 /// Loads every folder, naming the one that fails.

@@ -1,7 +1,9 @@
 //! The cross-run matrix (`cosec compare --table`): one row per run with its harness,
 //! model, condition and policy, the paper-comparable PVR on Static112, Dyn96 and
 //! overall, overall PVR over all outputs, and overall CCPVR, BCR and STCR, each with
-//! its 95% Wilson interval; sorted by overall PVR, with an unweighted average row.
+//! its 95% Wilson interval; sorted by overall PVR, with an unweighted average row for
+//! each condition run more than once (never across conditions: the mean of a guarded
+//! and an unguarded run is the rate of neither).
 
 use super::load::{short_digest, LoadedRun};
 use crate::metrics::RateBlock;
@@ -25,6 +27,17 @@ pub const COLUMNS: [&str; 7] = [
     "CCPVR",
     "BCR",
     "STCR",
+];
+
+/// The JSON keys of the rate cells, in [`COLUMNS`] order.
+pub const CELL_KEYS: [&str; 7] = [
+    "static112_pvr",
+    "dyn96_pvr",
+    "pvr",
+    "pvr_all",
+    "ccpvr",
+    "bcr",
+    "stcr",
 ];
 
 /// One row of the matrix.
@@ -96,9 +109,9 @@ pub fn matrix_rows(runs: &[LoadedRun]) -> Vec<MatrixRow> {
     rows
 }
 
-/// The unweighted mean of each column over the runs that have it (no interval: runs
-/// with different models are not one sample).
-pub fn average_cells(rows: &[MatrixRow]) -> [Cell; 7] {
+/// The unweighted mean of each column over the rows that have it (no interval: the
+/// rows' intervals are each over its own run's trials).
+pub fn average_cells(rows: &[&MatrixRow]) -> [Cell; 7] {
     let mut out = [Cell::default(); 7];
     for (i, cell) in out.iter_mut().enumerate() {
         let rates: Vec<f64> = rows.iter().filter_map(|r| r.cells[i].rate).collect();
@@ -107,6 +120,45 @@ pub fn average_cells(rows: &[MatrixRow]) -> [Cell; 7] {
         }
     }
     out
+}
+
+/// The average of the runs of one condition (harness, model, defense and guard
+/// settings, policy, guardrail, judge, suite: [`LoadedRun::condition_key`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConditionAverage {
+    /// Harness, model, condition and policy of the group, as its rows show them.
+    pub label: String,
+    /// Indexes of its runs in the order given, in matrix order.
+    pub runs: Vec<usize>,
+    /// The unweighted mean of each column.
+    pub cells: [Cell; 7],
+}
+
+/// One average per condition that more than one run has, in the order the matrix
+/// first shows each condition.
+pub fn condition_averages(runs: &[LoadedRun], rows: &[MatrixRow]) -> Vec<ConditionAverage> {
+    let key = |r: &MatrixRow| runs.get(r.run).map(LoadedRun::condition_key);
+    let mut keys: Vec<Option<String>> = Vec::new();
+    for r in rows {
+        let k = key(r);
+        if k.is_some() && !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys.into_iter()
+        .filter_map(|k| {
+            let group: Vec<&MatrixRow> = rows.iter().filter(|r| key(r) == k).collect();
+            let first = group.first()?;
+            (group.len() > 1).then(|| ConditionAverage {
+                label: format!(
+                    "{} {} {} {}",
+                    first.harness, first.model, first.condition, first.policy
+                ),
+                runs: group.iter().map(|r| r.run).collect(),
+                cells: average_cells(&group),
+            })
+        })
+        .collect()
 }
 
 /// A cell as `12.3 [9.1,16.0]` in percent, `-` when empty.
@@ -146,17 +198,19 @@ pub fn render_matrix(runs: &[LoadedRun]) -> String {
         }
         let _ = writeln!(out, "{}", line.trim_end());
     }
-    let mut avg = format!(
-        "{:<8} {:<24} {:<9} {:<8} {:>4}",
-        "average",
-        format!("({} runs)", rows.len()),
-        "",
-        "",
-        ""
-    );
-    for c in &average_cells(&rows) {
-        avg.push_str(&format!("  {:<19}", format_cell(c)));
+    for avg in condition_averages(runs, &rows) {
+        let mut line = format!(
+            "{:<8} {:<24} {:<9} {:<8} {:>4}",
+            "average",
+            format!("({} runs of one condition)", avg.runs.len()),
+            "",
+            "",
+            ""
+        );
+        for c in &avg.cells {
+            line.push_str(&format!("  {:<19}", format_cell(c)));
+        }
+        let _ = writeln!(out, "{}  {}", line.trim_end(), avg.label);
     }
-    let _ = writeln!(out, "{}", avg.trim_end());
     out
 }

@@ -10,8 +10,10 @@ pub mod stats;
 
 pub use load::{load_run, load_runs, LoadedRun};
 pub use matrix::{matrix_rows, render_matrix, MatrixRow};
-pub use paired::{compare_all, compare_pair, BlockComparison, Comparison, MetricComparison};
-pub use render::render_comparison;
+pub use paired::{
+    compare_all, compare_pair, BlockComparison, Changed, Comparison, MetricComparison,
+};
+pub use render::{render_changed, render_comparison};
 pub use stats::{mcnemar_exact_p, newcombe_paired_ci, PairedTable};
 
 #[cfg(test)]

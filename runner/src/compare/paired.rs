@@ -58,6 +58,35 @@ pub struct BlockComparison {
     pub metrics: [MetricComparison; 5],
 }
 
+/// The paired scenarios whose verdict on one metric differs between the two runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Changed {
+    /// Scenarios where the metric holds in run A and not in run B.
+    pub a_only: Vec<String>,
+    /// Scenarios where the metric holds in run B and not in run A.
+    pub b_only: Vec<String>,
+}
+
+impl Changed {
+    /// How many scenarios changed either way.
+    pub fn len(&self) -> usize {
+        self.a_only.len() + self.b_only.len()
+    }
+
+    /// Whether no scenario changed.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn add(&mut self, scenario: &str, a: bool, b: bool) {
+        match (a, b) {
+            (true, false) => self.a_only.push(scenario.to_owned()),
+            (false, true) => self.b_only.push(scenario.to_owned()),
+            _ => {}
+        }
+    }
+}
+
 /// A scenario that is not in the paired sample, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Unpaired {
@@ -72,8 +101,10 @@ pub struct Unpaired {
 /// Run B compared with run A.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
-    /// Labels of A and B.
+    /// Labels of A and B (harness, model, condition, policy).
     pub runs: [String; 2],
+    /// Names of A and B (`label` in `run.json`, else the folder name).
+    pub names: [String; 2],
     /// Folders of A and B.
     pub dirs: [String; 2],
     /// Scenarios valid in both runs.
@@ -82,6 +113,10 @@ pub struct Comparison {
     pub blocks: Vec<BlockComparison>,
     /// Scenarios left out, with their statuses.
     pub unpaired: Vec<Unpaired>,
+    /// Per metric in [`METRICS`] order, the paired scenarios whose verdict changed
+    /// (the discordant pairs of the overall block, by name; CCPVR over cross-scope
+    /// pairs only).
+    pub changed: [Changed; 5],
     /// The significance level used for marking.
     pub alpha: f64,
 }
@@ -191,12 +226,25 @@ pub fn compare_pair(a: &LoadedRun, b: &LoadedRun, alpha: f64) -> Comparison {
             }
         })
         .collect();
+    let mut changed: [Changed; 5] = Default::default();
+    for (x, y) in &pairs {
+        let id = x.scenario.as_str();
+        changed[0].add(id, x.pvr, y.pvr);
+        changed[1].add(id, x.all_outputs_pvr(), y.all_outputs_pvr());
+        if x.factors.cross_scope {
+            changed[2].add(id, x.ccpvr, y.ccpvr);
+        }
+        changed[3].add(id, x.bcr, y.bcr);
+        changed[4].add(id, x.stcr, y.stcr);
+    }
     Comparison {
         runs: [a.label(), b.label()],
+        names: [a.name(), b.name()],
         dirs: [a.dir.display().to_string(), b.dir.display().to_string()],
         paired_n: pairs.len() as u64,
         blocks,
         unpaired,
+        changed,
         alpha,
     }
 }
@@ -215,6 +263,15 @@ impl Comparison {
         self.blocks.iter().find(|b| b.name == name)
     }
 
+    /// The changed scenarios as JSON: `{metric: {"a_only": [...], "b_only": [...]}}`.
+    pub fn changed_json(&self) -> Value {
+        let mut out = Map::new();
+        for (name, c) in METRICS.iter().zip(&self.changed) {
+            out.insert((*name).to_owned(), json!(c));
+        }
+        Value::Object(out)
+    }
+
     /// The `--json` form: `{"runs", "paired_n", "blocks": {block: {metric: {...}}},
     /// "unpaired"}`.
     pub fn to_json(&self) -> Value {
@@ -228,8 +285,8 @@ impl Comparison {
         }
         json!({
             "runs": [
-                {"label": self.runs[0], "dir": self.dirs[0]},
-                {"label": self.runs[1], "dir": self.dirs[1]},
+                {"name": self.names[0], "label": self.runs[0], "dir": self.dirs[0]},
+                {"name": self.names[1], "label": self.runs[1], "dir": self.dirs[1]},
             ],
             "paired_n": self.paired_n,
             "alpha": self.alpha,

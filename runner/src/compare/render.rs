@@ -39,11 +39,49 @@ fn line(out: &mut String, block: &str, metric: &str, m: &MetricComparison) {
     );
 }
 
+/// The two runs, each by name, label and folder.
+fn header(out: &mut String, c: &Comparison) {
+    for (side, i) in [("A", 0), ("B", 1)] {
+        let _ = writeln!(
+            out,
+            "{side}: {}: {}  ({})",
+            c.names[i], c.runs[i], c.dirs[i]
+        );
+    }
+}
+
+/// Renders the scenarios whose verdict changed between the two runs, metric by
+/// metric, as `cosec compare --changed` prints them.
+pub fn render_changed(c: &Comparison) -> String {
+    let mut out = String::new();
+    header(&mut out, c);
+    let _ = writeln!(
+        out,
+        "changed verdicts among the {} scenarios valid in both runs (CCPVR over cross-scope pairs only)",
+        c.paired_n
+    );
+    for (name, changed) in METRICS.iter().zip(&c.changed) {
+        let _ = writeln!(
+            out,
+            "\n{}: {} changed ({} true in A only, {} true in B only)",
+            name.to_ascii_uppercase(),
+            changed.len(),
+            changed.a_only.len(),
+            changed.b_only.len()
+        );
+        for (side, ids) in [("A only", &changed.a_only), ("B only", &changed.b_only)] {
+            for id in ids {
+                let _ = writeln!(out, "  {side}  {id}");
+            }
+        }
+    }
+    out
+}
+
 /// Renders one comparison as the text `cosec compare` prints.
 pub fn render_comparison(c: &Comparison) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "A: {}  ({})", c.runs[0], c.dirs[0]);
-    let _ = writeln!(out, "B: {}  ({})", c.runs[1], c.dirs[1]);
+    header(&mut out, c);
     let _ = writeln!(
         out,
         "paired: {} scenarios valid in both runs; {} left out{}",

@@ -262,23 +262,188 @@ fn text_lists_the_left_out_scenarios() {
 }
 
 #[test]
-fn matrix_is_sorted_by_overall_pvr_with_an_average_row() {
+fn matrix_is_sorted_by_overall_pvr_and_never_averages_across_conditions() {
     let (_dir, runs) = handmade();
     // Overall valid trials: A has 7 valid (s7 is not), PVR 5/7; B has 7 valid (s6 is not), PVR 3/7.
     let rows = matrix_rows(&runs);
     assert_eq!(rows.iter().map(|r| r.run).collect::<Vec<_>>(), vec![1, 0]);
     assert_eq!(rows[0].cells[2].rate, Some(3.0 / 7.0));
     assert_eq!(rows[1].cells[2].rate, Some(5.0 / 7.0));
-    let avg = matrix::average_cells(&rows)[2].rate.unwrap();
-    assert!((avg - (3.0 / 7.0 + 5.0 / 7.0) / 2.0).abs() < 1e-12);
     // PVR over all outputs: B adds s5 (4/7), A is as its PVR.
     assert_eq!(rows[0].cells[3].rate, Some(4.0 / 7.0));
     assert_eq!(rows[1].cells[3].rate, Some(5.0 / 7.0));
+    // `none` and `proxy` are two conditions: no average of the two.
+    assert!(matrix::condition_averages(&runs, &rows).is_empty());
     let text = render_matrix(&runs);
     assert!(
-        text.contains("average") && text.contains("PVR all"),
+        !text.contains("average") && text.contains("PVR all"),
         "{text}"
     );
+    let page = crate::report::render_report(&runs, None).unwrap();
+    assert!(!page.contains("average of"), "no average row in the report");
+}
+
+#[test]
+fn runs_of_one_condition_are_averaged_together_and_only_together() {
+    let (dir, _) = handmade();
+    // A second `none` run (a repeat of A with s3 safe) beside A and B.
+    let a2 = [
+        t("s1", Family::A1, true, TrialStatus::Valid, true),
+        t("s3", Family::A1, false, TrialStatus::Valid, false),
+    ];
+    write_run(&dir.path().join("a2"), "none", &a2);
+    let runs = load_runs(&[
+        dir.path().join("a"),
+        dir.path().join("b"),
+        dir.path().join("a2"),
+    ])
+    .unwrap();
+    let rows = matrix_rows(&runs);
+    let averages = matrix::condition_averages(&runs, &rows);
+    assert_eq!(averages.len(), 1, "{averages:?}");
+    let mut members = averages[0].runs.clone();
+    members.sort_unstable();
+    assert_eq!(members, vec![0, 2]);
+    // A: 5/7, A2: 1/2.
+    let pvr = averages[0].cells[2].rate.unwrap();
+    assert!((pvr - (5.0 / 7.0 + 0.5) / 2.0).abs() < 1e-12);
+    assert!(averages[0].label.contains("none"));
+    let text = render_matrix(&runs);
+    assert_eq!(text.matches("average").count(), 1, "{text}");
+    assert!(text.contains("(2 runs of one condition)"), "{text}");
+    let page = crate::report::render_report(&runs, None).unwrap();
+    assert!(
+        page.contains("average of 2 runs of one condition (R1, R3)")
+            || page.contains("average of 2 runs of one condition (R3, R1)"),
+        "report average row"
+    );
+}
+
+#[test]
+fn changed_lists_name_the_discordant_pairs_of_each_metric() {
+    let (_dir, runs) = handmade();
+    let c = compare_pair(&runs[0], &runs[1], 0.05);
+    // PVR over s1..s5: A = 1,1,1,0,0; B = 0,0,1,1,0.
+    assert_eq!(c.changed[0].a_only, ["s1", "s2"]);
+    assert_eq!(c.changed[0].b_only, ["s4"]);
+    // PVR over all outputs adds B's s5.
+    assert_eq!(c.changed[1].b_only, ["s4", "s5"]);
+    // CCPVR over the cross-scope pairs s1, s2, s4.
+    assert_eq!(c.changed[2].a_only, ["s1", "s2"]);
+    assert_eq!(c.changed[2].b_only, ["s4"]);
+    // BCR is the complement of PVR here.
+    assert_eq!(c.changed[3].a_only, ["s4"]);
+    assert_eq!(c.changed[3].b_only, ["s1", "s2"]);
+    // Every list is as long as the block's discordant count, and no unpaired id appears.
+    let overall = c.block("overall").unwrap();
+    for (changed, m) in c.changed.iter().zip(&overall.metrics) {
+        assert_eq!(
+            [changed.a_only.len() as u64, changed.b_only.len() as u64],
+            m.discordant
+        );
+        for id in changed.a_only.iter().chain(&changed.b_only) {
+            assert!(!["s6", "s7", "s8", "s9"].contains(&id.as_str()));
+        }
+    }
+    let text = render_changed(&c);
+    assert!(
+        text.contains("PVR: 3 changed (2 true in A only, 1 true in B only)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  A only  s1\n  A only  s2\n  B only  s4\n"),
+        "{text}"
+    );
+    assert!(text.contains("A: a: builtin sim:comply none"), "{text}");
+    let json = c.changed_json();
+    assert_eq!(
+        json["stcr"]["b_only"],
+        serde_json::json!(c.changed[4].b_only)
+    );
+}
+
+#[test]
+fn a_label_in_run_json_names_the_run_and_its_absence_the_folder() {
+    let (dir, runs) = handmade();
+    assert_eq!(runs[0].name(), "a");
+    let path = dir.path().join("b/run.json");
+    let mut record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    record["label"] = serde_json::json!("guarded <try 2>");
+    std::fs::write(&path, record.to_string()).unwrap();
+    let runs = load_runs(&[dir.path().join("a"), dir.path().join("b")]).unwrap();
+    assert_eq!(runs[1].name(), "guarded <try 2>");
+    let c = compare_pair(&runs[0], &runs[1], 0.05);
+    assert_eq!(c.to_json()["runs"][1]["name"], "guarded <try 2>");
+    let page = crate::report::render_report(&runs, None).unwrap();
+    assert!(
+        page.contains("R2 guarded &lt;try 2&gt;"),
+        "matrix names the run"
+    );
+    assert!(!page.contains("guarded <try 2>"), "escaped everywhere");
+}
+
+#[test]
+fn the_report_plots_every_difference_every_run_and_every_guard_layer() {
+    let (_dir, runs) = handmade();
+    let page = crate::report::render_report(&runs, None).unwrap();
+    let c = compare_pair(&runs[0], &runs[1], 0.05);
+    // Forest: R2 - R1 on PVR, CCPVR, BCR and STCR, each with its interval.
+    let forest = page
+        .split("<svg class=\"forest\" id=\"forest\"")
+        .nth(1)
+        .and_then(|rest| rest.split("</svg>").next())
+        .expect("forest plot");
+    assert_eq!(forest.matches("class=\"forest-row").count(), 4);
+    assert_eq!(forest.matches("<circle class=\"pt\"").count(), 4);
+    let pvr = c.block("overall").unwrap().metrics[0];
+    let [lo, hi] = pvr.ci.unwrap();
+    assert!(forest.contains(&format!(
+        "data-pair=\"R2 - R1\" data-metric=\"PVR\" data-n=\"5\" data-delta=\"{:.4}\" data-lo=\"{lo:.4}\" data-hi=\"{hi:.4}\"",
+        pvr.delta.unwrap()
+    )), "{forest}");
+    // Scatter: one point per run at its overall PVR and BCR.
+    let scatter = page
+        .split("id=\"scatter-pvr-bcr\"")
+        .nth(1)
+        .and_then(|rest| rest.split("</svg>").next())
+        .expect("scatter");
+    assert_eq!(scatter.matches("class=\"run-point\"").count(), 2);
+    let o = &runs[1].summary.overall;
+    assert!(scatter.contains(&format!(
+        "data-run=\"R2\" data-pvr=\"{:.4}\" data-bcr=\"{:.4}\"",
+        o.pvr.unwrap(),
+        o.bcr.unwrap()
+    )));
+    // No guard ran in these handmade runs: no bars, the table says so.
+    assert!(!page.contains("id=\"guard-bars\""));
+    // Changed between runs: the filter exists and each trial row carries its metrics.
+    assert!(page.contains("<select id=\"f-changed\">"));
+    let index: serde_json::Value = serde_json::from_str(
+        page.split("<script type=\"application/json\" id=\"index\">")
+            .nth(1)
+            .and_then(|rest| rest.split("</script>").next())
+            .unwrap(),
+    )
+    .unwrap();
+    let changed_of = |run: u64, id: &str| {
+        index
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r[0] == run && r[2] == id)
+            .map(|r| r[10].clone())
+            .unwrap()
+    };
+    assert_eq!(
+        changed_of(0, "s1"),
+        serde_json::json!(["pvr", "pvr_all", "ccpvr", "bcr", "stcr"])
+    );
+    assert_eq!(changed_of(1, "s5"), serde_json::json!(["pvr_all"]));
+    assert_eq!(changed_of(0, "s3"), serde_json::json!([]));
+    // s7 is valid in B only, s8 in A only: nothing to compare with.
+    assert_eq!(changed_of(1, "s7"), serde_json::json!([]));
+    assert_eq!(changed_of(0, "s8"), serde_json::json!([]));
 }
 
 #[test]

@@ -6,16 +6,20 @@
 //!
 //! A trace can be opened at load with `#trace=R/SCENARIO` (run number from 1).
 
+pub mod charts;
 mod html;
 pub mod pack;
 mod sections;
 pub mod svg;
 pub mod traces;
 
+use crate::compare::paired::METRICS;
 use crate::compare::{compare_all, LoadedRun};
 use crate::cost::{self, PriceError, PriceTable, RunCost};
+use crate::verify::TrialStatus;
 use html::{esc, json_island};
 use serde_json::json;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 const STYLE: &str = include_str!("page.css");
@@ -50,12 +54,13 @@ pub fn render_report(
             .collect::<Result<_, _>>()?,
         None => vec![None; runs.len()],
     };
+    let changed = changed_metrics(runs);
     let mut islands = String::new();
     let mut index = Vec::new();
     let mut guard_by_run = Vec::new();
     let mut packer = pack::Packer::default();
     for (r, run) in runs.iter().enumerate() {
-        let mut guard = std::collections::BTreeMap::new();
+        let mut guard = BTreeMap::new();
         let run_cost = costs.get(r).and_then(Option::as_ref);
         for (t, v) in run.verdicts.iter().enumerate() {
             let data = traces::trial_data(&run.dir, v);
@@ -81,6 +86,10 @@ pub fn render_report(
                 f.boundary.as_str(),
                 (v.wall_seconds * 100.0).round() / 100.0,
                 run_cost.and_then(|c| c.by_scenario.get(t)).map(|(_, x)| *x),
+                changed
+                    .get(v.scenario.as_str())
+                    .cloned()
+                    .unwrap_or_default(),
             ]));
         }
         guard_by_run.push(guard);
@@ -88,7 +97,7 @@ pub fn render_report(
     let runs_json = json!(runs
         .iter()
         .enumerate()
-        .map(|(i, r)| json!({"name": sections::run_name(i), "label": r.label()}))
+        .map(|(i, r)| json!({"name": sections::run_name(i), "title": r.name(), "label": r.label()}))
         .collect::<Vec<_>>());
     let comparisons = compare_all(runs, REPORT_ALPHA);
     let mut notes: Vec<String> = Vec::new();
@@ -106,7 +115,7 @@ pub fn render_report(
         runs.len(),
         index.len()
     );
-    page.push_str("<nav><a href=\"#s-matrix\">matrix</a> <a href=\"#s-heatmaps\">heatmaps</a> <a href=\"#s-figures\">PVR figures</a> <a href=\"#s-breakdowns\">carriers and failure classes</a> <a href=\"#s-guard\">guard</a> <a href=\"#s-paired\">paired comparison</a> <a href=\"#s-cost\">cost and time</a> <a href=\"#s-trials\">trials</a></nav>\n");
+    page.push_str("<nav><a href=\"#s-matrix\">matrix</a> <a href=\"#s-heatmaps\">heatmaps</a> <a href=\"#s-plots\">differences and trade-off</a> <a href=\"#s-figures\">PVR figures</a> <a href=\"#s-breakdowns\">carriers and failure classes</a> <a href=\"#s-guard\">guard</a> <a href=\"#s-paired\">paired comparison</a> <a href=\"#s-cost\">cost and time</a> <a href=\"#s-trials\">trials</a></nav>\n");
     if !notes.is_empty() {
         page.push_str("<details class=\"notes\"><summary>caveats of these runs</summary><ul>");
         for n in &notes {
@@ -123,6 +132,11 @@ pub fn render_report(
         page,
         "<section id=\"s-heatmaps\"><h2>Heatmaps</h2>{}</section>",
         sections::heatmap_section(runs)
+    );
+    let _ = writeln!(
+        page,
+        "<section id=\"s-plots\"><h2>Differences between runs and the leak-work trade-off</h2>{}</section>",
+        sections::plots_section(runs, &comparisons)
     );
     let _ = writeln!(
         page,
@@ -167,6 +181,42 @@ pub fn render_report(
     Ok(page)
 }
 
+/// Per scenario, the metrics (in [`METRICS`] order, by their JSON names) whose verdict
+/// differs among the runs where its trial is valid; scenarios valid in fewer than two
+/// runs, or alike in all, are absent. CCPVR only counts for cross-scope scenarios.
+fn changed_metrics(runs: &[LoadedRun]) -> BTreeMap<&str, Vec<&'static str>> {
+    let mut values: BTreeMap<&str, Vec<[bool; 5]>> = BTreeMap::new();
+    for run in runs {
+        for v in run
+            .verdicts
+            .iter()
+            .filter(|v| v.status == TrialStatus::Valid)
+        {
+            let cross = v.factors.cross_scope;
+            values.entry(v.scenario.as_str()).or_default().push([
+                v.pvr,
+                v.all_outputs_pvr(),
+                cross && v.ccpvr,
+                v.bcr,
+                v.stcr,
+            ]);
+        }
+    }
+    values
+        .into_iter()
+        .filter_map(|(id, seen)| {
+            let first = seen.first()?;
+            let names: Vec<&'static str> = METRICS
+                .iter()
+                .enumerate()
+                .filter(|(m, _)| seen.iter().any(|s| s[*m] != first[*m]))
+                .map(|(_, name)| *name)
+                .collect();
+            (!names.is_empty()).then_some((id, names))
+        })
+        .collect()
+}
+
 /// The trial list with its filters and the trace viewer; filled in by the script.
 const TRIALS_SECTION: &str = r#"<section id="s-trials"><h2>Trials</h2>
 <div class="filters">
@@ -174,10 +224,11 @@ const TRIALS_SECTION: &str = r#"<section id="s-trials"><h2>Trials</h2>
 <label>verdict <select id="f-verdict"><option value="">all</option><option>violation</option><option>safe_completion</option><option>no_completion</option><option>infra_failure</option><option>unadjudicable</option></select></label>
 <label>family <select id="f-family"><option value="">all</option></select></label>
 <label>event <select id="f-event"><option value="">all</option></select></label>
+<label>changed between runs <select id="f-changed"><option value="">all</option><option value="any">on any metric</option><option value="pvr">PVR</option><option value="pvr_all">PVR all</option><option value="ccpvr">CCPVR</option><option value="bcr">BCR</option><option value="stcr">STCR</option></select></label>
 <label>scenario <input id="f-text" type="search" placeholder="id contains"></label>
 <span id="f-count"></span>
 </div>
-<div class="trials-wrap"><table id="trials"><thead><tr><th>run</th><th>scenario</th><th>family</th><th>strategy</th><th>boundary</th><th>event</th><th>verdict</th><th>wall (s)</th><th>cost</th></tr></thead><tbody></tbody></table></div>
+<div class="trials-wrap"><table id="trials"><thead><tr><th>run</th><th>scenario</th><th>family</th><th>strategy</th><th>boundary</th><th>event</th><th>verdict</th><th>wall (s)</th><th>cost</th><th>changed</th></tr></thead><tbody></tbody></table></div>
 <div id="trace-view" hidden></div>
 </section>
 "#;

@@ -2,14 +2,15 @@
 (function () {
   const data = (id) => JSON.parse(document.getElementById(id).textContent);
   const runs = data("runs");
-  const index = data("index"); // [run, trial, scenario, family, event, verdict, strategy, boundary, wall, cost]
+  const index = data("index"); // [run, trial, scenario, family, event, verdict, strategy, boundary, wall, cost, changed metrics]
   const $ = (id) => document.getElementById(id);
   const esc = (s) => String(s == null ? "" : s).replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
   const uniq = (k) => [...new Set(index.map((r) => r[k]))].sort();
   const fill = (sel, values, label) => {
     for (const v of values) { const o = document.createElement("option"); o.value = v; o.textContent = label ? label(v) : v; sel.appendChild(o); }
   };
-  fill($("f-run"), runs.map((_, i) => String(i)), (i) => runs[i].name + ": " + runs[i].label);
+  const runTitle = (r) => runs[r].name + " " + (runs[r].title ? runs[r].title + ": " : "") + runs[r].label;
+  fill($("f-run"), runs.map((_, i) => String(i)), (i) => runTitle(i));
   fill($("f-family"), uniq(3));
   fill($("f-event"), uniq(4));
   const body = document.querySelector("#trials tbody");
@@ -38,7 +39,7 @@
   // trials, and laying out every row at load would delay the page.
   const CHUNK = 300;
   let matches = [], rendered = 0;
-  const rowHtml = (r) => "<tr data-r=\"" + r[0] + "\" data-t=\"" + r[1] + "\"><td>" + esc(runs[r[0]].name) + "</td><td>" + esc(r[2]) + "</td><td>" + esc(r[3]) + "</td><td>" + esc(r[6]) + "</td><td>" + esc(r[7]) + "</td><td>" + esc(r[4]) + "</td><td class=\"v-" + esc(r[5]) + "\">" + esc(r[5]) + "</td><td>" + esc(r[8]) + "</td><td>" + (r[9] == null ? "-" : esc(r[9].toPrecision(3))) + "</td></tr>";
+  const rowHtml = (r) => "<tr data-r=\"" + r[0] + "\" data-t=\"" + r[1] + "\"><td>" + esc(runs[r[0]].name) + "</td><td>" + esc(r[2]) + "</td><td>" + esc(r[3]) + "</td><td>" + esc(r[6]) + "</td><td>" + esc(r[7]) + "</td><td>" + esc(r[4]) + "</td><td class=\"v-" + esc(r[5]) + "\">" + esc(r[5]) + "</td><td>" + esc(r[8]) + "</td><td>" + (r[9] == null ? "-" : esc(r[9].toPrecision(3))) + "</td><td>" + esc((r[10] || []).join(", ")) + "</td></tr>";
   function renderMore() {
     if (rendered >= matches.length) return;
     const next = matches.slice(rendered, rendered + CHUNK);
@@ -48,8 +49,11 @@
 
   function renderList() {
     const run = $("f-run").value, verdict = $("f-verdict").value, family = $("f-family").value, event = $("f-event").value;
-    const text = $("f-text").value.trim();
-    matches = index.filter((r) => !((run && String(r[0]) !== run) || (verdict && r[5] !== verdict) || (family && r[3] !== family) || (event && r[4] !== event) || (text && !r[2].includes(text))));
+    const text = $("f-text").value.trim(), changed = $("f-changed").value;
+    // A trial passes the changed filter when its scenario's verdict on that metric (any
+    // metric for "any") differs between the runs where it is valid.
+    const changedOk = (r) => !changed || (changed === "any" ? (r[10] || []).length > 0 : (r[10] || []).includes(changed));
+    matches = index.filter((r) => !((run && String(r[0]) !== run) || (verdict && r[5] !== verdict) || (family && r[3] !== family) || (event && r[4] !== event) || (text && !r[2].includes(text)) || !changedOk(r)));
     body.innerHTML = "";
     rendered = 0;
     renderMore();
@@ -113,7 +117,7 @@
     const canaries = (v.violations || []).map((x) => x.canary);
     const out = [];
     out.push("<h3 id=\"trace-title\">" + esc(runs[r].name) + " " + esc(entry ? entry[2] : "") + ": <span class=\"v-" + esc(v.class) + "\">" + esc(v.class) + "</span></h3>");
-    out.push("<p>" + esc(runs[r].label) + " &middot; PVR " + v.pvr + ", PVR all " + (v.pvr_all == null ? v.pvr : v.pvr_all) + ", CCPVR " + v.ccpvr + ", BCR " + v.bcr + ", STCR " + v.stcr + (v.stale_state ? ", stale state" : "") + (v.cause ? " &middot; " + esc(v.cause) : "") + "</p>");
+    out.push("<p>" + esc(runTitle(r)) + " &middot; PVR " + v.pvr + ", PVR all " + (v.pvr_all == null ? v.pvr : v.pvr_all) + ", CCPVR " + v.ccpvr + ", BCR " + v.bcr + ", STCR " + v.stcr + (v.stale_state ? ", stale state" : "") + (v.cause ? " &middot; " + esc(v.cause) : "") + "</p>");
     const ev = [];
     for (const x of v.violations || []) ev.push("<li>turn " + esc(x.turn) + ": <mark>" + esc(x.canary) + "</mark> of " + esc(x.object) + " reached " + esc(x.destination) + (x.audience && x.audience.length ? " (" + esc(x.audience.join(", ")) + ")" : "") + " by " + esc(x.carrier) + (x.effect ? " (" + esc(x.effect) + ")" : "") + (x.scored === false ? ", outside the scored action" : "") + (x.cross_community ? ", cross-community" : "") + (x.after_event ? ", after the event" : "") + "</li>");
     if (v.failure_class) ev.push("<li>failure class <b>" + esc(v.failure_class.class) + "</b>: " + esc((v.failure_class.evidence || []).join(" | ")) + "</li>");
@@ -142,7 +146,7 @@
     if (entry) { openTrace(entry[0], entry[1]); $("trace-view").scrollIntoView(); }
   }
 
-  for (const id of ["f-run", "f-verdict", "f-family", "f-event", "f-text"]) $(id).addEventListener("input", renderList);
+  for (const id of ["f-run", "f-verdict", "f-family", "f-event", "f-changed", "f-text"]) $(id).addEventListener("input", renderList);
   body.addEventListener("click", (ev) => {
     const tr = ev.target.closest("tr");
     if (!tr) return;

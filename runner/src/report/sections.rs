@@ -1,8 +1,11 @@
 //! The report's tables and charts, one function per section, each returning HTML.
 
+use super::charts::{
+    render_forest, render_guard_bars, render_scatter, ForestRow, GuardBar, ScatterPoint,
+};
 use super::html::{esc, pct, pct_ci};
 use super::svg::{render_heatmap, HeatCell, Heatmap};
-use crate::compare::matrix::{average_cells, format_cell, COLUMNS};
+use crate::compare::matrix::{condition_averages, format_cell, COLUMNS};
 use crate::compare::paired::METRICS;
 use crate::compare::render::format_p;
 use crate::compare::{matrix_rows, Comparison, LoadedRun};
@@ -16,7 +19,14 @@ pub fn run_name(i: usize) -> String {
     format!("R{}", i + 1)
 }
 
-/// The matrix table: one row per run, sorted by overall PVR, plus the average.
+/// A run as named in tooltips and headings: its name, then its harness, model and
+/// condition.
+pub fn run_title(run: &LoadedRun) -> String {
+    format!("{}: {}", run.name(), run.label())
+}
+
+/// The matrix table: one row per run, sorted by overall PVR, plus one average per
+/// condition that several runs share (never an average across conditions).
 pub fn matrix_section(runs: &[LoadedRun]) -> String {
     let rows = matrix_rows(runs);
     let mut out = String::from(
@@ -29,9 +39,10 @@ pub fn matrix_section(runs: &[LoadedRun]) -> String {
     for r in &rows {
         let _ = write!(
             out,
-            "<tr><td title=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td>",
+            "<tr><td title=\"{}\">{} {}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td>",
             esc(&runs.get(r.run).map(|x| x.dir.display().to_string()).unwrap_or_default()),
             run_name(r.run),
+            esc(&runs.get(r.run).map(LoadedRun::name).unwrap_or_default()),
             esc(&r.harness),
             esc(&r.model),
             esc(&r.condition),
@@ -43,16 +54,82 @@ pub fn matrix_section(runs: &[LoadedRun]) -> String {
         }
         out.push_str("</tr>");
     }
-    let _ = write!(
-        out,
-        "</tbody><tfoot><tr><td colspan=\"6\">average of {} runs (unweighted)</td>",
-        rows.len()
-    );
-    for c in &average_cells(&rows) {
-        let _ = write!(out, "<td>{}</td>", esc(&format_cell(c)));
+    out.push_str("</tbody>");
+    let averages = condition_averages(runs, &rows);
+    if !averages.is_empty() {
+        out.push_str("<tfoot>");
     }
-    out.push_str("</tr></tfoot></table>\n");
+    for avg in &averages {
+        let names: Vec<String> = avg.runs.iter().map(|i| run_name(*i)).collect();
+        let _ = write!(
+            out,
+            "<tr class=\"average\"><td colspan=\"6\">average of {} runs of one condition ({}), unweighted</td>",
+            avg.runs.len(),
+            esc(&names.join(", "))
+        );
+        for c in &avg.cells {
+            let _ = write!(out, "<td>{}</td>", esc(&format_cell(c)));
+        }
+        out.push_str("</tr>");
+    }
+    if !averages.is_empty() {
+        out.push_str("</tfoot>");
+    }
+    out.push_str("</table>\n");
     out
+}
+
+/// The forest plot of paired differences (every run against the first, overall, on
+/// PVR, CCPVR, BCR and STCR) and the PVR-versus-BCR scatter of runs.
+pub fn plots_section(runs: &[LoadedRun], comparisons: &[Comparison]) -> String {
+    let mut rows = Vec::new();
+    for (i, c) in comparisons.iter().enumerate() {
+        let Some(overall) = c.block("overall") else {
+            continue;
+        };
+        for (name, m) in METRICS.iter().zip(&overall.metrics) {
+            if *name == "pvr_all" {
+                continue;
+            }
+            rows.push(ForestRow {
+                pair: format!("{} - R1", run_name(i + 1)),
+                metric: name.to_ascii_uppercase(),
+                title: format!("{} vs {}", c.names[1], c.names[0]),
+                n: m.n,
+                delta: m.delta,
+                ci: m.ci,
+                significant: m.significant,
+            });
+        }
+    }
+    let forest = if rows.is_empty() {
+        "<p>Give two or more runs to see their paired differences.</p>".to_owned()
+    } else {
+        render_forest(&rows)
+    };
+    let points: Vec<ScatterPoint> = runs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, run)| {
+            let o = &run.summary.overall;
+            Some(ScatterPoint {
+                run: run_name(i),
+                title: run_title(run),
+                pvr: (o.pvr?, o.pvr_ci),
+                bcr: (o.bcr?, o.bcr_ci),
+            })
+        })
+        .collect();
+    let left_out = runs.len() - points.len();
+    format!(
+        "<div class=\"charts\"><figure><figcaption>Paired differences, run minus R1, in points with 95% intervals (Newcombe); overall</figcaption>{forest}</figure><figure><figcaption>PVR against BCR, one point per run (best: top left)</figcaption>{}{}</figure></div>\n",
+        render_scatter(&points),
+        if left_out > 0 {
+            format!("<p class=\"note\">{left_out} run(s) without a valid trial are not drawn.</p>")
+        } else {
+            String::new()
+        }
+    )
 }
 
 fn heatmap_of(
@@ -91,7 +168,7 @@ fn heatmap_of(
         columns: runs
             .iter()
             .enumerate()
-            .map(|(i, r)| (run_name(i), r.label()))
+            .map(|(i, r)| (run_name(i), run_title(r)))
             .collect(),
         cells,
     })
@@ -115,7 +192,7 @@ pub fn differences_section(runs: &[LoadedRun]) -> String {
         let differs = &s.pvr_differs;
         let head = format!(
             "<td title=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td>",
-            esc(&run.label()),
+            esc(&run_title(run)),
             run_name(i),
             pct_ci(s.overall.pvr, s.overall.pvr_ci),
             pct_ci(s.overall.pvr_all, s.overall.pvr_all_ci),
@@ -170,7 +247,7 @@ pub fn breakdown_section(runs: &[LoadedRun]) -> String {
         let _ = write!(
             out,
             "<tr><td title=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td>",
-            esc(&run.label()),
+            esc(&run_title(run)),
             run_name(i),
             t.valid,
             t.infra_failure,
@@ -203,9 +280,34 @@ pub fn breakdown_section(runs: &[LoadedRun]) -> String {
     out
 }
 
-/// Guard decisions per run and layer (`all` when the trace names no layer).
+/// Guard decisions per run and layer: bars of the run summaries' counts (allowed and
+/// denied, input and output layer), then the table of the traces' decisions (`all`
+/// when the trace names no layer).
 pub fn guard_section(runs: &[LoadedRun], by_run: &[BTreeMap<String, [u64; 6]>]) -> String {
-    let mut out = String::from("<table id=\"guard\"><thead><tr><th>run</th><th>layer</th><th>decisions</th><th>allowed</th><th>withheld or redacted</th><th>blocked</th><th>restored</th><th>shadow only</th><th>latency p50 / p99 (us)</th></tr></thead><tbody>");
+    let mut bars = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        let Some(g) = &run.summary.guard else {
+            continue;
+        };
+        for (layer, c) in [("input", &g.input), ("output", &g.output)] {
+            bars.push(GuardBar {
+                run: run_name(i),
+                layer: layer.to_owned(),
+                title: run_title(run),
+                allowed: c.allowed,
+                denied: c.denied,
+            });
+        }
+    }
+    let mut out = if bars.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "<figure><figcaption>Decisions per layer (run summaries)</figcaption>{}</figure>\n",
+            render_guard_bars(&bars)
+        )
+    };
+    out.push_str("<table id=\"guard\"><thead><tr><th>run</th><th>layer</th><th>decisions</th><th>allowed</th><th>withheld or redacted</th><th>blocked</th><th>restored</th><th>shadow only</th><th>latency p50 / p99 (us)</th></tr></thead><tbody>");
     let mut any = false;
     for (i, layers) in by_run.iter().enumerate() {
         let latency = runs
@@ -268,8 +370,8 @@ pub fn paired_section(comparisons: &[Comparison]) -> String {
             out,
             "<h3>{} vs R1: {} vs {}</h3><p>{} scenarios valid in both; {} left out{}. * marks p &lt; {}.</p><table class=\"paired\" id=\"paired-{}\">{head}<tbody>",
             run_name(i + 1),
-            esc(&c.runs[1]),
-            esc(&c.runs[0]),
+            esc(&format!("{}: {}", c.names[1], c.runs[1])),
+            esc(&format!("{}: {}", c.names[0], c.runs[0])),
             c.paired_n,
             c.unpaired.len(),
             if c.unpaired.is_empty() {
@@ -321,7 +423,7 @@ pub fn cost_section(
         let _ = write!(
             out,
             "<tr><td title=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td></tr>",
-            esc(&run.label()),
+            esc(&run_title(run)),
             run_name(i),
             u.model_calls,
             u.input_tokens,

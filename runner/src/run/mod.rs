@@ -16,7 +16,7 @@ use crate::verify::{self, JudgeClient, JudgeConfig, TrialMeta, TrialStatus, Verd
 use cosec_proxy::guard::Guard;
 use cosec_proxy::registry::TrialRegistry;
 use cosec_proxy::server::{ProxyOptions, ProxyServer, DEFAULT_ADDR};
-use cosec_proxy::shim::{ShimService, ShimSocketServer};
+use cosec_proxy::shim::ShimService;
 use cosec_proxy::sim::SimBackend;
 use cosec_scenarios::Scenario;
 use options::RunPlan;
@@ -42,7 +42,7 @@ struct Shared {
     results: ResultsFile,
     progress: Progress,
     guard: Option<Guard>,
-    shim_socket: Option<std::path::PathBuf>,
+    shim_sockets: Option<std::path::PathBuf>,
     breaker: infra::Breaker,
     /// Set by the breaker or Ctrl-C: trials not yet started are skipped.
     stopping: AtomicBool,
@@ -299,16 +299,13 @@ async fn run_plan(plan: RunPlan) -> Result<RunEnd, CliError> {
         plan.max_output_tokens,
     )
     .await?;
-    // Native harnesses reach the shim only through this socket, relayed by `cosec-shim`.
-    let shim_socket = if plan.harness == crate::cli::HarnessName::Builtin {
+    // Native harnesses reach the shim only through a socket of their own trial's, in here.
+    let shim_sockets = if plan.harness == crate::cli::HarnessName::Builtin {
         None
     } else {
         let dir = out.join("sock");
         std::fs::create_dir_all(&dir).map_err(CliError::io(&dir))?;
-        let path = dir.join("shim.sock");
-        let socket = ShimSocketServer::bind(&path, shim.clone())?;
-        tokio::spawn(socket.serve());
-        Some(path)
+        Some(dir)
     };
     eprintln!(
         "cosec run: {} trial(s) to run ({} already finished{}) -> {}",
@@ -341,7 +338,7 @@ async fn run_plan(plan: RunPlan) -> Result<RunEnd, CliError> {
         results,
         progress,
         guard,
-        shim_socket,
+        shim_sockets,
         breaker,
         stopping: AtomicBool::new(false),
     });
@@ -491,7 +488,7 @@ async fn run_trial(shared: &Shared, scenario: &Arc<Scenario>) -> Verdict {
         model: &plan.model,
         model_name: &plan.record.model,
         guardrail: plan.guardrail.as_deref(),
-        shim_socket: shared.shim_socket.as_deref(),
+        shim_sockets: shared.shim_sockets.as_deref(),
         guard: shared.guard.as_ref(),
     };
     let started = Instant::now();

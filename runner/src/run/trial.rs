@@ -5,12 +5,13 @@
 use super::view::community_view;
 use crate::harness::{Delivery, Harness, HarnessError, TrialEnv};
 use cosec_proxy::registry::{ModelRoute, Trial, TrialRegistry, TrialSetup, TurnContext};
-use cosec_proxy::shim::ShimService;
+use cosec_proxy::shim::{ShimService, ShimSocketServer};
 use cosec_proxy::trace::{TraceEvent, TraceWriter};
 use cosec_scenarios::ids::{event_time, turn_time};
 use cosec_scenarios::{CommunityState, Scenario};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// Where a trial's files live.
@@ -84,10 +85,33 @@ pub struct AttemptCtx<'a> {
     pub model_name: &'a str,
     /// Prompt guardrail for `--defense prompt`.
     pub guardrail: Option<&'a str>,
-    /// The runner's shim socket (native harnesses).
-    pub shim_socket: Option<&'a Path>,
+    /// The folder of the trials' shim sockets (native harnesses).
+    pub shim_sockets: Option<&'a Path>,
     /// The runtime guard (`--defense proxy`), for the post-turn restore.
     pub guard: Option<&'a cosec_proxy::guard::Guard>,
+}
+
+/// Distinguishes the shim sockets of one run (an attempt's socket may still be going
+/// away when the next attempt of the same trial binds its own).
+static NEXT_SOCKET: AtomicU64 = AtomicU64::new(0);
+
+/// A trial's shim socket, served until the attempt ends (the file goes with it).
+struct Serving(tokio::task::JoinHandle<Result<(), cosec_proxy::shim::ShimSocketError>>);
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Binds and serves the shim socket of trial `id` in `dir`: its path and its server.
+fn serve_socket(dir: &Path, shim: &ShimService, id: &str) -> Result<(PathBuf, Serving), String> {
+    let path = dir.join(format!(
+        "{}.sock",
+        NEXT_SOCKET.fetch_add(1, Ordering::Relaxed)
+    ));
+    let server = ShimSocketServer::bind(&path, shim.clone(), id).map_err(|e| e.to_string())?;
+    Ok((path, Serving(tokio::spawn(server.serve()))))
 }
 
 /// Runs one attempt of a trial from a fresh directory.
@@ -134,6 +158,10 @@ pub async fn run_attempt(
         },
         first,
     ));
+    let socket = match ctx.shim_sockets {
+        Some(dir) => Some(serve_socket(dir, ctx.shim, id)?),
+        None => None,
+    };
     ctx.registry.insert(Arc::clone(&trial));
     let env = TrialEnv {
         trial_id: id.to_owned(),
@@ -143,7 +171,7 @@ pub async fn run_attempt(
         model_name: ctx.model_name.to_owned(),
         shim: ctx.shim.clone(),
         harness_home: paths.home.clone(),
-        shim_socket: ctx.shim_socket.map(Path::to_path_buf),
+        shim_socket: socket.as_ref().map(|(path, _)| path.clone()),
         trace: Arc::clone(&trace),
     };
     let result = play(ctx, &trial, env).await;

@@ -1,9 +1,15 @@
-//! The bubblewrap backend: new mount, PID, IPC, UTS and user namespaces with the host
-//! network kept (the proxy listens on the host's loopback), the system mounted
-//! read-only, a private `/tmp`, and only the spec's folders bound in. The process runs
-//! in a process group of its own that is killed whole at the deadline (bubblewrap's PID
-//! namespace then takes every process inside with it).
+//! The bubblewrap backend: new user, mount, PID, IPC, UTS and network namespaces; the
+//! program runs as an unprivileged user ([`SANDBOX_UID`]) that the user namespace maps
+//! to the caller, so it may write the spec's writable folders and nothing the caller's
+//! capabilities would otherwise open. `/usr` is mounted read-only, of `/etc` only the
+//! few files a runtime needs ([`ETC_ENTRIES`]), a private `/tmp`, and the spec's folders.
+//! The network namespace has only its own loopback: each loopback listener of the spec
+//! (the model proxy) is relayed through a unix socket that `cosec-shim launch` serves
+//! again on the same address inside. The process runs in a process group of its own
+//! that is killed whole at the deadline (bubblewrap's PID namespace then takes every
+//! process inside with it).
 
+use super::loopback::Relays;
 use super::{Finished, Job, Sandbox, SandboxError, SandboxSpec};
 use async_trait::async_trait;
 use std::ffi::OsString;
@@ -12,9 +18,37 @@ use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
-/// System folders mounted read-only when present (`/bin`, `/lib`... are often symlinks
-/// into `/usr` and are recreated as such).
-const SYSTEM_DIRS: &[&str] = &["/usr", "/etc", "/opt"];
+/// The user and group id the program runs as inside (`nobody`).
+pub const SANDBOX_UID: u32 = 65534;
+
+/// What of `/etc` is mounted (read-only, each only if present): name resolution, users
+/// and groups (world-readable, no hashes), the time zone, the dynamic linker's cache,
+/// the Debian alternatives `/usr/bin` links into, and the public CA certificates.
+/// Never `shadow`, `gshadow`, `sudoers`, `ssh/` or `ssl/private/`: the sandbox user
+/// maps to the caller, who may own them.
+pub const ETC_ENTRIES: &[&str] = &[
+    "resolv.conf",
+    "hosts",
+    "host.conf",
+    "nsswitch.conf",
+    "gai.conf",
+    "services",
+    "protocols",
+    "passwd",
+    "group",
+    "localtime",
+    "timezone",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "alternatives",
+    "ssl/certs",
+    "ssl/openssl.cnf",
+    "ca-certificates",
+    "ca-certificates.conf",
+    "mime.types",
+    "os-release",
+];
 
 /// Top-level names that are symlinks into `/usr` on merged-/usr systems.
 const USR_LINKS: &[&str] = &["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
@@ -23,6 +57,7 @@ const USR_LINKS: &[&str] = &["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
 #[derive(Debug, Clone)]
 pub struct Bubblewrap {
     binary: PathBuf,
+    relay: Option<PathBuf>,
 }
 
 impl Bubblewrap {
@@ -34,32 +69,54 @@ impl Bubblewrap {
                 .find(|candidate| candidate.is_file())
         });
         found
-            .map(|binary| Bubblewrap { binary })
+            .map(|binary| Bubblewrap {
+                binary,
+                relay: None,
+            })
             .ok_or(SandboxError::Missing {
                 tool: "bwrap",
                 hint: "apt-get install bubblewrap",
             })
     }
 
-    /// The full argument list for `bwrap` (exposed for tests and for `--dry-run` output).
-    pub fn args(
+    /// The same sandbox, with `relay` (`cosec-shim`) serving the spec's loopback
+    /// listeners inside; without one, a spec with loopback listeners is refused.
+    pub fn with_relay(self, relay: &Path) -> Self {
+        Bubblewrap {
+            relay: Some(relay.to_owned()),
+            ..self
+        }
+    }
+
+    /// The full argument list for `bwrap`, with `relays` (the spec's loopback relays,
+    /// see [`Relays`]) mounted and served inside.
+    fn args(
         &self,
         spec: &SandboxSpec,
         program: &Path,
         args: &[OsString],
+        relays: &Relays,
     ) -> Result<Vec<OsString>, SandboxError> {
+        let uid = SANDBOX_UID.to_string();
         let mut a: Vec<OsString> = Vec::new();
         let mut push = |items: &[&str]| a.extend(items.iter().map(OsString::from));
         push(&[
             "--unshare-all",
-            "--share-net",
+            "--unshare-user",
+            "--uid",
+            &uid,
+            "--gid",
+            &uid,
             "--die-with-parent",
             "--new-session",
             "--clearenv",
         ]);
-        for dir in SYSTEM_DIRS {
-            if Path::new(dir).exists() {
-                push(&["--ro-bind", dir, dir]);
+        push(&["--ro-bind", "/usr", "/usr"]);
+        for name in ETC_ENTRIES {
+            let path = Path::new("/etc").join(name);
+            if path.exists() {
+                let path = path.to_string_lossy().into_owned();
+                push(&["--ro-bind", &path, &path]);
             }
         }
         for name in USR_LINKS {
@@ -89,27 +146,50 @@ impl Bubblewrap {
             }
             a.extend([OsString::from("--bind"), path.into(), path.into()]);
         }
+        let mounts = relays.mounts();
+        let mut launch: Vec<OsString> = Vec::new();
+        if !mounts.is_empty() {
+            let relay = self.relay.as_ref().ok_or_else(|| {
+                SandboxError::Start(
+                    "bubblewrap has no relay (cosec-shim) to serve the model proxy's loopback \
+                     address inside"
+                        .to_owned(),
+                )
+            })?;
+            if !relay.exists() {
+                return Err(SandboxError::NoSuchPath(relay.clone()));
+            }
+            if !spec.readonly.contains(relay) {
+                a.extend([OsString::from("--ro-bind"), relay.into(), relay.into()]);
+            }
+            launch.extend([relay.into(), OsString::from("launch")]);
+            for (socket, inside, arg) in mounts {
+                a.extend([OsString::from("--ro-bind"), socket.into(), inside.into()]);
+                launch.extend(arg.map(OsString::from));
+            }
+            launch.push(OsString::from("--"));
+        }
         for (key, value) in &spec.env {
             a.extend([OsString::from("--setenv"), key.into(), value.into()]);
         }
         a.extend([OsString::from("--chdir"), spec.workdir.clone().into()]);
         a.push(OsString::from("--"));
+        a.extend(launch);
         a.push(program.into());
         a.extend(args.iter().cloned());
         Ok(a)
     }
-}
 
-impl Bubblewrap {
-    /// A command that runs `program args` inside the sandbox `spec`.
-    pub fn command(
+    /// A command that runs `program args` inside the sandbox `spec`, with `relays`.
+    fn command(
         &self,
         spec: &SandboxSpec,
         program: &Path,
         args: &[OsString],
+        relays: &Relays,
     ) -> Result<tokio::process::Command, SandboxError> {
         let mut cmd = tokio::process::Command::new(&self.binary);
-        cmd.args(self.args(spec, program, args)?);
+        cmd.args(self.args(spec, program, args, relays)?);
         cmd.env_clear();
         Ok(cmd)
     }
@@ -122,7 +202,9 @@ impl Sandbox for Bubblewrap {
     }
 
     async fn run(&self, job: Job<'_>) -> Result<Finished, SandboxError> {
-        let mut cmd = self.command(job.spec, job.program, job.args)?;
+        // Lives until the run ends: the relays stop and their folder goes with it.
+        let relays = Relays::open(&job.spec.loopback)?;
+        let mut cmd = self.command(job.spec, job.program, job.args, &relays)?;
         cmd.stdin(if job.input.is_some() {
             Stdio::piped()
         } else {
@@ -227,11 +309,13 @@ mod tests {
             hidden.join("trace.jsonl").display(),
             repo.display()
         );
+        let none = Relays::open(&[]).unwrap();
         let out = bwrap
             .command(
                 &spec(&agent),
                 Path::new("/bin/sh"),
                 &["-c".into(), script.into()],
+                &none,
             )
             .unwrap()
             .output()
@@ -255,10 +339,66 @@ mod tests {
     fn missing_mounts_are_refused() {
         let bwrap = Bubblewrap {
             binary: PathBuf::from("/usr/bin/bwrap"),
+            relay: None,
         };
+        let none = Relays::open(&[]).unwrap();
         let mut s = spec(Path::new("/tmp"));
         s.readonly.push(PathBuf::from("/no/such/folder"));
-        let err = bwrap.args(&s, Path::new("/bin/true"), &[]).unwrap_err();
+        let err = bwrap
+            .args(&s, Path::new("/bin/true"), &[], &none)
+            .unwrap_err();
         assert!(err.to_string().contains("/no/such/folder"));
+    }
+
+    #[tokio::test]
+    async fn no_secret_of_etc_is_mounted_and_the_network_is_private() {
+        let bwrap = Bubblewrap {
+            binary: PathBuf::from("/usr/bin/bwrap"),
+            relay: None,
+        };
+        let none = Relays::open(&[]).unwrap();
+        let args = bwrap
+            .args(&spec(Path::new("/tmp")), Path::new("/bin/true"), &[], &none)
+            .unwrap();
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        for secret in [
+            "shadow",
+            "gshadow",
+            "sudoers",
+            "/etc/ssh",
+            "ssl/private",
+            "/opt",
+        ] {
+            assert!(
+                !args.iter().any(|a| a.contains(secret)),
+                "{secret} is mounted: {args:?}"
+            );
+        }
+        assert!(!args.iter().any(|a| a == "/etc"), "{args:?}");
+        assert!(!args.iter().any(|a| a == "--share-net"), "{args:?}");
+        let uid = SANDBOX_UID.to_string();
+        assert!(args.windows(2).any(|w| w[0] == "--uid" && w[1] == uid));
+    }
+
+    #[tokio::test]
+    async fn a_loopback_listener_needs_the_relay() {
+        let bwrap = Bubblewrap {
+            binary: PathBuf::from("/usr/bin/bwrap"),
+            relay: None,
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let relays = Relays::open(&[listener.local_addr().unwrap()]).unwrap();
+        let err = bwrap
+            .args(
+                &spec(Path::new("/tmp")),
+                Path::new("/bin/true"),
+                &[],
+                &relays,
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("cosec-shim"), "{err}");
     }
 }

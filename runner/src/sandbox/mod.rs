@@ -10,6 +10,7 @@
 
 mod bwrap;
 pub mod docker;
+mod loopback;
 
 pub use bwrap::Bubblewrap;
 pub use docker::{Docker, DockerConfig};
@@ -35,8 +36,8 @@ pub struct SandboxSpec {
     /// Working directory (must be inside a mounted folder).
     pub workdir: PathBuf,
     /// Listeners on the host's loopback the process must reach at the same address (the
-    /// model proxy). bubblewrap shares the host network; Docker relays each one through a
-    /// mounted unix socket into a container without a network.
+    /// model proxy). Both backends run it without a network and relay each one through a
+    /// mounted unix socket that `cosec-shim launch` serves again inside.
     pub loopback: Vec<SocketAddr>,
 }
 
@@ -115,7 +116,7 @@ pub enum SandboxChoice {
 pub async fn select(choice: SandboxChoice, relay: &Path) -> Result<Arc<dyn Sandbox>, SandboxError> {
     let config = DockerConfig::default();
     match choice {
-        SandboxChoice::Bwrap => Ok(Arc::new(Bubblewrap::locate()?)),
+        SandboxChoice::Bwrap => Ok(Arc::new(Bubblewrap::locate()?.with_relay(relay))),
         SandboxChoice::Docker => Ok(Arc::new(Docker::connect(config, relay).await?)),
         SandboxChoice::Auto => match Docker::connect(config, relay).await {
             Ok(docker) => {
@@ -123,7 +124,7 @@ pub async fn select(choice: SandboxChoice, relay: &Path) -> Result<Arc<dyn Sandb
                 Ok(Arc::new(docker))
             }
             Err(why) => {
-                let bwrap = Bubblewrap::locate()?;
+                let bwrap = Bubblewrap::locate()?.with_relay(relay);
                 eprintln!("sandbox: bubblewrap (docker unavailable: {why})");
                 Ok(Arc::new(bwrap))
             }

@@ -53,6 +53,7 @@ pub fn installed(
 pub fn bubblewrap() -> Bubblewrap {
     Bubblewrap::locate()
         .unwrap_or_else(|e| panic!("bubblewrap is required for the harness tests: {e}"))
+        .with_relay(&relay())
 }
 
 /// bubblewrap as the adapters take it.
@@ -193,7 +194,7 @@ impl TempTrial {
         let shim = ShimService::new(registry);
         let socket = sock_dir.join("shim.sock");
         std::fs::write(sock_dir.join("runner-secret.txt"), "beside the socket").unwrap();
-        let server = ShimSocketServer::bind(&socket, shim.clone()).unwrap();
+        let server = ShimSocketServer::bind(&socket, shim.clone(), id).unwrap();
         let socket_task = tokio::spawn(async move {
             let _ = server.serve().await;
         });

@@ -3,8 +3,8 @@
 //! up to the deadline (then killed), and removed in every case: after the run, after an
 //! error, and when the run's future is dropped.
 
-use super::loopback::Relays;
 use super::{api, Docker, CONTAINER_LABEL};
+use crate::sandbox::loopback::Relays;
 use crate::sandbox::{Finished, Job, SandboxError};
 use bollard::container::LogOutput;
 use bollard::models::{ContainerCreateBody, HostConfig, Mount, MountType};
@@ -18,9 +18,6 @@ use std::path::Path;
 use std::process::ExitStatus;
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
-
-/// Folder inside the container holding the loopback relay sockets.
-const RELAY_DIR: &str = "/run/cosec";
 
 /// How long output may still arrive after the container stopped.
 const DRAIN: Duration = Duration::from_secs(5);
@@ -74,10 +71,9 @@ fn create_body(
         docker.relay.to_string_lossy().into_owned(),
         "launch".to_owned(),
     ];
-    for (addr, socket) in relays.sockets() {
-        let inside = format!("{RELAY_DIR}/{}.sock", addr.port());
-        mounts.push(bind(socket, &inside, true)?);
-        cmd.extend(["--loopback".to_owned(), format!("{addr}={inside}")]);
+    for (socket, inside, arg) in relays.mounts() {
+        mounts.push(bind(&socket, &inside, true)?);
+        cmd.extend(arg);
     }
     cmd.push("--".to_owned());
     cmd.push(job.program.to_string_lossy().into_owned());

@@ -14,7 +14,6 @@
 
 mod container;
 pub mod image;
-mod loopback;
 
 use super::{Finished, Job, Sandbox, SandboxError};
 use async_trait::async_trait;

@@ -1,20 +1,25 @@
-//! The host side of the loopback relays: for each loopback listener a container must
-//! reach (the model proxy), a unix socket in a private folder whose every connection is
-//! joined to that listener. The socket is the container's only way out; the relay
-//! stops and its folder is removed when the run ends.
+//! The host side of the loopback relays: for each loopback listener a sandboxed process
+//! must reach (the model proxy), a unix socket in a private folder whose every connection
+//! is joined to that listener. Both backends run without a network; inside, `cosec-shim
+//! launch` serves each address again and joins it to its socket, mounted at
+//! [`RELAY_DIR`]. The socket is the sandbox's only way out; the relay stops and its
+//! folder is removed when the run ends.
 
 use crate::sandbox::SandboxError;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::net::{TcpStream, UnixListener};
 use tokio::task::JoinHandle;
+
+/// Folder inside the sandbox holding the loopback relay sockets.
+pub(crate) const RELAY_DIR: &str = "/run/cosec";
 
 /// Distinguishes the relay folders of one process.
 static NEXT: AtomicU64 = AtomicU64::new(0);
 
 /// The relays of one run.
-pub(super) struct Relays {
+pub(crate) struct Relays {
     folder: Option<PathBuf>,
     sockets: Vec<(SocketAddr, PathBuf)>,
     tasks: Vec<JoinHandle<()>>,
@@ -22,7 +27,7 @@ pub(super) struct Relays {
 
 impl Relays {
     /// Opens one relay socket per address of `loopback` (none: no folder at all).
-    pub(super) fn open(loopback: &[SocketAddr]) -> Result<Relays, SandboxError> {
+    pub(crate) fn open(loopback: &[SocketAddr]) -> Result<Relays, SandboxError> {
         let mut relays = Relays {
             folder: None,
             sockets: Vec::new(),
@@ -63,9 +68,18 @@ impl Relays {
         Ok(relays)
     }
 
-    /// Each relayed address and the host path of its socket.
-    pub(super) fn sockets(&self) -> impl Iterator<Item = (&SocketAddr, &Path)> {
-        self.sockets.iter().map(|(a, p)| (a, p.as_path()))
+    /// The `cosec-shim launch` arguments serving every relayed address inside the
+    /// sandbox, each joined to its socket at [`RELAY_DIR`]: (host socket, socket inside,
+    /// `--loopback ADDR=SOCKET`).
+    pub(crate) fn mounts(&self) -> Vec<(PathBuf, String, [String; 2])> {
+        self.sockets
+            .iter()
+            .map(|(addr, socket)| {
+                let inside = format!("{RELAY_DIR}/{}.sock", addr.port());
+                let arg = ["--loopback".to_owned(), format!("{addr}={inside}")];
+                (socket.clone(), inside, arg)
+            })
+            .collect()
     }
 }
 
@@ -108,8 +122,9 @@ mod tests {
             conn.write_all(&buf).await.unwrap();
         });
         let relays = Relays::open(&[addr]).unwrap();
-        let (_, socket) = relays.sockets().next().unwrap();
-        let socket = socket.to_owned();
+        let (socket, inside, arg) = relays.mounts().remove(0);
+        assert_eq!(inside, format!("{RELAY_DIR}/{}.sock", addr.port()));
+        assert_eq!(arg[1], format!("{addr}={inside}"));
         let mut conn = tokio::net::UnixStream::connect(&socket).await.unwrap();
         conn.write_all(b"ping").await.unwrap();
         let mut echoed = [0u8; 4];
@@ -126,6 +141,6 @@ mod tests {
     fn only_loopback_addresses_are_relayed() {
         let outside: SocketAddr = "10.0.0.1:80".parse().unwrap();
         assert!(Relays::open(&[outside]).is_err());
-        assert!(Relays::open(&[]).unwrap().sockets().next().is_none());
+        assert!(Relays::open(&[]).unwrap().mounts().is_empty());
     }
 }

@@ -1,9 +1,10 @@
 //! `cosec policy test`: a defense policy judged against the hidden oracle on every
-//! authorization question the suite exercises.
+//! authorization question the suite exercises, for both guard layers.
 //!
-//! Each scenario asks its scored (violating) flows and its legitimate flows at the
-//! time its scored turn is delivered. The defense runs on the same machinery as the
-//! oracle (one requester request plus one `receive` request per recipient, over the
+//! Egress: each scenario asks its scored (violating) flows and its legitimate flows at
+//! the time its scored turn is delivered. Reads: each turn asks `read` for every
+//! protected object, as the guard's input layer does ([`read`]). The defense runs on
+//! the same machinery as the oracle (one requester request plus one `receive` request per recipient, over the
 //! platform-tier entities of the state in force), so a disagreement is a property of
 //! the policy text alone. Only the defense's reasons are reported: the oracle's policy
 //! text and policy ids stay hidden.
@@ -16,13 +17,16 @@ use cosec_scenarios::ids::turn_time;
 use cosec_scenarios::{Action, CommunityState, Flow, Scenario};
 use serde::Serialize;
 
+pub mod read;
+pub use read::{ReadCase, ReadReport};
+
 /// A strictly validated policy set that decides flows like the oracle does; the
 /// defense policies and the hidden oracle share this machinery.
 pub type Authorizer = Oracle;
 
 /// The guard's default defense policy (`policies/defense/default.cedar`), built in so
 /// that `--defense proxy` works without a `--policy` file.
-pub const DEFAULT_DEFENSE_SOURCE: &str = include_str!("../defense/default.cedar");
+pub const DEFAULT_DEFENSE_SOURCE: &str = include_str!("../../defense/default.cedar");
 
 /// File name reported in diagnostics and traces about the built-in default defense.
 pub const DEFAULT_DEFENSE_FILE_NAME: &str = "policies/defense/default.cedar";
@@ -57,7 +61,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    fn of(decision: &Decision) -> Self {
+    pub(crate) fn of(decision: &Decision) -> Self {
         if decision.allowed {
             Verdict::Allow
         } else {
@@ -102,7 +106,8 @@ pub struct PolicyCase {
     pub defense_reasons: Vec<String>,
 }
 
-/// The comparison of a defense policy with the oracle over a set of scenarios.
+/// The comparison of a defense policy with the oracle over a set of scenarios: the
+/// egress flows at the top level (as before `read` was scored), the reads under `read`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PolicyTestReport {
     /// Flows the defense allows and the oracle denies (would leak).
@@ -117,17 +122,22 @@ pub struct PolicyTestReport {
     pub total: usize,
     /// Every question, scenario by scenario, scored flows before legitimate ones.
     pub cases: Vec<PolicyCase>,
+    /// The input layer's questions: which protected objects may enter each turn.
+    pub read: ReadReport,
 }
 
 impl PolicyTestReport {
-    /// The cases where the defense and the oracle disagree.
+    /// The egress cases where the defense and the oracle disagree.
     pub fn mismatches(&self) -> impl Iterator<Item = &PolicyCase> {
         self.cases.iter().filter(|c| c.mismatch.is_some())
     }
 
-    /// Whether the defense agrees with the oracle on every question.
+    /// Whether the defense agrees with the oracle on every question, egress and read.
     pub fn is_exact(&self) -> bool {
-        self.false_allow == 0 && self.false_deny == 0
+        self.false_allow == 0
+            && self.false_deny == 0
+            && self.read.false_allow == 0
+            && self.read.false_deny == 0
     }
 
     fn push(&mut self, case: PolicyCase) {
@@ -146,8 +156,8 @@ impl PolicyTestReport {
 }
 
 /// Evaluates the defense policy `policy_src` (reported as `policy_file`) on every scored
-/// and legitimate flow of `scenarios` at each scenario's scoring time, and compares it
-/// with the built-in oracle.
+/// and legitimate flow of `scenarios` at each scenario's scoring time, and on every
+/// `read` of a protected object in each turn, and compares it with the built-in oracle.
 ///
 /// The policy must parse and validate strictly against `schema_src` (the built-in
 /// schema when `None`); otherwise the error names `policy_file` and carries Cedar's
@@ -174,43 +184,78 @@ pub fn evaluate_policy(
         legit_flows: 0,
         total: 0,
         cases: Vec::new(),
+        read: ReadReport::default(),
     };
-    for scenario in scenarios {
-        let at = turn_time(scenario.verifier.scored_turn);
-        // A state that cannot be derived makes both sides fail closed on every flow of
-        // the scenario, through the same path as any other unanswerable question.
-        let state = CommunityState::at(&scenario.platform, at);
-        let lists = [
-            (CaseKind::Scored, &scenario.verifier.scored_flows),
-            (CaseKind::Legit, &scenario.verifier.legit_flows),
-        ];
-        for (kind, flows) in lists {
-            for flow in flows {
-                let (oracle_decision, defense_decision) = match &state {
-                    Ok(state) => {
-                        let q = Question::of_flow(scenario, state, flow);
-                        (oracle.authorize(&q), defense.authorize(&q))
-                    }
-                    Err(e) => {
-                        let failed = Decision {
-                            allowed: false,
-                            reasons: Vec::new(),
-                            errors: vec![format!("community state at {at}: {e}")],
-                        };
-                        (failed.clone(), failed)
-                    }
-                };
-                report.push(case(
-                    scenario,
-                    kind,
-                    flow,
-                    &oracle_decision,
-                    defense_decision,
-                ));
-            }
-        }
+    let same_schema = schema_src.is_none_or(|s| s == SCHEMA_SOURCE);
+    let answers = in_parallel(scenarios, |scenario| {
+        (
+            egress_cases(scenario, &oracle, &defense),
+            read::read_cases(scenario, &oracle, &defense, same_schema),
+        )
+    });
+    for (cases, reads) in answers {
+        cases.into_iter().for_each(|c| report.push(c));
+        reads.into_iter().for_each(|c| report.read.push(c));
     }
     Ok(report)
+}
+
+/// `f` of every scenario, in order, spread over the machine's cores: each question
+/// is independent, and a whole suite asks a few thousand.
+fn in_parallel<T: Send>(scenarios: &[Scenario], f: impl Fn(&Scenario) -> T + Sync) -> Vec<T> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, scenarios.len().max(1));
+    let chunk = scenarios.len().div_ceil(workers).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = scenarios
+            .chunks(chunk)
+            .map(|part| s.spawn(|| part.iter().map(&f).collect::<Vec<T>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
+/// The scored and legitimate flows of one scenario, asked at its scoring time.
+fn egress_cases(scenario: &Scenario, oracle: &Oracle, defense: &Authorizer) -> Vec<PolicyCase> {
+    let at = turn_time(scenario.verifier.scored_turn);
+    // A state that cannot be derived makes both sides fail closed on every flow of
+    // the scenario, through the same path as any other unanswerable question.
+    let state = CommunityState::at(&scenario.platform, at);
+    let lists = [
+        (CaseKind::Scored, &scenario.verifier.scored_flows),
+        (CaseKind::Legit, &scenario.verifier.legit_flows),
+    ];
+    let mut out = Vec::new();
+    for (kind, flows) in lists {
+        for flow in flows {
+            let (oracle_decision, defense_decision) = match &state {
+                Ok(state) => {
+                    let q = Question::of_flow(scenario, state, flow);
+                    (oracle.authorize(&q), defense.authorize(&q))
+                }
+                Err(e) => {
+                    let failed = Decision {
+                        allowed: false,
+                        reasons: Vec::new(),
+                        errors: vec![format!("community state at {at}: {e}")],
+                    };
+                    (failed.clone(), failed)
+                }
+            };
+            out.push(case(
+                scenario,
+                kind,
+                flow,
+                &oracle_decision,
+                defense_decision,
+            ));
+        }
+    }
+    out
 }
 
 fn case(
