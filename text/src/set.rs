@@ -49,6 +49,11 @@ impl NeedleSet {
         self.needles.get(i)
     }
 
+    /// The needles, by index.
+    pub fn needles(&self) -> &[Needle] {
+        &self.needles
+    }
+
     /// The needles' renderings.
     pub(crate) fn families(&self) -> &Families {
         &self.families

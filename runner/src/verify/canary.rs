@@ -14,7 +14,7 @@
 //! rendering families of `cosec_text::render` (Caesar shifts, leetspeak, spelled digits,
 //! spread-out characters, ...); the match says which reading and family found it.
 
-use cosec_text::{Match, Needle};
+use cosec_text::{Match, Needle, NeedleSet};
 
 /// A text prepared for canary lookups, in every reading, with attacker spans masked.
 #[derive(Debug, Clone)]
@@ -42,6 +42,17 @@ impl Haystack {
         Needle::new(canary)
             .map(|n| self.0.find_all(&n))
             .unwrap_or_default()
+    }
+
+    /// [`Haystack::find`] of every value of `set`, by index, with the set's renderings.
+    pub fn find_each(&self, set: &NeedleSet) -> Vec<Option<Match>> {
+        self.0.find_each(set)
+    }
+
+    /// [`Haystack::find_all`] of every value of `set`, by index, with the set's
+    /// renderings.
+    pub fn find_all_each(&self, set: &NeedleSet) -> Vec<Vec<Match>> {
+        self.0.find_all_each(set)
     }
 
     /// Whether `canary` occurs outside the masked attacker text in any reading.

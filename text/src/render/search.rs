@@ -39,7 +39,11 @@ impl<T: Copy> Patterns<T> {
     fn build(items: Vec<(usize, T, String)>) -> Self {
         let mut items = items;
         items.retain(|(_, _, p)| !p.is_empty());
-        let automaton = AhoCorasick::new(items.iter().map(|(_, _, p)| p.as_str())).ok();
+        let automaton = if items.is_empty() {
+            None
+        } else {
+            AhoCorasick::new(items.iter().map(|(_, _, p)| p.as_str())).ok()
+        };
         Patterns {
             automaton,
             labels: items.into_iter().map(|(n, t, _)| (n, t)).collect(),
@@ -94,6 +98,15 @@ fn rot47(s: &str) -> String {
 }
 
 impl Families {
+    /// Whether no needle has a rendering searched (all too short, or none).
+    pub fn is_empty(&self) -> bool {
+        self.squeezed.automaton.is_none()
+            && self.shifted.automaton.is_none()
+            && self.leet.automaton.is_none()
+            && self.nospace.automaton.is_none()
+            && self.filler.is_empty()
+    }
+
     /// The renderings of `needles`; needle `i` is reported as index `i`.
     pub fn new(needles: &[Needle]) -> Self {
         let (mut sq, mut sh, mut le, mut ns, mut filler) =
