@@ -7,7 +7,7 @@ use super::{bits, blocks, MAX_FILLER, MIN_BITS, MIN_FILLER_BITS, MIN_SHIFT_BITS}
 use crate::canon::Needle;
 use crate::mapped::Mapped;
 use crate::views::{View, LANGS};
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use std::ops::Range;
 
 /// What a pattern found in the squeezed projection stands for.
@@ -42,7 +42,12 @@ impl<T: Copy> Patterns<T> {
         let automaton = if items.is_empty() {
             None
         } else {
-            AhoCorasick::new(items.iter().map(|(_, _, p)| p.as_str())).ok()
+            // A contiguous NFA: a value set is often built for a few lookups (a
+            // verifier's trial), where a DFA's build costs more than its faster search.
+            AhoCorasick::builder()
+                .kind(Some(AhoCorasickKind::ContiguousNFA))
+                .build(items.iter().map(|(_, _, p)| p.as_str()))
+                .ok()
         };
         Patterns {
             automaton,
