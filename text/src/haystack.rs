@@ -205,7 +205,11 @@ impl Haystack {
     /// [`Haystack::find_all`] of every needle of `set`, by index, with the set's
     /// families.
     pub fn find_all_each(&self, set: &NeedleSet) -> Vec<Vec<Match>> {
-        let mut all: Vec<Vec<Match>> = set.needles().iter().map(|n| self.find_all_read(n)).collect();
+        let mut all: Vec<Vec<Match>> = set
+            .needles()
+            .iter()
+            .map(|n| self.find_all_read(n))
+            .collect();
         let found = self.find_families(set.families());
         for (i, out) in all.iter_mut().enumerate() {
             Self::merge_families(out, &found, i);
@@ -222,7 +226,10 @@ impl Haystack {
             let found = self.find_families(set.families());
             for (i, slot) in first.iter_mut().enumerate() {
                 if slot.is_none() {
-                    *slot = found.iter().find(|m| m.needle == i).map(|m| m.found.clone());
+                    *slot = found
+                        .iter()
+                        .find(|m| m.needle == i)
+                        .map(|m| m.found.clone());
                 }
             }
         }

@@ -72,10 +72,7 @@ pub(super) fn split_violations(
                 v.destination == destination && v.object == *object && v.canary == canary
             };
             let open = |found: &[Violation], object: &ObjectId, canary: &str| {
-                !single
-                    .iter()
-                    .chain(found)
-                    .any(|v| known(object, canary, v))
+                !single.iter().chain(found).any(|v| known(object, canary, v))
             };
             if !rules.canaries().any(|(o, c)| open(&found, o, c)) {
                 break;
