@@ -55,6 +55,8 @@
 #![cfg_attr(not(test), deny(clippy::indexing_slicing))]
 
 mod canon;
+#[cfg(feature = "generate")]
+pub mod generate;
 mod glyphs;
 mod haystack;
 mod mapped;

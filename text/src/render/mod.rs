@@ -9,7 +9,7 @@
 //!
 //! | family | parameter | searched as |
 //! |---|---|---|
-//! | `spaced` | — | the value's letters and digits in the reading's letters and digits (anything else between them) |
+//! | `spaced` | — | the value's letters and digits in the reading's letters and digits (anything else between them); on word boundaries unless the value has [`MIN_FILLER_BITS`] |
 //! | `caesar(+l,+d)` | letter shift 0-25, digit shift 0-9 | the shift-invariant differences of consecutive letters and digits, one pattern for all 260 members |
 //! | `atbash` | — | the mirrored value in the letters and digits |
 //! | `rot47` | — | ROT47 of the value's spellings, whitespace removed |
@@ -55,8 +55,12 @@ pub fn bits(squeezed: &str) -> f64 {
 pub const MIN_BITS: f64 = 16.0;
 /// Minimum bits for `caesar`, which has 260 members.
 pub const MIN_SHIFT_BITS: f64 = 30.0;
-/// Minimum bits for `filler`, which matches a value spread over ordinary words.
+/// Minimum bits for `filler`, which matches a value spread over ordinary words, and for
+/// a `spaced` match that does not start and end on word boundaries.
 pub const MIN_FILLER_BITS: f64 = 60.0;
+/// Fewest characters of a ROT47 rendering searched: it is looked for without word
+/// boundaries (ROT47 turns letters into punctuation), so very short ones are left out.
+pub const MIN_ROT47_CHARS: usize = 4;
 /// Most other letters or digits between two characters of a `filler` match.
 pub const MAX_FILLER: usize = 3;
 

@@ -3,7 +3,7 @@
 
 use super::project::{self, leet_class};
 use super::words::tables;
-use super::{bits, blocks, MAX_FILLER, MIN_BITS, MIN_FILLER_BITS, MIN_SHIFT_BITS};
+use super::{bits, blocks, MAX_FILLER, MIN_BITS, MIN_FILLER_BITS, MIN_ROT47_CHARS, MIN_SHIFT_BITS};
 use crate::canon::Needle;
 use crate::mapped::Mapped;
 use crate::views::{View, LANGS};
@@ -157,7 +157,16 @@ impl Families {
                     sq.push((i, SqKind::Label(table_view(t)), spelled));
                 }
             }
+            // Leetspeak of the letters and digits, and of the value read the way a
+            // reading is (`€` inside `€45 instead of €180` reads as an `e` there).
             let l: String = s.chars().filter_map(leet_class).collect();
+            let trimmed = prepared
+                .as_str()
+                .trim_matches(|c: char| !c.is_alphanumeric());
+            let read = project::leet(trimmed).as_str().to_owned();
+            if read != l {
+                le.push((i, (), read));
+            }
             le.push((i, (), l));
             let compact: String = value.chars().filter(|c| !c.is_whitespace()).collect();
             for sp in [
@@ -166,7 +175,7 @@ impl Families {
                 compact.to_lowercase(),
             ] {
                 let r = rot47(&sp);
-                if r.chars().count() >= 6 {
+                if r.chars().count() >= MIN_ROT47_CHARS {
                     ns.push((i, View::Rot47, r));
                 }
             }
@@ -251,14 +260,27 @@ impl Projections {
         }
     }
 
-    /// Whether reading range `r` starts and ends on a word boundary.
+    /// Whether reading range `r` starts and ends on a word boundary. Besides anything
+    /// that is not a letter or digit, a change between letters and digits and a small
+    /// letter followed by a capital are boundaries: a value spread out with filler often
+    /// loses the spaces around it too (`1.4.Q.u.a.r.r.y.T.e.r.r.a.c.e` reads as
+    /// `14QuarryTerrace`).
     fn bounded(&self, r: &Range<usize>) -> bool {
-        let before = self
-            .reading
-            .get(..r.start)
-            .and_then(|s| s.chars().next_back());
-        let after = self.reading.get(r.end..).and_then(|s| s.chars().next());
-        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        let last = |s: &str| s.chars().next_back();
+        let first = |s: &str| s.chars().next();
+        let at = |range: Range<usize>| self.reading.get(range);
+        let split = |a: Option<char>, b: Option<char>| match (a, b) {
+            (Some(a), Some(b)) if a.is_alphanumeric() && b.is_alphanumeric() => {
+                a.is_numeric() != b.is_numeric() || (a.is_lowercase() && b.is_uppercase())
+            }
+            _ => true,
+        };
+        let start = split(at(0..r.start).and_then(last), at(r.clone()).and_then(first));
+        let end = split(
+            at(r.clone()).and_then(last),
+            at(r.end..self.reading.len()).and_then(first),
+        );
+        start && end
     }
 
     /// Every (needle, family, reading range) of `f` in this reading.

@@ -114,7 +114,11 @@ fn rewrite(
             return;
         }
         let raw: Vec<u8> = bytes.iter().map(|(b, _)| *b).collect();
-        let span = bytes.first().map_or(0, |b| b.1.start)..bytes.last().map_or(0, |b| b.1.end);
+        // The smallest span covering them all: in a reversed reading the first byte
+        // comes from later in the original than the last.
+        let start = bytes.iter().map(|b| b.1.start).min().unwrap_or(0);
+        let end = bytes.iter().map(|b| b.1.end).max().unwrap_or(start);
+        let span = start..end;
         match String::from_utf8(raw) {
             Ok(t) => out.push_str(&t, span),
             Err(_) => {

@@ -91,16 +91,22 @@ fn joined(tokens: Vec<(Vec<View>, Mapped)>) -> Vec<(Vec<View>, Mapped)> {
 
 /// Every reading of `source`: the prepared text itself, then each view of it, then each
 /// view of those (two views deep), skipping readings whose text was already read.
+///
+/// Views read prepared text, except reversal, which reverses what was written before it
+/// is prepared: preparation can turn one character into several (a skeleton) or attach
+/// marks to the character before them, so reversing a prepared text is not preparing a
+/// reversed one.
 pub fn readings(source: &Mapped) -> Vec<(ViewPath, Mapped)> {
     let plain = prepare(source);
     let mut seen: HashSet<String> = HashSet::new();
     seen.insert(plain.as_str().to_owned());
-    let mut out = vec![(ViewPath::plain(), plain)];
+    // (path, as written, prepared)
+    let mut all = vec![(ViewPath::plain(), source.clone(), plain)];
     let mut level = 0..1;
     for _depth in 0..2 {
         let mut next = Vec::new();
         for i in level.clone() {
-            let Some((path, text)) = out.get(i) else {
+            let Some((path, raw, text)) = all.get(i) else {
                 continue;
             };
             for &view in DECODERS {
@@ -111,21 +117,24 @@ pub fn readings(source: &Mapped) -> Vec<(ViewPath, Mapped)> {
                 {
                     continue;
                 }
-                for (steps, derived) in apply(view, text) {
-                    let derived = prepare(&derived);
+                let input = if view == View::Reversed { raw } else { text };
+                for (steps, written) in apply(view, input) {
+                    let derived = prepare(&written);
                     if derived.is_empty() || !seen.insert(derived.as_str().to_owned()) {
                         continue;
                     }
                     let mut p = path.0.clone();
                     p.push(view);
                     p.extend(steps);
-                    next.push((ViewPath(p), derived));
+                    next.push((ViewPath(p), written, derived));
                 }
             }
         }
-        let start = out.len();
-        out.extend(next);
-        level = start..out.len();
+        let start = all.len();
+        all.extend(next);
+        level = start..all.len();
     }
-    out
+    all.into_iter()
+        .map(|(path, _, prepared)| (path, prepared))
+        .collect()
 }

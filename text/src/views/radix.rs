@@ -7,10 +7,11 @@ use super::View;
 use crate::mapped::Mapped;
 use std::ops::Range;
 
-/// Shortest base32 token decoded (five bytes).
+/// Shortest unpadded base32 token decoded (five bytes). A padded one may be shorter:
+/// its padding already marks it as base32.
 const MIN_BASE32_LEN: usize = 8;
-/// Shortest base58 token decoded.
-const MIN_BASE58_LEN: usize = 8;
+/// Shortest base58 token decoded (about three bytes).
+const MIN_BASE58_LEN: usize = 4;
 /// Shortest bare Ascii85/Z85 token decoded (eight bytes).
 const MIN_ASCII85_LEN: usize = 10;
 /// Fewest bytes in a hex byte list.
@@ -18,18 +19,18 @@ const MIN_HEX_BYTES: usize = 3;
 
 type Decoded = Vec<(Vec<View>, Mapped)>;
 
-/// Base32 tokens: RFC 4648 or base32hex alphabet, any single case, padded or not. A
-/// token must hold a digit or padding, which ordinary words do not.
+/// Base32 tokens: RFC 4648 or base32hex alphabet, any single case, padded or not. An
+/// ordinary word that happens to decode is dropped by the text test on its bytes, so
+/// tokens are not required to look unlike words (a payload of letters encodes to letters
+/// only).
 pub(super) fn base32(text: &Mapped) -> Decoded {
     let s = text.as_str();
     let mut out = Vec::new();
     for r in runs(s, |b| b.is_ascii_alphanumeric() || b == b'=') {
         let token = &s[r.clone()];
         let body = token.trim_end_matches('=');
-        if body.len() < MIN_BASE32_LEN
-            || body.contains('=')
-            || !(token.contains('=') || body.bytes().any(|b| b.is_ascii_digit()))
-        {
+        let padded = body.len() < token.len() && token.len() % 8 == 0;
+        if body.len() < if padded { 2 } else { MIN_BASE32_LEN } || body.contains('=') {
             continue;
         }
         let upper = body.to_ascii_uppercase();
@@ -50,17 +51,28 @@ pub(super) fn base32(text: &Mapped) -> Decoded {
     out
 }
 
-/// Base58 tokens (Bitcoin alphabet) of mixed case holding a digit.
+/// Base58 tokens (Bitcoin alphabet) holding at least two of digits, capitals and small
+/// letters, with a digit or a capital after the first character: a short value encodes
+/// to a few characters, not always with a digit, while capitalised words (most mixed-case
+/// words of ordinary text) are not decoded.
 pub(super) fn base58(text: &Mapped) -> Decoded {
     let s = text.as_str();
     let mut out = Vec::new();
     for r in runs(s, |b| b.is_ascii_alphanumeric()) {
         let token = &s[r.clone()];
         let has = |f: fn(&u8) -> bool| token.as_bytes().iter().any(f);
+        let classes = [
+            u8::is_ascii_digit,
+            u8::is_ascii_uppercase,
+            u8::is_ascii_lowercase,
+        ]
+        .into_iter()
+        .filter(|f| has(*f))
+        .count();
+        let inner_capital = token.bytes().skip(1).any(|b| b.is_ascii_uppercase());
         if token.len() < MIN_BASE58_LEN
-            || !has(u8::is_ascii_digit)
-            || !has(u8::is_ascii_uppercase)
-            || !has(u8::is_ascii_lowercase)
+            || classes < 2
+            || !(has(u8::is_ascii_digit) || inner_capital)
         {
             continue;
         }
