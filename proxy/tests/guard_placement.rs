@@ -7,7 +7,7 @@
 //! the upstream (input layer) or the client (output layer).
 //!
 //! `COSEC_PLACEMENT_CASES` sets the number of random cases (default 200; the test
-//! command runs 10,000). The 29 placements first found to need covering are fixed
+//! command runs 1,000). The 29 placements first found to need covering are fixed
 //! cases, run every time. The test prints how many distinct shapes (wire API x
 //! streamed x side x field path) it planted in.
 

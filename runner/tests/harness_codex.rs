@@ -18,7 +18,6 @@ use cosec_scenarios::CommunityId;
 use harness::codex::CodexHarness;
 use harness::install::{self, codex as codex_install, Installed};
 use harness::{Delivery, Harness, HarnessError};
-use serde_json::json;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -294,13 +293,4 @@ fn install_codex_into_the_harness_cache() {
     assert_eq!(codex_install::detect(&cache), Some(found.clone()));
     // Idempotent: a second call finds it and changes nothing.
     assert_eq!(codex_install::install(&cache, &|_| {}).unwrap(), found);
-}
-
-/// A whole trial through `cosec run --harness codex`.
-#[test]
-#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
-fn a_static_trial_runs_through_codex_with_the_ideal_sim() {
-    installed();
-    let summary = common::run_static("codex", &[]);
-    assert_eq!(summary["trials"]["valid"], json!(1), "{summary:#}");
 }

@@ -447,15 +447,6 @@ async fn sessions_resume_per_community_with_native_writes_and_evidence() {
     assert!(evidence.iter().any(|(src, _)| src == "stdout"));
 }
 
-/// A whole trial through `cosec run --harness hermes`.
-#[test]
-#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
-fn a_static_scenario_runs_end_to_end_through_hermes() {
-    let _ = installed();
-    let s = common::run_static("hermes", &[]);
-    assert_eq!(s["trials"]["valid"], 1, "{s}");
-}
-
 /// The guard's input layer on content Hermes read with its own `terminal` tool: a
 /// participant's turn makes the scripted model `cat` a protected file the turn's requester
 /// may not have; the request that carries the shell's output to the model holds the

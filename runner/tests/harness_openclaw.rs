@@ -331,19 +331,3 @@ async fn a_rejected_model_call_is_a_model_failure() {
         |l| matches!(&l.event, TraceEvent::HarnessOutput { source, .. } if source == "stderr_tail")
     ));
 }
-
-/// A whole trial through `cosec run --harness openclaw`.
-#[test]
-#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
-fn a_static_scenario_runs_end_to_end_through_openclaw() {
-    let s = common::run_static("openclaw", &[]);
-    assert_eq!(s["trials"]["valid"], 1, "{s}");
-}
-
-/// A whole trial through `cosec run --harness openclaw --defense proxy`.
-#[test]
-#[ignore = "tier harnesses: needs bubblewrap and the installed native harnesses"]
-fn a_static_scenario_runs_through_openclaw_behind_the_proxy_guard() {
-    let s = common::run_static("openclaw", &["--defense", "proxy"]);
-    assert_eq!(s["trials"]["valid"], 1, "{s}");
-}

@@ -4,14 +4,19 @@
 //! every trial valid (no infrastructure failure), every model call answered and parsed,
 //! every delivery answered in the hidden trace, the server's own token counts in the
 //! summary (cached prompt tokens included), through the built-in agent (plain
-//! responses) and Codex (streamed responses), unguarded and through the guard.
+//! responses, unguarded and through the guard) and Codex (streamed responses, through
+//! the guard).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde_json::Value;
 use std::process::Command;
 
-/// A static scenario and a dynamic one (a merge that opens a cross-community flow).
+/// A static scenario and a dynamic one (a merge that opens a cross-community flow): the
+/// built-in agent runs the static one unguarded and the dynamic one guarded, Codex the
+/// static one guarded, its streams read by the guard (a 135M model on one thread takes
+/// minutes per trial; unguarded streams pass through as they came, which the proxy's
+/// own tests check against scripted upstreams on 127.0.0.1).
 const SCENARIOS: [&str; 2] = ["st-intra-owner-a1-s1", "dy-merge-inter-owner-a4-s7"];
 
 /// The base URL of the local model server, or a panic saying how to start it.
@@ -125,7 +130,7 @@ fn plain(calls: &[Value]) -> bool {
 #[test]
 #[ignore = "tier local-model: needs the llama.cpp server of scripts/local-model.sh"]
 fn the_builtin_agent_runs_unguarded_against_a_real_model() {
-    let calls = run_against_the_local_model("builtin", "none", &SCENARIOS);
+    let calls = run_against_the_local_model("builtin", "none", &SCENARIOS[..1]);
     assert!(plain(&calls), "the built-in agent does not stream");
     // Each turn resends the conversation so far; llama.cpp serves that prefix from its
     // prompt cache and says so in `prompt_tokens_details.cached_tokens`.
@@ -138,15 +143,13 @@ fn the_builtin_agent_runs_unguarded_against_a_real_model() {
 #[test]
 #[ignore = "tier local-model: needs the llama.cpp server of scripts/local-model.sh"]
 fn the_builtin_agent_runs_guarded_against_a_real_model() {
-    let calls = run_against_the_local_model("builtin", "proxy", &SCENARIOS);
+    let calls = run_against_the_local_model("builtin", "proxy", &SCENARIOS[1..]);
     assert!(plain(&calls), "the built-in agent does not stream");
 }
 
 #[test]
 #[ignore = "tier local-model: needs the llama.cpp server and `cosec harness install codex`"]
-fn codex_streams_unguarded_and_guarded_against_a_real_model() {
-    for defense in ["none", "proxy"] {
-        let calls = run_against_the_local_model("codex", defense, &SCENARIOS[..1]);
-        assert!(streamed(&calls), "Codex streams its responses ({defense})");
-    }
+fn codex_streams_through_the_guard_against_a_real_model() {
+    let calls = run_against_the_local_model("codex", "proxy", &SCENARIOS[..1]);
+    assert!(streamed(&calls), "Codex streams its responses");
 }

@@ -392,3 +392,110 @@ fn ctrl_c_finishes_the_trials_in_flight_and_prints_the_resume_command() {
     );
     assert!(err.contains(&expected), "{err}");
 }
+
+/// `--epochs K`: every scenario runs K times as its own trial (repeat `e` sent seed
+/// `S + e`), the summary counts every trial and says the intervals are clustered,
+/// `--resume` runs again exactly a missing repeat, and `compare` pairs by repeat.
+#[test]
+fn epochs_repeat_every_scenario_and_resume_and_compare_by_repeat() {
+    let (base, seen) = upstream(|_| (200, REPLY));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let selection = [
+        "--scenario",
+        SCENARIOS[0],
+        "--scenario",
+        SCENARIOS[1],
+        "--epochs",
+        "3",
+        "--seed",
+        "7",
+    ];
+    let run = real_run(&base, &out, &selection);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let results = out.join("results.jsonl");
+    let lines: Vec<Value> = std::fs::read_to_string(&results)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 6);
+    let mut keys: Vec<(String, u64)> = lines
+        .iter()
+        .map(|v| {
+            (
+                v["scenario"].as_str().unwrap().to_owned(),
+                v["epoch"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    keys.sort();
+    let expected: Vec<(String, u64)> = [SCENARIOS[0], SCENARIOS[1]]
+        .iter()
+        .flat_map(|s| (0..3).map(move |e| ((*s).to_owned(), e)))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert_eq!(keys, expected);
+    let trials: std::collections::BTreeSet<&str> =
+        lines.iter().map(|v| v["trial"].as_str().unwrap()).collect();
+    assert_eq!(trials.len(), 6, "every repeat is a trial of its own");
+    let seeds: std::collections::BTreeSet<u64> = seen.lock().unwrap()[1..]
+        .iter()
+        .filter_map(|b| b["seed"].as_u64())
+        .collect();
+    assert_eq!(seeds, [7, 8, 9].into_iter().collect());
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["overall"]["n"], 6);
+    assert_eq!(summary["config"]["epochs"], 3);
+    assert!(
+        summary["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("ran 3 times")),
+        "{}",
+        summary["notes"]
+    );
+
+    // A lost line: resuming runs that repeat again and leaves the others as they were.
+    let text = std::fs::read_to_string(&results).unwrap();
+    let (kept, dropped): (Vec<&str>, Vec<&str>) = text
+        .lines()
+        .partition(|l| !(l.contains(SCENARIOS[1]) && l.contains("\"epoch\":2")));
+    assert_eq!(dropped.len(), 1, "{text}");
+    std::fs::write(&results, kept.join("\n") + "\n").unwrap();
+    let resumed = real_run(&base, &out, &[&selection[..], &["--resume"]].concat());
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    assert!(
+        stderr(&resumed).contains("1 trial(s) to run (5 already finished"),
+        "{}",
+        stderr(&resumed)
+    );
+    let after = std::fs::read_to_string(&results).unwrap();
+    assert!(after.starts_with(&(kept.join("\n") + "\n")));
+    assert_eq!(after.lines().count(), 6);
+    assert!(after.lines().last().unwrap().contains("\"epoch\":2"));
+
+    // Compared with a run of the same repeats, trials pair by scenario and repeat.
+    let other = dir.path().join("sim");
+    let sim = cosec(
+        &[
+            &["run", "--model", "sim:comply", "--judge", "none", "--out"][..],
+            &[other.to_str().unwrap()],
+            &selection[..6],
+        ]
+        .concat(),
+    );
+    assert!(sim.status.success(), "{}", stderr(&sim));
+    let compared = cosec(&[
+        "compare",
+        out.to_str().unwrap(),
+        other.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(compared.status.success(), "{}", stderr(&compared));
+    let c: Value = serde_json::from_slice(&compared.stdout).unwrap();
+    assert_eq!(c["paired_n"], 6, "{c}");
+}

@@ -185,3 +185,52 @@ fn a_shard_resumes_its_own_slice_only() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("K counts from 0"));
 }
+
+/// Shards of a run with `--epochs`: each shard runs every repeat of its slice, and the
+/// merge counts a missing repeat as missing, by scenario and repeat.
+#[test]
+fn shards_of_a_repeated_run_merge_by_scenario_and_repeat() {
+    let dir = tempfile::tempdir().unwrap();
+    let repeated = |out: &Path, shard: &str| {
+        ok(&cosec(&[
+            "run",
+            "--model",
+            "sim:comply",
+            "--judge",
+            "none",
+            "--suite",
+            "static112",
+            "--limit",
+            "4",
+            "--epochs",
+            "2",
+            "--shard",
+            shard,
+            "--out",
+            out.to_str().unwrap(),
+        ]));
+    };
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    repeated(&a, "0/2");
+    repeated(&b, "1/2");
+    assert_eq!(scenarios_of(&a).len(), 4, "two scenarios, two repeats each");
+    let merged = dir.path().join("merged");
+    ok(&merge(&[&a, &b], &merged));
+    let summary = json(&merged.join("summary.json"));
+    assert_eq!(summary["trials"]["total"], 8);
+    assert_eq!(summary["config"]["epochs"], 2);
+
+    // One repeat lost from a shard: the merge names it.
+    let results = b.join("results.jsonl");
+    let text = std::fs::read_to_string(&results).unwrap();
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains("\"epoch\":1"))
+        .collect();
+    assert_eq!(kept.len(), 2);
+    std::fs::write(&results, kept.join("\n") + "\n").unwrap();
+    let refused = merge(&[&a, &b], &dir.path().join("merged-2"));
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("#1"), "{said}");
+}

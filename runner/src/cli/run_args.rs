@@ -133,6 +133,10 @@ pub struct RunArgs {
     /// The run's name in `report`, `compare` and the HTML page (default: the folder's name).
     #[arg(long, value_name = "NAME")]
     pub label: Option<String>,
+    /// Run every selected scenario K times, as independent trials; rates count every
+    /// trial and their intervals are clustered by scenario.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub epochs: u32,
     /// Run only the first N scenarios of the selection.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub limit: Option<u64>,

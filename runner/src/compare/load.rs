@@ -16,7 +16,8 @@ pub struct LoadedRun {
     pub dir: PathBuf,
     /// `run.json`.
     pub record: RunRecord,
-    /// One verdict per scenario (the last line written for it), in file order.
+    /// One verdict per trial, a scenario and its repeat (the last line written for
+    /// it), in file order.
     pub verdicts: Vec<Verdict>,
     /// The metrics of those verdicts.
     pub summary: Summary,
@@ -70,11 +71,9 @@ impl LoadedRun {
         .join("\u{1f}")
     }
 
-    /// The verdict of a scenario, if the run has one.
-    pub fn verdict_of(&self, scenario: &str) -> Option<&Verdict> {
-        self.verdicts
-            .iter()
-            .find(|v| v.scenario.as_str() == scenario)
+    /// The verdict of a scenario's repeat `epoch` (0 for the first), if the run has one.
+    pub fn verdict_of(&self, key: (&str, u32)) -> Option<&Verdict> {
+        self.verdicts.iter().find(|v| v.key() == key)
     }
 }
 
@@ -88,14 +87,14 @@ pub fn short_digest(digest: &str) -> &str {
 pub fn load_run(dir: &Path) -> Result<LoadedRun, CliError> {
     let record = read_record(dir)?;
     let all: Vec<Verdict> = read_results(&dir.join("results.jsonl"))?;
-    let mut last: BTreeMap<String, usize> = BTreeMap::new();
+    let mut last: BTreeMap<(&str, u32), usize> = BTreeMap::new();
     for (i, v) in all.iter().enumerate() {
-        last.insert(v.scenario.to_string(), i);
+        last.insert(v.key(), i);
     }
     let verdicts: Vec<Verdict> = all
         .iter()
         .enumerate()
-        .filter(|(i, v)| last.get(v.scenario.as_str()) == Some(i))
+        .filter(|(i, v)| last.get(&v.key()) == Some(i))
         .map(|(_, v)| v.clone())
         .collect();
     let wall = std::fs::read_to_string(dir.join("summary.json"))

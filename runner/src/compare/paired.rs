@@ -1,12 +1,14 @@
-//! Pairing two runs by scenario id and comparing every block of the summary on the
-//! trials valid in both: rates, paired difference with its interval, McNemar p-value.
+//! Pairing two runs by scenario id and repeat and comparing every block of the summary
+//! on the trials valid in both: rates, paired difference with its interval, McNemar
+//! p-value (both carried over to repeated scenarios by the design effect).
 
 use super::load::LoadedRun;
-use super::stats::PairedTable;
-use crate::verify::{TrialStatus, Verdict};
+use super::stats::{design_effect, PairedTable};
+use crate::verify::{trial_name, TrialStatus, Verdict};
 use cosec_scenarios::{Boundary, EventKind, Family, PrivacyObject, Strategy, Suite};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
 
 /// The metrics, in report order: the paper-comparable PVR, PVR over all outputs,
 /// CCPVR, BCR and STCR.
@@ -23,10 +25,15 @@ pub struct MetricComparison {
     pub b: Option<f64>,
     /// `b - a`.
     pub delta: Option<f64>,
-    /// 95% interval of `delta` (Newcombe's hybrid score method for paired data).
+    /// 95% interval of `delta` (Newcombe's hybrid score method for paired data,
+    /// widened by `design_effect` when scenarios repeat).
     pub ci: Option<[f64; 2]>,
-    /// Exact McNemar p-value.
+    /// Exact McNemar p-value (on the discordant counts over `design_effect` when
+    /// scenarios repeat).
     pub p: f64,
+    /// How much the repeats of a scenario (`--epochs`) inflate the variance of
+    /// `delta`; 1 when every scenario ran once.
+    pub design_effect: f64,
     /// `[positive in A only, positive in B only]`.
     pub discordant: [u64; 2],
     /// `p < alpha`.
@@ -34,15 +41,16 @@ pub struct MetricComparison {
 }
 
 impl MetricComparison {
-    fn of(table: &PairedTable, alpha: f64) -> Self {
-        let p = table.p_value();
+    fn of(table: &PairedTable, design_effect: f64, alpha: f64) -> Self {
+        let p = table.p_value_clustered(design_effect);
         MetricComparison {
             n: table.n(),
             a: table.rate_a(),
             b: table.rate_b(),
             delta: table.delta(),
-            ci: table.delta_ci(),
+            ci: table.delta_ci_clustered(design_effect),
             p,
+            design_effect,
             discordant: [table.only_a, table.only_b],
             significant: table.n() > 0 && p < alpha,
         }
@@ -183,17 +191,19 @@ fn status_name(v: Option<&Verdict>) -> String {
 /// Compares run B with run A on the scenarios valid in both, marking differences with
 /// a McNemar p-value below `alpha`.
 pub fn compare_pair(a: &LoadedRun, b: &LoadedRun, alpha: f64) -> Comparison {
-    let mut ids: Vec<&str> = a.verdicts.iter().map(|v| v.scenario.as_str()).collect();
+    // Trials pair by scenario and repeat: repeat e of a scenario in run A with repeat e
+    // of the same scenario in run B.
+    let mut keys: Vec<(&str, u32)> = a.verdicts.iter().map(Verdict::key).collect();
     for v in &b.verdicts {
-        if !ids.contains(&v.scenario.as_str()) {
-            ids.push(v.scenario.as_str());
+        if !keys.contains(&v.key()) {
+            keys.push(v.key());
         }
     }
-    ids.sort_unstable();
+    keys.sort_unstable();
     let mut pairs: Vec<(&Verdict, &Verdict)> = Vec::new();
     let mut unpaired = Vec::new();
-    for id in ids {
-        let (va, vb) = (a.verdict_of(id), b.verdict_of(id));
+    for key in keys {
+        let (va, vb) = (a.verdict_of(key), b.verdict_of(key));
         match (va, vb) {
             (Some(x), Some(y))
                 if x.status == TrialStatus::Valid && y.status == TrialStatus::Valid =>
@@ -201,7 +211,7 @@ pub fn compare_pair(a: &LoadedRun, b: &LoadedRun, alpha: f64) -> Comparison {
                 pairs.push((x, y));
             }
             _ => unpaired.push(Unpaired {
-                scenario: id.to_owned(),
+                scenario: trial_name(key.0, key.1),
                 a: status_name(va),
                 b: status_name(vb),
             }),
@@ -211,24 +221,35 @@ pub fn compare_pair(a: &LoadedRun, b: &LoadedRun, alpha: f64) -> Comparison {
         .into_iter()
         .map(|(name, select)| {
             let mut tables = [PairedTable::default(); 5];
+            // Per metric, the differences of each scenario's pairs (its repeats).
+            let mut clusters: [BTreeMap<&str, Vec<i8>>; 5] = Default::default();
             for (x, y) in pairs.iter().filter(|(x, _)| select(x)) {
-                tables[0].add(x.pvr, y.pvr);
-                tables[1].add(x.all_outputs_pvr(), y.all_outputs_pvr());
+                let mut add = |m: usize, a: bool, b: bool| {
+                    tables[m].add(a, b);
+                    clusters[m]
+                        .entry(x.scenario.as_str())
+                        .or_default()
+                        .push(i8::from(b) - i8::from(a));
+                };
+                add(0, x.pvr, y.pvr);
+                add(1, x.all_outputs_pvr(), y.all_outputs_pvr());
                 if x.factors.cross_scope {
-                    tables[2].add(x.ccpvr, y.ccpvr);
+                    add(2, x.ccpvr, y.ccpvr);
                 }
-                tables[3].add(x.bcr, y.bcr);
-                tables[4].add(x.stcr, y.stcr);
+                add(3, x.bcr, y.bcr);
+                add(4, x.stcr, y.stcr);
             }
-            BlockComparison {
-                name,
-                metrics: tables.map(|t| MetricComparison::of(&t, alpha)),
-            }
+            let metrics = std::array::from_fn(|m| {
+                let groups: Vec<Vec<i8>> = std::mem::take(&mut clusters[m]).into_values().collect();
+                MetricComparison::of(&tables[m], design_effect(&groups), alpha)
+            });
+            BlockComparison { name, metrics }
         })
         .collect();
     let mut changed: [Changed; 5] = Default::default();
     for (x, y) in &pairs {
-        let id = x.scenario.as_str();
+        let name = trial_name(x.scenario.as_str(), x.epoch);
+        let id = name.as_str();
         changed[0].add(id, x.pvr, y.pvr);
         changed[1].add(id, x.all_outputs_pvr(), y.all_outputs_pvr());
         if x.factors.cross_scope {

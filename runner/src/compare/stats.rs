@@ -1,5 +1,6 @@
 //! Statistics of paired binary outcomes: Newcombe's hybrid score interval for the
-//! difference of two paired proportions and the exact McNemar test.
+//! difference of two paired proportions and the exact McNemar test, both widened by
+//! the design effect when runs repeat scenarios (`--epochs`).
 //!
 //! A paired 2x2 table counts, over the trials valid in both runs, `both` (positive in
 //! both), `only_a` (positive in A only), `only_b` (positive in B only) and `neither`.
@@ -69,6 +70,66 @@ impl PairedTable {
     pub fn p_value(&self) -> f64 {
         mcnemar_exact_p(self.only_a, self.only_b)
     }
+
+    /// [`PairedTable::delta_ci`] with its two half-widths stretched by the square root
+    /// of `design_effect` (1 leaves it as it is).
+    pub fn delta_ci_clustered(&self, design_effect: f64) -> Option<[f64; 2]> {
+        if design_effect <= 1.0 {
+            return self.delta_ci();
+        }
+        let [lo, hi] = self.delta_ci()?;
+        let d = self.delta()?;
+        let stretch = design_effect.sqrt();
+        Some([
+            (d - (d - lo) * stretch).max(-1.0),
+            (d + (hi - d) * stretch).min(1.0),
+        ])
+    }
+
+    /// [`PairedTable::p_value`] on the discordant counts divided by `design_effect`
+    /// (the Rao-Scott way of carrying a test for independent pairs over to clustered
+    /// ones; 1 is the exact test itself).
+    pub fn p_value_clustered(&self, design_effect: f64) -> f64 {
+        if design_effect <= 1.0 {
+            return self.p_value();
+        }
+        let shrink = |count: u64| (count as f64 / design_effect).round() as u64;
+        mcnemar_exact_p(shrink(self.only_a), shrink(self.only_b))
+    }
+}
+
+/// How much the repeats of a scenario inflate the variance of a paired difference:
+/// the cluster-robust variance of the mean difference over its variance with every
+/// pair independent; at least 1, and 1 when every scenario has a single pair or the
+/// differences do not vary. `clusters` holds, per scenario, the differences `b - a`
+/// (each -1, 0 or 1) of its pairs.
+pub fn design_effect(clusters: &[Vec<i8>]) -> f64 {
+    let n: usize = clusters.iter().map(Vec::len).sum();
+    if n == 0 || clusters.iter().all(|c| c.len() <= 1) {
+        return 1.0;
+    }
+    let mean = clusters
+        .iter()
+        .flatten()
+        .map(|&d| f64::from(d))
+        .sum::<f64>()
+        / n as f64;
+    let independent: f64 = clusters
+        .iter()
+        .flatten()
+        .map(|&d| (f64::from(d) - mean).powi(2))
+        .sum();
+    if independent <= 0.0 {
+        return 1.0;
+    }
+    let clustered: f64 = clusters
+        .iter()
+        .map(|c| {
+            let total: f64 = c.iter().map(|&d| f64::from(d)).sum();
+            (total - mean * c.len() as f64).powi(2)
+        })
+        .sum();
+    (clustered / independent).max(1.0)
 }
 
 /// Newcombe (1998) method 10, the hybrid score interval for `p1 - p2` where
@@ -139,6 +200,44 @@ pub fn mcnemar_exact_p(only_a: u64, only_b: u64) -> f64 {
         tail += (ln_binom - ln_half_m).exp();
     }
     (2.0 * tail).min(1.0)
+}
+
+#[cfg(test)]
+mod clustered_tests {
+    use super::*;
+
+    #[test]
+    fn single_pairs_have_no_design_effect() {
+        assert_eq!(design_effect(&[vec![1], vec![0], vec![-1], vec![1]]), 1.0);
+        assert_eq!(design_effect(&[]), 1.0);
+    }
+
+    #[test]
+    fn agreeing_repeats_count_as_one_pair() {
+        // Three repeats that always agree: the variance is that of the scenarios alone,
+        // three times the variance of as many independent pairs.
+        let repeated = [vec![1, 1, 1], vec![0, 0, 0], vec![1, 1, 1], vec![0, 0, 0]];
+        assert!((design_effect(&repeated) - 3.0).abs() < 1e-9);
+        // Repeats that disagree inside every scenario carry as much as independent pairs.
+        let mixed = [vec![1, 0], vec![0, 1], vec![1, 0], vec![0, 1]];
+        assert_eq!(design_effect(&mixed), 1.0);
+    }
+
+    #[test]
+    fn a_design_effect_widens_the_interval_and_weakens_the_test() {
+        let t = PairedTable {
+            both: 2,
+            only_a: 12,
+            only_b: 0,
+            neither: 10,
+        };
+        let [lo, hi] = t.delta_ci().unwrap();
+        let [clo, chi] = t.delta_ci_clustered(3.0).unwrap();
+        assert!(clo < lo && chi > hi, "{clo} {chi} vs {lo} {hi}");
+        assert_eq!(t.delta_ci_clustered(1.0), t.delta_ci());
+        assert!(t.p_value_clustered(3.0) > t.p_value());
+        assert_eq!(t.p_value_clustered(1.0), t.p_value());
+    }
 }
 
 #[cfg(test)]

@@ -43,6 +43,7 @@ fn verdict(tr: &Trial, defense: &str) -> Verdict {
         schema_version: RESULTS_SCHEMA_VERSION,
         trial: format!("{}-{defense}", tr.id),
         scenario: ScenarioId(tr.id.to_owned()),
+        epoch: 0,
         factors: Factors {
             suite: if tr.event.is_some() {
                 Suite::Dyn96
@@ -109,6 +110,7 @@ fn write_run(dir: &Path, defense: &str, trials: &[Trial]) {
         policy_source: None,
         temperature: None,
         seed: None,
+        epochs: 1,
     };
     std::fs::write(
         dir.join("run.json"),

@@ -1,5 +1,6 @@
 //! Summary counting, denominators, breakdowns and the printed table.
 
+use super::wilson::wilson;
 use super::*;
 use crate::verify::evidence::FailureDiagnosis;
 use crate::verify::{JudgeOutcome, TrialStatus, Verdict, Violation, RESULTS_SCHEMA_VERSION};
@@ -62,6 +63,7 @@ fn verdict(
         schema_version: RESULTS_SCHEMA_VERSION,
         trial: id.to_owned(),
         scenario: ScenarioId(id.to_owned()),
+        epoch: 0,
         factors: f,
         harness: "builtin".to_owned(),
         model: "sim:comply".to_owned(),
@@ -412,4 +414,43 @@ fn a_second_judge_is_reported_with_its_kappa_beside_the_first() {
     );
     let json = serde_json::to_value(&s).unwrap();
     assert_eq!(json["judge_agreement"][0]["model"], "b");
+}
+
+/// Repeats of a scenario (`--epochs`) are counted as trials in the rates, and as one
+/// cluster in the intervals: two scenarios that each leaked in every one of three
+/// repeats, and two that never did, have the interval of four scenarios, not of twelve
+/// independent trials.
+#[test]
+fn repeats_count_in_rates_and_cluster_in_intervals() {
+    let st = factors(Suite::Static112, Family::A1, Strategy::S1, false, None);
+    let mut verdicts = Vec::new();
+    for (scenario, leaks) in [("s1", true), ("s2", true), ("s3", false), ("s4", false)] {
+        for epoch in 0..3 {
+            let mut v = verdict(
+                &format!("{scenario}-{epoch}"),
+                st.clone(),
+                TrialStatus::Valid,
+                leaks,
+                false,
+                true,
+            );
+            v.scenario = ScenarioId(scenario.to_owned());
+            v.epoch = epoch;
+            verdicts.push(v);
+        }
+    }
+    let summary = summarize(config(), &verdicts, None);
+    let o = summary.overall;
+    assert_eq!(o.n, 12);
+    assert_eq!(o.pvr, Some(0.5));
+    let [lo, hi] = o.pvr_ci.unwrap();
+    let [slo, shi] = wilson(2, 4).unwrap();
+    assert!(
+        (lo - slo).abs() < 1e-9 && (hi - shi).abs() < 1e-9,
+        "{lo} {hi}"
+    );
+    let [ilo, ihi] = wilson(6, 12).unwrap();
+    assert!(hi - lo > ihi - ilo, "wider than twelve independent trials");
+    // BCR is 1 everywhere: the sample is the four scenarios.
+    assert_eq!(o.bcr_ci, wilson(4, 4));
 }

@@ -14,7 +14,7 @@ use crate::harness::Harness;
 use crate::metrics::{self, RunConfig};
 use crate::verify::{self, JudgeClient, JudgeConfig, TrialMeta, TrialStatus, Verdict};
 use cosec_proxy::guard::Guard;
-use cosec_proxy::registry::TrialRegistry;
+use cosec_proxy::registry::{ModelRoute, TrialRegistry};
 use cosec_proxy::server::{ProxyOptions, ProxyServer, DEFAULT_ADDR};
 use cosec_proxy::shim::ShimService;
 use cosec_proxy::sim::SimBackend;
@@ -215,7 +215,7 @@ pub fn execute(args: &crate::cli::RunArgs) -> Result<RunEnd, CliError> {
 async fn preflight_all(args: &crate::cli::RunArgs) -> Result<(), CliError> {
     use preflight::Preflight;
     let mut checks = Vec::new();
-    if let cosec_proxy::registry::ModelRoute::Upstream(up) = options::model_route(args)? {
+    if let ModelRoute::Upstream(up) = options::model_route(args)? {
         checks.push((
             "model endpoint".to_owned(),
             up.base_url,
@@ -254,15 +254,13 @@ async fn run_plan(plan: RunPlan) -> Result<RunEnd, CliError> {
         (plan.retry_infra && status == Some("infra_failure"))
             || (plan.retry_unadjudicated && status == Some("unadjudicable"))
     })?;
-    let done: BTreeSet<String> = read_results::<Verdict>(&results_path)?
+    let done: BTreeSet<(String, u32)> = read_results::<Verdict>(&results_path)?
         .into_iter()
-        .map(|v| v.scenario.to_string())
+        .map(|v| (v.scenario.to_string(), v.epoch))
         .collect();
-    let pending: Vec<Arc<Scenario>> = plan
-        .scenarios
-        .iter()
-        .filter(|s| !done.contains(s.id.as_str()))
-        .cloned()
+    let pending: Vec<(Arc<Scenario>, u32)> = planned_trials(&plan)
+        .filter(|(s, epoch)| !done.contains(&(s.id.to_string(), *epoch)))
+        .map(|(s, epoch)| (Arc::clone(s), epoch))
         .collect();
     let results = ResultsFile::open(&results_path)?;
 
@@ -354,7 +352,7 @@ async fn run_plan(plan: RunPlan) -> Result<RunEnd, CliError> {
     };
     let jobs = Arc::new(Semaphore::new(shared.plan.jobs.max(1)));
     let mut tasks = tokio::task::JoinSet::new();
-    for scenario in pending {
+    for (scenario, epoch) in pending {
         let shared = Arc::clone(&shared);
         let jobs = Arc::clone(&jobs);
         tasks.spawn(async move {
@@ -362,7 +360,7 @@ async fn run_plan(plan: RunPlan) -> Result<RunEnd, CliError> {
             if shared.stopping.load(Ordering::SeqCst) {
                 return Ok(());
             }
-            let verdict = run_trial(&shared, &scenario).await;
+            let verdict = run_trial(&shared, &scenario, epoch).await;
             let line = shared.results.append(&verdict);
             let failure = (verdict.status == TrialStatus::InfraFailure)
                 .then(|| verdict.cause.clone().unwrap_or_default());
@@ -427,12 +425,9 @@ async fn run_plan(plan: RunPlan) -> Result<RunEnd, CliError> {
         Some(started.elapsed().as_secs_f64()),
     );
     write_json_atomically(&out.join("summary.json"), &summary)?;
-    let finished: BTreeSet<&str> = verdicts.iter().map(|v| v.scenario.as_str()).collect();
-    let not_run = shared
-        .plan
-        .scenarios
-        .iter()
-        .filter(|s| !finished.contains(s.id.as_str()))
+    let finished: BTreeSet<(&str, u32)> = verdicts.iter().map(Verdict::key).collect();
+    let not_run = planned_trials(&shared.plan)
+        .filter(|(s, epoch)| !finished.contains(&(s.id.as_str(), *epoch)))
         .count();
     let stopped = if interrupts > 0 {
         Some(Stopped::Interrupted)
@@ -474,18 +469,27 @@ fn judge_cache_dir(out: &Path) -> std::path::PathBuf {
         .unwrap_or_else(|| out.join("judge-cache"))
 }
 
-/// Runs one trial with retries and a timeout, then verifies it.
-async fn run_trial(shared: &Shared, scenario: &Arc<Scenario>) -> Verdict {
+/// Every trial the plan asks for, a scenario and its repeat: each scenario's first
+/// repeat before any second one, so that a run stopped early has covered the
+/// selection as evenly as it could.
+fn planned_trials(plan: &RunPlan) -> impl Iterator<Item = (&Arc<Scenario>, u32)> {
+    (0..plan.record.epochs).flat_map(move |epoch| plan.scenarios.iter().map(move |s| (s, epoch)))
+}
+
+/// Runs one trial (repeat `epoch` of its scenario) with retries and a timeout, then
+/// verifies it.
+async fn run_trial(shared: &Shared, scenario: &Arc<Scenario>, epoch: u32) -> Verdict {
     let plan = &shared.plan;
-    let id = trial_id(&plan.record.nonce, scenario);
+    let id = trial_id(&plan.record.nonce, scenario, epoch);
     let paths = TrialPaths::new(&plan.out, &id);
+    let model = epoch_route(&plan.model, epoch);
     let ctx = AttemptCtx {
         scenario,
         harness: shared.harness.as_ref(),
         registry: &shared.registry,
         shim: &shared.shim,
         proxy_root: &shared.proxy_root,
-        model: &plan.model,
+        model: &model,
         model_name: &plan.record.model,
         guardrail: plan.guardrail.as_deref(),
         shim_sockets: shared.shim_sockets.as_deref(),
@@ -547,7 +551,7 @@ async fn run_trial(shared: &Shared, scenario: &Arc<Scenario>) -> Verdict {
         defense: plan.record.defense.clone(),
         wall_seconds: started.elapsed().as_secs_f64(),
     };
-    verify::verify_trial_with_panel(
+    let mut verdict = verify::verify_trial_with_panel(
         scenario,
         &meta,
         &paths.trace,
@@ -555,7 +559,22 @@ async fn run_trial(shared: &Shared, scenario: &Arc<Scenario>) -> Verdict {
         infra,
         &shared.judges,
     )
-    .await
+    .await;
+    verdict.epoch = epoch;
+    verdict
+}
+
+/// The model route of repeat `epoch`: with `--seed S`, repeat `e` is sent `S + e`, so
+/// repeats are independent draws that a second run reproduces.
+fn epoch_route(route: &ModelRoute, epoch: u32) -> ModelRoute {
+    let mut route = route.clone();
+    if let ModelRoute::Upstream(up) = &mut route {
+        up.sampling.seed = up
+            .sampling
+            .seed
+            .map(|seed| seed.wrapping_add(u64::from(epoch)));
+    }
+    route
 }
 
 fn summary_config(plan: &RunPlan, harness: &dyn Harness) -> RunConfig {

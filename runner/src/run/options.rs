@@ -63,9 +63,15 @@ pub struct RunRecord {
     /// `--temperature`, sent with every model call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
-    /// `--seed`, sent with every model call.
+    /// `--seed`, sent with every model call (repeat `e` of `--epochs` is sent `seed + e`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// Trials per scenario (`--epochs`); absent when 1.
+    #[serde(
+        default = "crate::metrics::one",
+        skip_serializing_if = "crate::metrics::single"
+    )]
+    pub epochs: u32,
 }
 
 /// The copy of the defense policy's text a run folder keeps.
@@ -333,6 +339,7 @@ pub fn config_from_record(r: &RunRecord) -> RunConfig {
             judge_prompt: crate::metrics::judge_prompt_digest(),
             judge_prompt_version: crate::verify::judge::prompt_version().to_owned(),
         },
+        epochs: r.epochs,
     }
 }
 
@@ -496,6 +503,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         policy_source: policy.as_ref().map(|p| p.source.clone()),
         temperature: args.temperature,
         seed: args.seed,
+        epochs: args.epochs,
     };
     if args.resume {
         let old = read_record(&out)?;

@@ -41,10 +41,15 @@ impl TrialPaths {
 }
 
 /// An opaque trial id: it must not reveal the scenario's factors to the agent, which
-/// sees it in its model base URL.
-pub fn trial_id(run_nonce: &str, scenario: &Scenario) -> String {
-    let digest = Sha256::digest(format!("{run_nonce}\n{}", scenario.id).as_bytes());
-    hex::encode(&digest[..8])
+/// sees it in its model base URL. The first repeat keeps the id a run without
+/// `--epochs` gives its scenario, so older run folders resume as they are.
+pub fn trial_id(run_nonce: &str, scenario: &Scenario, epoch: u32) -> String {
+    let seed = if epoch == 0 {
+        format!("{run_nonce}\n{}", scenario.id)
+    } else {
+        format!("{run_nonce}\n{}\n{epoch}", scenario.id)
+    };
+    hex::encode(&Sha256::digest(seed.as_bytes())[..8])
 }
 
 /// How a trial attempt ended.

@@ -10,7 +10,7 @@ use crate::metrics::{self, Summary};
 use crate::run::options::{config_from_record, read_record, RunRecord};
 use crate::run::results::read_results;
 use crate::run::write_json_atomically;
-use crate::verify::Verdict;
+use crate::verify::{trial_name, Verdict};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -67,9 +67,11 @@ pub enum MergeError {
     /// Trials are missing or present more than once.
     #[error("{}", incomplete_message(missing, doubled))]
     Incomplete {
-        /// Scenario ids without a verdict in any shard.
+        /// Trials without a verdict in any shard: scenario ids, `ID#e` for a repeat
+        /// after the first (`--epochs`).
         missing: Vec<String>,
-        /// Scenario ids with more than one verdict, each with its trial ids and folders.
+        /// Trials (named as in `missing`) with more than one verdict, each with its
+        /// trial ids and folders.
         doubled: Vec<(String, Vec<String>)>,
     },
     /// The merged run's folder exists already.
@@ -222,18 +224,19 @@ pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, MergeError> {
         .enumerate()
         .map(|(i, id)| (id.as_str(), i))
         .collect();
-    let mut by_scenario: BTreeMap<String, Vec<(&Verdict, &Path)>> = BTreeMap::new();
+    // Keyed by scenario and repeat (`--epochs`).
+    let mut by_trial: BTreeMap<(String, u32), Vec<(&Verdict, &Path)>> = BTreeMap::new();
     for s in &shards {
         let shard = s
             .record
             .shard
             .ok_or(MergeError::NotAShard { dir: s.dir.clone() })?;
         // A trial killed and resumed has one line; a repeated line keeps the last.
-        let mut last: BTreeMap<&str, &Verdict> = BTreeMap::new();
+        let mut last: BTreeMap<(&str, u32), &Verdict> = BTreeMap::new();
         for v in &s.verdicts {
-            last.insert(v.scenario.as_str(), v);
+            last.insert(v.key(), v);
         }
-        for (scenario, v) in last {
+        for ((scenario, epoch), v) in last {
             if !order.get(scenario).is_some_and(|&i| shard.contains(i)) {
                 return Err(MergeError::Stray {
                     dir: s.dir.clone(),
@@ -242,38 +245,36 @@ pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, MergeError> {
                     shard: shard.to_string(),
                 });
             }
-            by_scenario
-                .entry(scenario.to_owned())
+            by_trial
+                .entry((scenario.to_owned(), epoch))
                 .or_default()
                 .push((v, &s.dir));
         }
     }
-    let missing: Vec<String> = first
-        .record
-        .scenarios
-        .iter()
-        .filter(|id| !by_scenario.contains_key(id.as_str()))
-        .cloned()
+    let missing: Vec<String> = (0..first.record.epochs)
+        .flat_map(|epoch| first.record.scenarios.iter().map(move |id| (id, epoch)))
+        .filter(|(id, epoch)| !by_trial.contains_key(&((*id).clone(), *epoch)))
+        .map(|(id, epoch)| trial_name(id, epoch))
         .collect();
-    let doubled: Vec<(String, Vec<String>)> = by_scenario
+    let doubled: Vec<(String, Vec<String>)> = by_trial
         .iter()
         .filter(|(_, vs)| vs.len() > 1)
-        .map(|(id, vs)| {
+        .map(|((id, epoch), vs)| {
             let trials = vs
                 .iter()
                 .map(|(v, dir)| format!("trial {} in {}", v.trial, dir.display()))
                 .collect();
-            (id.clone(), trials)
+            (trial_name(id, *epoch), trials)
         })
         .collect();
     if !missing.is_empty() || !doubled.is_empty() {
         return Err(MergeError::Incomplete { missing, doubled });
     }
-    let mut verdicts: Vec<Verdict> = by_scenario
+    let mut verdicts: Vec<Verdict> = by_trial
         .into_values()
         .filter_map(|vs| vs.into_iter().next().map(|(v, _)| v.clone()))
         .collect();
-    verdicts.sort_by_key(|v| order.get(v.scenario.as_str()).copied());
+    verdicts.sort_by_key(|v| (v.epoch, order.get(v.scenario.as_str()).copied()));
     let mut record = first.record.clone();
     record.shard = None;
     // The harness version and judge as the shards' runs saw them; the shards ran side

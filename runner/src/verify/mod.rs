@@ -25,7 +25,7 @@ pub use extract::{agent_outputs, violations, AgentOutput, Carrier, OutputRef, Vi
 pub use goal::{check_goal, GoalResult};
 pub use judge::{JudgeAnswer, JudgeClient, JudgeConfig, JudgeError, JudgeOutcome};
 pub use verdict::{
-    combine, completion, Combined, CompletionBy, TrialMeta, TrialStatus, Verdict,
+    combine, completion, trial_name, Combined, CompletionBy, TrialMeta, TrialStatus, Verdict,
     RESULTS_SCHEMA_VERSION,
 };
 

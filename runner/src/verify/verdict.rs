@@ -149,6 +149,10 @@ pub struct Verdict {
     pub trial: String,
     /// Scenario id.
     pub scenario: ScenarioId,
+    /// Which repeat of the scenario this trial is (`--epochs`), 0 for the first; absent
+    /// from the line when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub epoch: u32,
     /// The scenario's factor levels.
     pub factors: Factors,
     /// Harness name.
@@ -214,7 +218,26 @@ pub struct Verdict {
     pub wall_seconds: f64,
 }
 
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// How a trial is named where trials are listed: its scenario id, and `ID#e` for a
+/// repeat after the first (`--epochs`).
+pub fn trial_name(scenario: &str, epoch: u32) -> String {
+    if epoch == 0 {
+        scenario.to_owned()
+    } else {
+        format!("{scenario}#{epoch}")
+    }
+}
+
 impl Verdict {
+    /// The trial's place in its run: its scenario and repeat.
+    pub fn key(&self) -> (&str, u32) {
+        (self.scenario.as_str(), self.epoch)
+    }
+
     /// Privacy violation over all outputs; on a results line written before every
     /// output was a candidate, its paper-comparable figure (a lower bound).
     pub fn all_outputs_pvr(&self) -> bool {
@@ -266,6 +289,7 @@ impl Verdict {
             schema_version: RESULTS_SCHEMA_VERSION,
             trial: meta.trial.clone(),
             scenario: s.id.clone(),
+            epoch: 0,
             factors: s.factors.clone(),
             harness: meta.harness.clone(),
             model: meta.model.clone(),

@@ -405,38 +405,3 @@ pub fn json_response(status: &str, body: &str) -> String {
         body.len()
     )
 }
-
-/// One whole trial of [`SCENARIO`] through `cosec run --harness NAME` with the ideal
-/// simulated model inside bubblewrap, and `extra` arguments: the run's `summary.json`.
-pub fn run_static(harness: &str, extra: &[&str]) -> Value {
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("run");
-    let mut args = vec![
-        "run",
-        "--harness",
-        harness,
-        "--model",
-        "sim:ideal",
-        "--judge",
-        "none",
-        "--scenario",
-        SCENARIO,
-        "--sandbox",
-        "bwrap",
-    ];
-    args.extend_from_slice(extra);
-    args.extend(["--out", out.to_str().unwrap()]);
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cosec"))
-        .args(&args)
-        .env_remove("COSEC_MODEL_BASE_URL")
-        .env_remove("COSEC_MODEL_API_KEY")
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
-}
