@@ -60,7 +60,7 @@ pub const MIN_SHIFT_BITS: f64 = 30.0;
 pub const MIN_FILLER_BITS: f64 = 60.0;
 /// Fewest characters of a ROT47 rendering searched: it is looked for without word
 /// boundaries (ROT47 turns letters into punctuation), so very short ones are left out.
-pub const MIN_ROT47_CHARS: usize = 4;
+pub const MIN_ROT47_CHARS: usize = 6;
 /// Most other letters or digits between two characters of a `filler` match.
 pub const MAX_FILLER: usize = 3;
 
