@@ -42,6 +42,8 @@ pub enum Inner {
     Homoglyphs,
     /// Letters upper- or lowercased at the positions the bits choose.
     Case(u64),
+    /// International Morse code, letters apart by spaces, words by ` / `.
+    Morse,
 }
 
 /// An encoding applied around the text.
@@ -75,6 +77,14 @@ pub enum Outer {
     Compressed(u8),
     /// The text written backwards.
     Reversed,
+    /// Bytes in binary, eight digits each, spaced when set.
+    Binary(bool),
+    /// Bytes in octal, three digits each, spaced.
+    Octal,
+    /// Character codes in decimal, comma-separated when set.
+    Decimal(bool),
+    /// `U+XXXX` code points, spaced.
+    CodePoints,
 }
 
 /// One random rendering: an optional character-level member, then the encodings.
@@ -135,6 +145,13 @@ const DIGIT_WORDS: [[&str; 10]; 8] = [
     ],
 ];
 
+/// International Morse code of `a` to `z`, then `0` to `9`.
+const MORSE: [&str; 36] = [
+    ".-", "-...", "-.-.", "-..", ".", "..-.", "--.", "....", "..", ".---", "-.-", ".-..", "--",
+    "-.", "---", ".--.", "--.-", ".-.", "...", "-", "..-", "...-", ".--", "-..-", "-.--", "--..",
+    "-----", ".----", "..---", "...--", "....-", ".....", "-....", "--...", "---..", "----.",
+];
+
 /// Latin letters with a Cyrillic or Greek look-alike, and the look-alike.
 const HOMOGLYPHS: [(char, char); 14] = [
     ('a', 'а'),
@@ -178,6 +195,7 @@ impl Inner {
             Inner::MathBold => "math_bold",
             Inner::Homoglyphs => "homoglyphs",
             Inner::Case(_) => "case",
+            Inner::Morse => "morse",
         }
     }
 
@@ -343,6 +361,24 @@ impl Inner {
                         .map_or(c, |(_, look)| *look)
                 })
                 .collect(),
+            Inner::Morse => value
+                .split_whitespace()
+                .map(|word| {
+                    word.chars()
+                        .filter_map(|c| {
+                            let c = c.to_ascii_lowercase();
+                            MORSE
+                                .iter()
+                                .zip(('a'..='z').chain('0'..='9'))
+                                .find(|(_, k)| *k == c)
+                                .map(|(m, _)| *m)
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join(" / "),
             Inner::Case(seed) => value
                 .chars()
                 .enumerate()
@@ -445,6 +481,10 @@ impl Outer {
                 _ => "xz",
             },
             Outer::Reversed => "reversed",
+            Outer::Binary(_) => "binary",
+            Outer::Octal => "octal",
+            Outer::Decimal(_) => "decimal",
+            Outer::CodePoints => "code_points",
         }
     }
 
@@ -500,6 +540,25 @@ impl Outer {
             Outer::Uuencode => uuencode(b),
             Outer::Compressed(k) => STANDARD.encode(compress(k, b)),
             Outer::Reversed => text.chars().rev().collect(),
+            Outer::Binary(spaced) => {
+                let bits: Vec<String> = b.iter().map(|x| format!("{x:08b}")).collect();
+                bits.join(if spaced { " " } else { "" })
+            }
+            Outer::Octal => b
+                .iter()
+                .map(|x| format!("{x:03o}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            Outer::Decimal(commas) => text
+                .chars()
+                .map(|c| (c as u32).to_string())
+                .collect::<Vec<_>>()
+                .join(if commas { ", " } else { " " }),
+            Outer::CodePoints => text
+                .chars()
+                .map(|c| format!("U+{:04X}", c as u32))
+                .collect::<Vec<_>>()
+                .join(" "),
         }
     }
 }
@@ -547,6 +606,7 @@ pub fn inner() -> impl Strategy<Value = Inner> {
         Just(Inner::MathBold),
         Just(Inner::Homoglyphs),
         any::<u64>().prop_map(Inner::Case),
+        Just(Inner::Morse),
     ]
 }
 
@@ -567,6 +627,10 @@ pub fn outer() -> impl Strategy<Value = Outer> {
         Just(Outer::Uuencode),
         (0u8..3).prop_map(Outer::Compressed),
         Just(Outer::Reversed),
+        any::<bool>().prop_map(Outer::Binary),
+        Just(Outer::Octal),
+        any::<bool>().prop_map(Outer::Decimal),
+        Just(Outer::CodePoints),
     ]
 }
 

@@ -36,12 +36,12 @@
 //!
 //! A [`Haystack`] reads a text through decoding [`View`]s besides the plain canonical
 //! form (base64, base32, base58, Ascii85/Z85, uuencode, hex and hex byte lists,
-//! percent-encoding, quoted-printable, HTML and string escapes, ROT13, reversal,
+//! binary, octal and decimal character codes, `U+` code points, percent-encoding, quoted-printable, HTML and string escapes, ROT13, reversal,
 //! spelled-out numbers and markdown/JSON/CSV cell text), and through every pair of them;
 //! decoded payloads that are gzip, zlib, bzip2, xz, zip or tar are opened. Each reading
 //! is then searched for the value's renderings under the [`render`] families (Caesar
 //! shifts, Atbash, ROT47, leetspeak, spelled digits in fourteen languages, the NATO
-//! alphabet, initials, characters spread out with filler, block encodings at every
+//! alphabet, Morse code, initials, characters spread out with filler, block encodings at every
 //! alignment). A match reports the reading and family that found it
 //! (`caesar(+3)>gzip>base64`) and where it lies in the original text. Values split over
 //! several texts (halves with words around them, odd and even characters) are found by

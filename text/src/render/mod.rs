@@ -16,6 +16,7 @@
 //! | `leet` | — | both sides read by look-alike class (`4 @` a, `3` e, `1 l !` i, `0` o, ...) |
 //! | `nato`, `spelled(xx)` | spelling alphabet or language | words read back as letters and digits, and the concatenated spelling |
 //! | `initials` | — | the first letter or digit of consecutive words |
+//! | `morse` | — | Morse letters in the reading read back as letters and digits |
 //! | `base64@o`, `base32@o`, `ascii85@o` | byte offset mod the block | the characters fully determined by the value inside a longer payload |
 //! | `filler(k)` | up to `k` other letters or digits between characters | a gap-bounded subsequence search |
 //!

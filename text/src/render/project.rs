@@ -115,6 +115,19 @@ pub(crate) fn words(reading: &str) -> Vec<(Range<usize>, String)> {
     out
 }
 
+/// The letters and digits Morse code in the reading spells, lowercased; `None` when it
+/// holds no Morse.
+pub(crate) fn morse(reading: &str) -> Option<Mapped> {
+    let read = crate::views::morse::morse(&Mapped::identity(reading))?;
+    let mut out = Mapped::with_capacity(read.as_str().len());
+    for (i, c) in read.as_str().char_indices() {
+        for n in norm(c) {
+            out.push(n, read.span_of(i));
+        }
+    }
+    Some(out)
+}
+
 /// The first letter or digit of every word.
 pub(crate) fn initials(words: &[(Range<usize>, String)]) -> Mapped {
     let mut out = Mapped::with_capacity(words.len());

@@ -249,6 +249,7 @@ impl Projections {
                 words.push((table_view(t), m));
             }
         }
+        words.extend(project::morse(r).map(|m| (View::Morse, m)));
         Projections {
             reading: r.to_owned(),
             deltas: project::deltas(&plain),

@@ -48,6 +48,16 @@ pub enum View {
     Uuencode,
     /// Hexadecimal tokens, and byte lists (`44 45`, `0x44,0x45`, `44:45`).
     Hex,
+    /// Binary byte lists and runs of bits (`01101100 01100101`).
+    Binary,
+    /// Octal byte lists without backslashes (`154 145`).
+    Octal,
+    /// Decimal byte or code-point lists (`108, 101`).
+    Decimal,
+    /// `U+` code point lists (`U+006C U+0065`).
+    CodePoints,
+    /// Morse code read back as letters and digits.
+    Morse,
     /// Percent-encoded tokens (`%20`).
     Percent,
     /// Quoted-printable (`=44=45`, soft line breaks).
@@ -114,6 +124,11 @@ const NAMED: &[(View, &str)] = &[
     (View::Ascii85, "ascii85"),
     (View::Uuencode, "uuencode"),
     (View::Hex, "hex"),
+    (View::Binary, "binary"),
+    (View::Octal, "octal"),
+    (View::Decimal, "decimal"),
+    (View::CodePoints, "code_points"),
+    (View::Morse, "morse"),
     (View::Percent, "percent"),
     (View::QuotedPrintable, "quoted_printable"),
     (View::Escapes, "escapes"),

@@ -9,6 +9,8 @@
 mod container;
 mod escapes;
 mod label;
+mod lists;
+pub(crate) mod morse;
 mod radix;
 mod spelled;
 mod structure;
@@ -35,6 +37,10 @@ pub(crate) const DECODERS: &[View] = &[
     View::Ascii85,
     View::Uuencode,
     View::Hex,
+    View::Binary,
+    View::Octal,
+    View::Decimal,
+    View::CodePoints,
     View::Percent,
     View::QuotedPrintable,
     View::Rot13,
@@ -52,6 +58,10 @@ pub(crate) fn apply(view: View, text: &Mapped) -> Vec<(Vec<View>, Mapped)> {
         View::Ascii85 => joined(radix::ascii85(text)),
         View::Uuencode => joined(radix::uuencode(text)),
         View::Hex => joined(tokens::hex(text)),
+        View::Binary => joined(lists::binary(text)),
+        View::Octal => joined(lists::octal(text)),
+        View::Decimal => joined(lists::decimal(text)),
+        View::CodePoints => joined(lists::code_points(text)),
         View::Percent => joined(tokens::percent(text)),
         View::QuotedPrintable => plain(escapes::quoted_printable(text).into_iter().collect()),
         View::Escapes => plain(escapes::escapes(text).into_iter().collect()),

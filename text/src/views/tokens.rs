@@ -38,7 +38,8 @@ pub(super) fn runs(s: &str, member: impl Fn(u8) -> bool) -> Vec<Range<usize>> {
 
 /// Decoded bytes that read as text: valid UTF-8, no control characters besides line
 /// breaks and tabs, and at least one letter or digit, or a glyph that shows one (a text
-/// of regional-indicator letters has no alphanumeric character but reads as words).
+/// of regional-indicator letters has no alphanumeric character but reads as words), or
+/// else only printable ASCII (Morse code is dots, dashes and spaces).
 pub(super) fn as_text(bytes: Vec<u8>) -> Option<String> {
     let s = String::from_utf8(bytes).ok()?;
     let printable = s
@@ -46,7 +47,8 @@ pub(super) fn as_text(bytes: Vec<u8>) -> Option<String> {
         .all(|c| !c.is_control() || matches!(c, '\n' | '\r' | '\t'));
     let shows_letter =
         |c: char| c.is_alphanumeric() || crate::glyphs::fold(c).is_some_and(|g| !g.is_empty());
-    (printable && s.chars().any(shows_letter)).then_some(s)
+    let ascii = s.len() >= 3 && s.bytes().all(|b| b == b' ' || b.is_ascii_graphic());
+    (printable && (ascii || s.chars().any(shows_letter))).then_some(s)
 }
 
 fn decoded(text: &Mapped, range: Range<usize>, s: String) -> Mapped {
