@@ -44,6 +44,10 @@ pub enum Inner {
     Case(u64),
     /// International Morse code, letters apart by spaces, words by ` / `.
     Morse,
+    /// Every word spelled backwards, the words in order.
+    WordsReversed,
+    /// Turned upside down: letters flipped, the order reversed.
+    UpsideDown,
 }
 
 /// An encoding applied around the text.
@@ -170,6 +174,23 @@ const HOMOGLYPHS: [(char, char); 14] = [
     ('T', 'Т'),
 ];
 
+/// `c` turned upside down (as the common "flip text" tables write it).
+fn upside_down(c: char) -> char {
+    const LOWER: &str = "ɐqɔpǝɟƃɥıɾʞןɯuodbɹsʇnʌʍxʎz";
+    const UPPER: &str = "∀qƆpƎℲ⅁HIſʞ˥WNOԀQᴚS⊥∩ΛMX⅄Z";
+    const DIGITS: &str = "0ƖᄅƐㄣϛ9ㄥ86";
+    let nth = |table: &str, k: u32| table.chars().nth(k as usize);
+    match c {
+        'a'..='z' => nth(LOWER, c as u32 - 'a' as u32),
+        'A'..='Z' => nth(UPPER, c as u32 - 'A' as u32),
+        '0'..='9' => nth(DIGITS, c as u32 - '0' as u32),
+        '.' => Some('˙'),
+        ',' => Some('\''),
+        _ => None,
+    }
+    .unwrap_or(c)
+}
+
 fn shift(c: char, base: char, by: u8, modulo: u8) -> char {
     let offset = (c as u8).wrapping_sub(base as u8);
     char::from((base as u8).wrapping_add((offset + by % modulo) % modulo))
@@ -196,6 +217,8 @@ impl Inner {
             Inner::Homoglyphs => "homoglyphs",
             Inner::Case(_) => "case",
             Inner::Morse => "morse",
+            Inner::WordsReversed => "words_reversed",
+            Inner::UpsideDown => "upside_down",
         }
     }
 
@@ -379,6 +402,12 @@ impl Inner {
                 .filter(|w| !w.is_empty())
                 .collect::<Vec<_>>()
                 .join(" / "),
+            Inner::WordsReversed => value
+                .split(' ')
+                .map(|w| w.chars().rev().collect::<String>())
+                .collect::<Vec<_>>()
+                .join(" "),
+            Inner::UpsideDown => value.chars().rev().map(upside_down).collect(),
             Inner::Case(seed) => value
                 .chars()
                 .enumerate()
@@ -607,6 +636,8 @@ pub fn inner() -> impl Strategy<Value = Inner> {
         Just(Inner::Homoglyphs),
         any::<u64>().prop_map(Inner::Case),
         Just(Inner::Morse),
+        Just(Inner::WordsReversed),
+        Just(Inner::UpsideDown),
     ]
 }
 

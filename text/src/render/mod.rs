@@ -17,6 +17,8 @@
 //! | `nato`, `spelled(xx)` | spelling alphabet or language | words read back as letters and digits, and the concatenated spelling |
 //! | `initials` | — | the first letter or digit of consecutive words |
 //! | `morse` | — | Morse letters in the reading read back as letters and digits |
+//! | `words_reversed` | — | every word of the reading spelled backwards, in order |
+//! | `word_order` | — | the words of the reading in reverse order |
 //! | `base64@o`, `base32@o`, `ascii85@o` | byte offset mod the block | the characters fully determined by the value inside a longer payload |
 //! | `filler(k)` | up to `k` other letters or digits between characters | a gap-bounded subsequence search |
 //!

@@ -128,6 +128,53 @@ pub(crate) fn morse(reading: &str) -> Option<Mapped> {
     Some(out)
 }
 
+/// Every whitespace-separated word spelled backwards, the words in reading order
+/// (`matecaritevel 005 gm` reads `levetiracetam500mg`), letters and digits only.
+pub(crate) fn words_reversed(reading: &str) -> Mapped {
+    let mut out = Mapped::with_capacity(reading.len());
+    for (start, word) in whitespace_words(reading) {
+        for (i, c) in word.char_indices().rev() {
+            for n in norm(c) {
+                out.push(n, start + i..start + i + c.len_utf8());
+            }
+        }
+    }
+    out
+}
+
+/// The whitespace-separated words in reverse order, each as written, letters and digits
+/// only (`March 10-12` reads `1012march`).
+pub(crate) fn word_order_reversed(reading: &str) -> Mapped {
+    let mut out = Mapped::with_capacity(reading.len());
+    for (start, word) in whitespace_words(reading).into_iter().rev() {
+        for (i, c) in word.char_indices() {
+            for n in norm(c) {
+                out.push(n, start + i..start + i + c.len_utf8());
+            }
+        }
+    }
+    out
+}
+
+fn whitespace_words(reading: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in reading.char_indices() {
+        match (c.is_whitespace(), start) {
+            (false, None) => start = Some(i),
+            (true, Some(s)) => {
+                out.extend(reading.get(s..i).map(|w| (s, w)));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.extend(reading.get(s..).map(|w| (s, w)));
+    }
+    out
+}
+
 /// The first letter or digit of every word.
 pub(crate) fn initials(words: &[(Range<usize>, String)]) -> Mapped {
     let mut out = Mapped::with_capacity(words.len());

@@ -243,7 +243,11 @@ impl Projections {
             .collect();
         let plain: Vec<char> = chars.iter().map(|(c, _)| *c).collect();
         let ws = project::words(r);
-        let mut words = vec![(View::Initials, project::initials(&ws))];
+        let mut words = vec![
+            (View::Initials, project::initials(&ws)),
+            (View::WordsReversed, project::words_reversed(r)),
+            (View::WordOrder, project::word_order_reversed(r)),
+        ];
         for (t, table) in tables().iter().enumerate() {
             if let Some(m) = project::spelled(&ws, table) {
                 words.push((table_view(t), m));

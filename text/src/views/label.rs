@@ -68,6 +68,8 @@ pub enum View {
     Rot13,
     /// The whole text reversed.
     Reversed,
+    /// Text turned upside down, turned back.
+    UpsideDown,
     /// English number words read as digits (`four one two`, `four hundred twelve`).
     SpelledNumbers,
     /// Markdown markup (table pipes, emphasis, headings, quotes) read as spaces.
@@ -108,6 +110,10 @@ pub enum View {
     Spelled(u8),
     /// The value's characters as the initials of consecutive words.
     Initials,
+    /// Each word of the value spelled backwards, the words in order.
+    WordsReversed,
+    /// The words of the value in reverse order.
+    WordOrder,
     /// The value inside a longer block-encoded payload, starting at this byte offset
     /// modulo the block size.
     At(Block, u8),
@@ -134,6 +140,7 @@ const NAMED: &[(View, &str)] = &[
     (View::Escapes, "escapes"),
     (View::Rot13, "rot13"),
     (View::Reversed, "reversed"),
+    (View::UpsideDown, "upside_down"),
     (View::SpelledNumbers, "spelled_numbers"),
     (View::Markdown, "markdown"),
     (View::Json, "json"),
@@ -150,6 +157,8 @@ const NAMED: &[(View, &str)] = &[
     (View::Leet, "leet"),
     (View::Nato, "nato"),
     (View::Initials, "initials"),
+    (View::WordsReversed, "words_reversed"),
+    (View::WordOrder, "word_order"),
 ];
 
 impl View {

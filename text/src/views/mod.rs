@@ -102,8 +102,8 @@ fn joined(tokens: Vec<(Vec<View>, Mapped)>) -> Vec<(Vec<View>, Mapped)> {
 /// Every reading of `source`: the prepared text itself, then each view of it, then each
 /// view of those (two views deep), skipping readings whose text was already read.
 ///
-/// Views read prepared text, except reversal, which reverses what was written before it
-/// is prepared: preparation can turn one character into several (a skeleton) or attach
+/// Views read prepared text, except reversal, which reads what was written before it is
+/// prepared: preparation can turn one character into several (a skeleton) or attach
 /// marks to the character before them, so reversing a prepared text is not preparing a
 /// reversed one.
 pub fn readings(source: &Mapped) -> Vec<(ViewPath, Mapped)> {
@@ -144,6 +144,18 @@ pub fn readings(source: &Mapped) -> Vec<(ViewPath, Mapped)> {
         all.extend(next);
         level = start..all.len();
     }
+    // Text turned upside down is a rendering of characters, the first a writer applies
+    // and so the last to undo: it is undone in every reading, whatever its depth.
+    let mut turned = Vec::new();
+    for (path, raw, _) in &all {
+        if let Some(written) = transform::upside_down(raw) {
+            let derived = prepare(&written);
+            if !derived.is_empty() && seen.insert(derived.as_str().to_owned()) {
+                turned.push((path.then(View::UpsideDown), written, derived));
+            }
+        }
+    }
+    all.extend(turned);
     all.into_iter()
         .map(|(path, _, prepared)| (path, prepared))
         .collect()
