@@ -128,32 +128,50 @@ pub(crate) fn morse(reading: &str) -> Option<Mapped> {
     Some(out)
 }
 
+/// A projection of reordered words, and where its words start and end (by byte of the
+/// projection): a match in it must start and end there, since its spans run backwards
+/// and a boundary of the reading says nothing about one of the projection.
+pub(crate) type Reordered = (Mapped, Vec<bool>);
+
 /// Every whitespace-separated word spelled backwards, the words in reading order
 /// (`matecaritevel 005 gm` reads `levetiracetam500mg`), letters and digits only.
-pub(crate) fn words_reversed(reading: &str) -> Mapped {
-    let mut out = Mapped::with_capacity(reading.len());
-    for (start, word) in whitespace_words(reading) {
-        for (i, c) in word.char_indices().rev() {
-            for n in norm(c) {
-                out.push(n, start + i..start + i + c.len_utf8());
-            }
-        }
-    }
-    out
+pub(crate) fn words_reversed(reading: &str) -> Reordered {
+    reordered(whitespace_words(reading), true)
 }
 
 /// The whitespace-separated words in reverse order, each as written, letters and digits
 /// only (`March 10-12` reads `1012march`).
-pub(crate) fn word_order_reversed(reading: &str) -> Mapped {
-    let mut out = Mapped::with_capacity(reading.len());
-    for (start, word) in whitespace_words(reading).into_iter().rev() {
-        for (i, c) in word.char_indices() {
+pub(crate) fn word_order_reversed(reading: &str) -> Reordered {
+    let mut words = whitespace_words(reading);
+    words.reverse();
+    reordered(words, false)
+}
+
+fn reordered(words: Vec<(usize, &str)>, backwards: bool) -> Reordered {
+    let mut out = Mapped::default();
+    let mut bounds = vec![true];
+    for (start, word) in words {
+        let mut chars: Vec<(usize, char)> = word.char_indices().collect();
+        if backwards {
+            chars.reverse();
+        }
+        let before = out.as_str().len();
+        for (i, c) in chars {
             for n in norm(c) {
                 out.push(n, start + i..start + i + c.len_utf8());
             }
         }
+        let added = out.as_str().len() - before;
+        if added > 0 {
+            bounds.truncate(before);
+            bounds.resize(before + added, false);
+            if let Some(first) = bounds.get_mut(before) {
+                *first = true;
+            }
+            bounds.push(true);
+        }
     }
-    out
+    (out, bounds)
 }
 
 fn whitespace_words(reading: &str) -> Vec<(usize, &str)> {

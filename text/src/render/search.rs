@@ -229,6 +229,8 @@ pub(crate) struct Projections {
     leet: Mapped,
     nospace: Mapped,
     words: Vec<(View, Mapped)>,
+    /// Projections of reordered words, with their word bounds.
+    reordered: Vec<(View, project::Reordered)>,
 }
 
 impl Projections {
@@ -243,8 +245,8 @@ impl Projections {
             .collect();
         let plain: Vec<char> = chars.iter().map(|(c, _)| *c).collect();
         let ws = project::words(r);
-        let mut words = vec![
-            (View::Initials, project::initials(&ws)),
+        let mut words = vec![(View::Initials, project::initials(&ws))];
+        let reordered = vec![
             (View::WordsReversed, project::words_reversed(r)),
             (View::WordOrder, project::word_order_reversed(r)),
         ];
@@ -262,6 +264,7 @@ impl Projections {
             leet: project::leet(r),
             nospace: project::nospace(r),
             words,
+            reordered,
         }
     }
 
@@ -307,6 +310,14 @@ impl Projections {
             for (n, k, r) in f.squeezed.find(m.as_str()) {
                 if matches!(k, SqKind::Identity) {
                     push(n, *view, m.source_span(r), true);
+                }
+            }
+        }
+        for (view, (m, bounds)) in &self.reordered {
+            let at = |i: usize| bounds.get(i).copied().unwrap_or(false);
+            for (n, k, r) in f.squeezed.find(m.as_str()) {
+                if matches!(k, SqKind::Identity) && at(r.start) && at(r.end) {
+                    push(n, *view, m.source_span(r), false);
                 }
             }
         }
