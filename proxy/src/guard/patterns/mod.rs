@@ -439,6 +439,32 @@ fn add_phrases(text: &str, runs: &[Run<'_>], out: &mut Found) {
             out.add(&text[a.start..b.end], PatternKind::Phrase);
         }
     }
+    // A content word, a stop word, then a number with its decimals (`EDSS is 2.5`,
+    // `ferritin was 9`): the measure and its value read as one phrase.
+    for triple in runs.windows(3) {
+        let [a, b, c] = triple else { continue };
+        let spaced = |x: &Run<'_>, y: &Run<'_>| text.get(x.end..y.start) == Some(" ");
+        let word = a.text.chars().count() >= 4
+            && a.text.chars().all(char::is_alphabetic)
+            && !is_stop(a.text);
+        if !(word
+            && is_stop(b.text)
+            && c.text.chars().all(|ch| ch.is_ascii_digit())
+            && spaced(a, b)
+            && spaced(b, c))
+        {
+            continue;
+        }
+        let rest = text.get(c.end..).unwrap_or("");
+        let decimals = rest
+            .strip_prefix(['.', ','])
+            .map(|r| r.chars().take_while(char::is_ascii_digit).count())
+            .filter(|n| *n > 0)
+            .map_or(0, |n| n + 1);
+        if let Some(phrase) = text.get(a.start..c.end + decimals) {
+            out.add(phrase, PatternKind::Phrase);
+        }
+    }
     let words: Vec<&Run<'_>> = runs
         .iter()
         .filter(|r| r.text.chars().all(char::is_alphabetic))

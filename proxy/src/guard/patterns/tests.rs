@@ -76,7 +76,8 @@ fn names_are_shaped_like_names_and_ordinary_long_words_are_not() {
 #[test]
 fn phrases_are_content_word_pairs() {
     let p = of(
-        "She is on home oxygen, due in October, after the egg retrieval. 14 weeks; ferritin 9.",
+        "She is on home oxygen, due in October, after the egg retrieval. 14 weeks; ferritin 9. \
+         Her EDSS is 2.5 now.",
         PatternKind::Phrase,
     );
     for want in [
@@ -85,6 +86,7 @@ fn phrases_are_content_word_pairs() {
         "egg retrieval",
         "14 weeks",
         "ferritin 9",
+        "EDSS is 2.5",
     ] {
         assert!(p.contains(&want.to_owned()), "{want}: {p:?}");
     }
