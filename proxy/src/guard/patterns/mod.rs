@@ -168,12 +168,29 @@ const CALENDAR_SHORT: &[&str] = &[
     "mon", "tue", "tues", "wed", "thu", "thur", "fri", "sat", "sun", "am", "pm",
 ];
 
-/// A unit after a number: a short run of letters (`mg`, `bpm`, `mmol`, `km`).
+/// Base units a metric prefix may precede (`mol` in `mmol`, `g` in `mg`).
+const BASE_UNITS: &[&str] = &["g", "l", "m", "s", "mol", "eq", "iu", "hz", "pa"];
+
+/// A unit after a number: a short run of letters written like an abbreviation, with no
+/// vowel (`bpm`, `mmHg`), of one or two letters (`mg`, `km`), or a base unit with a
+/// metric prefix (`mmol`, `mEq`). A short ordinary word (`46 red`, `30 blue`) is not
+/// one, so a count in a restricted note is not taken for a measurement.
 fn is_unit(run: &str) -> bool {
-    (1..=4).contains(&run.chars().count())
+    let lower = run.to_lowercase();
+    let abbreviation = run.chars().count() <= 2
+        || !lower.contains(['a', 'e', 'i', 'o', 'u'])
+        || ["", "m", "mm", "k", "c", "d", "n", "u", "µ", "mc"]
+            .iter()
+            .any(|p| {
+                lower
+                    .strip_prefix(p)
+                    .is_some_and(|b| BASE_UNITS.contains(&b))
+            });
+    (1..=5).contains(&run.chars().count())
         && run.chars().all(char::is_alphabetic)
+        && abbreviation
         && !is_stop(run)
-        && !CALENDAR_SHORT.contains(&run.to_lowercase().as_str())
+        && !CALENDAR_SHORT.contains(&lower.as_str())
 }
 
 /// A label before a number: a short abbreviation (`EDSS`, `eGFR`, `HR`).
