@@ -9,9 +9,9 @@
 //! - [`PatternKind::Code`]: a token with a digit (numbers, amounts, dates, codes,
 //!   IBAN-like strings, ids). A *group* joins alphanumeric runs across one separator
 //!   (`- . / _ , :`) or one space between two digits (`07700 900412`, `LAB-2025-0417`,
-//!   `8.1%`); a group is also taken with the unit after it or the label before it
-//!   (`96 bpm`, `3.2 mmol/L`, `EDSS 2.5`), because short numbers are only distinctive
-//!   with them. A *chain* joins code-like runs across one separator or space, trimmed
+//!   `8.1%`); a group is also taken with the unit after it (written like an
+//!   abbreviation: `96 bpm`, `3.2 mmol/L`; not `46 red`) or the label before it
+//!   (`EDSS 2.5`), because short numbers are only distinctive with them. A *chain* joins code-like runs across one separator or space, trimmed
 //!   to its runs with digits (an IBAN with or without its spaces). A digits-only token
 //!   needs [`MIN_NUMBER_DIGITS`] digits.
 //! - [`PatternKind::Name`]: a word or run of words shaped like a name, a drug or an
@@ -23,7 +23,8 @@
 //! - [`PatternKind::ShortCode`] (weak): a code of two letters and digits (`7B`, `Q1`).
 //! - [`PatternKind::Phrase`] (weak): two content words in a row, possibly with one
 //!   stop word between them (`home oxygen`, `due in October`), or a content word and a
-//!   number (`ferritin 9`, `14 weeks`).
+//!   number, possibly with one stop word between them (`ferritin 9`, `14 weeks`,
+//!   `EDSS is 2.5`).
 //!
 //! A weak pattern alone decides nothing: it is acted on only where a strong pattern of
 //! the same object was denied in the same text or earlier to the same destination (see
