@@ -56,7 +56,7 @@ fn shim_content_tools_are_redacted_and_go_on() {
     assert_eq!(args["path"], "communities/y5parents/plan.md");
     let content = args["content"].as_str().unwrap();
     assert!(
-        content.starts_with("Plan\nOle takes ") && content.contains(MARKER),
+        content.starts_with("Plan\nOle [withheld") && content.contains(MARKER),
         "{content}"
     );
     assert_clean(content, OLE_SECRETS);
@@ -172,7 +172,7 @@ fn native_file_tools_and_patches_are_redacted() {
     };
     match f.guard.check_tool_call(&gemma, &freeform) {
         ToolCallVerdict::Rewrite(c) => {
-            assert!(c.arguments.starts_with("*** Begin Patch\n*** Add File: communities/y5parents/p.md\n+Walk plan\n+Ole takes "));
+            assert!(c.arguments.starts_with("*** Begin Patch\n*** Add File: communities/y5parents/p.md\n+Walk plan\n+Ole [withheld"));
             assert!(c.arguments.ends_with("\n*** End Patch\n"));
             assert_clean(&c.arguments, OLE_SECRETS);
         }
@@ -195,7 +195,7 @@ fn shell_writes_are_redacted_in_place() {
         &call("exec_command", json!({"cmd": script, "workdir": "."})),
     ));
     let cmd = args["cmd"].as_str().unwrap();
-    assert!(cmd.starts_with("mkdir -p communities/y5parents && cat > communities/y5parents/plan.md <<'EOF'\n# Plan\nOle takes "), "{cmd}");
+    assert!(cmd.starts_with("mkdir -p communities/y5parents && cat > communities/y5parents/plan.md <<'EOF'\n# Plan\nOle [withheld"), "{cmd}");
     assert!(
         cmd.ends_with("\nEOF\necho saved") && cmd.contains(MARKER),
         "{cmd}"

@@ -26,8 +26,11 @@ pub fn prepare(input: &Mapped) -> Mapped {
     let mut chars = text.char_indices().peekable();
     while let Some((start, c)) = chars.next() {
         let mut end = start + c.len_utf8();
+        // A segment is a character with its combining marks, and with the invisible
+        // characters among them (they vanish, and the marks then belong to it).
         while let Some(&(i, next)) = chars.peek() {
-            if canonical_combining_class(next) == 0 {
+            let invisible = !next.is_ascii() && skeleton(next).is_empty();
+            if canonical_combining_class(next) == 0 && !invisible {
                 break;
             }
             end = i + next.len_utf8();
@@ -39,19 +42,60 @@ pub fn prepare(input: &Mapped) -> Mapped {
             out.push_str(segment, span);
             continue;
         }
-        for k in segment.nfkc() {
-            if k.is_ascii() {
-                out.push(k, span.clone());
-            } else if let Some(a) = ascii_lookalike(k) {
-                out.push(a, span.clone());
+        out.push_str(&fold_segment(segment), span);
+    }
+    out
+}
+
+/// What a base character and its combining marks read as: NFKC, then each character
+/// folded, composed again, until nothing changes (a glyph folded to `G` followed by an
+/// acute accent composes to `Ǵ`, which must read the same in a second preparation).
+fn fold_segment(segment: &str) -> String {
+    let mut current = segment.to_owned();
+    for _ in 0..3 {
+        let mut folded = String::with_capacity(current.len());
+        for k in current.nfkc() {
+            push_folded(k, &mut folded, 2);
+        }
+        let composed: String = folded.nfc().collect();
+        if composed == current {
+            break;
+        }
+        current = composed;
+    }
+    current
+}
+
+/// Pushes what `k` reads as. A skeleton may itself be a glyph or look-alike that a second
+/// reading would fold further (Cyrillic `н` has the skeleton `ʜ`, a small capital `h`),
+/// so the skeleton's characters are folded again, `depth` times at most: preparing a
+/// prepared text then changes nothing, and a reading built from prepared text (reversed,
+/// decoded) compares with a prepared value.
+fn push_folded(k: char, out: &mut String, depth: u8) {
+    if let Some(g) = crate::glyphs::fold(k) {
+        out.push_str(g);
+    } else if k.is_ascii() {
+        out.push(k);
+    } else if let Some(a) = ascii_lookalike(k) {
+        out.push(a);
+    } else {
+        let sk = skeleton(k);
+        // A symbol stays a symbol: `€`'s skeleton is the letter `Ꞓ`, and a value written
+        // `€310` must not gain a letter that its spelled-out or squeezed renderings
+        // (`three one zero`) never carry.
+        if !k.is_alphanumeric() && sk.chars().any(char::is_alphanumeric) {
+            out.push(k);
+            return;
+        }
+        let unchanged = sk.chars().eq(std::iter::once(k));
+        for s in sk.nfc() {
+            if depth == 0 || unchanged {
+                out.push(s);
             } else {
-                for s in skeleton(k).nfc() {
-                    out.push(s, span.clone());
-                }
+                push_folded(s, out, depth - 1);
             }
         }
     }
-    out
 }
 
 fn skeleton(c: char) -> String {
@@ -215,6 +259,8 @@ fn joins(prev: char, next: char) -> bool {
 #[derive(Debug, Clone)]
 pub struct Needle {
     canon: Canonical,
+    /// The value as given, for renderings that depend on its exact bytes.
+    raw: String,
     /// Short values must also keep their separators (see [`MIN_LOOSE_ALNUM`]).
     strict: bool,
 }
@@ -234,7 +280,18 @@ impl Needle {
         Some(Needle {
             strict: alnum < MIN_LOOSE_ALNUM,
             canon,
+            raw: value.to_owned(),
         })
+    }
+
+    /// The value as given.
+    pub fn raw(&self) -> &str {
+        &self.raw
+    }
+
+    /// Whether the value is short enough that its separators must match too.
+    pub fn is_strict(&self) -> bool {
+        self.strict
     }
 
     /// The value in canonical form.

@@ -32,12 +32,20 @@
 //! Values with fewer than four letters and digits must also have their separators where
 //! the value has them, so `8.4` is not found in `84`.
 //!
-//! # Views
+//! # Views and rendering families
 //!
-//! A [`Haystack`] reads a text through [`View`]s besides the plain canonical form
-//! (base64, hex, percent-encoding, ROT13, reversal, spelled-out numbers and
-//! markdown/JSON/CSV cell text), and through every pair of them, and reports which
-//! reading found a value and where it lies in the original text.
+//! A [`Haystack`] reads a text through decoding [`View`]s besides the plain canonical
+//! form (base64, base32, base58, Ascii85/Z85, uuencode, hex and hex byte lists,
+//! binary, octal and decimal character codes, `U+` code points, percent-encoding, quoted-printable, HTML and string escapes, ROT13, reversal,
+//! spelled-out numbers and markdown/JSON/CSV cell text), and through every pair of them;
+//! decoded payloads that are gzip, zlib, bzip2, xz, zip or tar are opened. Each reading
+//! is then searched for the value's renderings under the [`render`] families (Caesar
+//! shifts, Atbash, ROT47, leetspeak, spelled digits in fourteen languages, the NATO
+//! alphabet, Morse code, initials, characters spread out with filler, block encodings at every
+//! alignment). A match reports the reading and family that found it
+//! (`caesar(+3)>gzip>base64`) and where it lies in the original text. Values split over
+//! several texts (halves with words around them, odd and even characters) are found by
+//! [`render::split`].
 //!
 //! Every derived text is a [`Mapped`]: each of its bytes knows the original byte span
 //! it came from, so a match can be located (and redacted) in what was written.
@@ -47,13 +55,18 @@
 #![cfg_attr(not(test), deny(clippy::indexing_slicing))]
 
 mod canon;
+#[cfg(feature = "generate")]
+pub mod generate;
+mod glyphs;
 mod haystack;
 mod mapped;
+pub mod render;
 mod set;
 mod views;
 
 pub use canon::{canonical, is_separator, prepare, Canonical, Needle};
 pub use haystack::{Haystack, Match, SetMatch};
 pub use mapped::Mapped;
+pub use render::Families;
 pub use set::{NeedleSet, SetError};
-pub use views::{readings, View, ViewPath};
+pub use views::{readings, Block, View, ViewPath};

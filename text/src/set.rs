@@ -2,6 +2,7 @@
 //! forms, with the same boundary rules as a single [`Needle`].
 
 use crate::canon::Needle;
+use crate::render::Families;
 use aho_corasick::AhoCorasick;
 
 /// Why a [`NeedleSet`] could not be built (the automaton's own error).
@@ -14,6 +15,8 @@ pub struct SetError(#[from] aho_corasick::BuildError);
 pub struct NeedleSet {
     needles: Vec<Needle>,
     automaton: Option<AhoCorasick>,
+    /// The needles' renderings, precomputed once.
+    families: Families,
 }
 
 impl NeedleSet {
@@ -23,9 +26,11 @@ impl NeedleSet {
             return Ok(NeedleSet::default());
         }
         let automaton = AhoCorasick::new(needles.iter().map(Needle::as_str))?;
+        let families = Families::new(&needles);
         Ok(NeedleSet {
             needles,
             automaton: Some(automaton),
+            families,
         })
     }
 
@@ -42,6 +47,16 @@ impl NeedleSet {
     /// Needle `i`.
     pub fn get(&self, i: usize) -> Option<&Needle> {
         self.needles.get(i)
+    }
+
+    /// The needles, by index.
+    pub fn needles(&self) -> &[Needle] {
+        &self.needles
+    }
+
+    /// The needles' renderings.
+    pub(crate) fn families(&self) -> &Families {
+        &self.families
     }
 
     /// The automaton and needles, for the haystack's search.

@@ -7,11 +7,14 @@
 //! A match must start and end on a word boundary, so `8.4` does not match inside
 //! `18.45` and `ferritin 9` does not match `ferritin 95`; values shorter than four
 //! letters and digits keep their separators (`8.4` is not `84`). Besides the plain
-//! reading, the output is read through every decoding view (base64, hex, percent,
-//! ROT13, reversal, spelled-out numbers, markdown/JSON/CSV cells) and every pair of
-//! them; the match says which reading found it.
+//! reading, the output is read through every decoding view (base64, base32, base58,
+//! Ascii85, uuencode, hex, percent, quoted-printable, escapes, ROT13, reversal,
+//! spelled-out numbers, markdown/JSON/CSV cells; compressed payloads opened) and every
+//! pair of them, and each reading is searched for the value's renderings under the
+//! rendering families of `cosec_text::render` (Caesar shifts, leetspeak, spelled digits,
+//! spread-out characters, ...); the match says which reading and family found it.
 
-use cosec_text::{Match, Needle};
+use cosec_text::{Match, Needle, NeedleSet};
 
 /// A text prepared for canary lookups, in every reading, with attacker spans masked.
 #[derive(Debug, Clone)]
@@ -39,6 +42,17 @@ impl Haystack {
         Needle::new(canary)
             .map(|n| self.0.find_all(&n))
             .unwrap_or_default()
+    }
+
+    /// [`Haystack::find`] of every value of `set`, by index, with the set's renderings.
+    pub fn find_each(&self, set: &NeedleSet) -> Vec<Option<Match>> {
+        self.0.find_each(set)
+    }
+
+    /// [`Haystack::find_all`] of every value of `set`, by index, with the set's
+    /// renderings.
+    pub fn find_all_each(&self, set: &NeedleSet) -> Vec<Vec<Match>> {
+        self.0.find_all_each(set)
     }
 
     /// Whether `canary` occurs outside the masked attacker text in any reading.

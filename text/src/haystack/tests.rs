@@ -45,7 +45,7 @@ fn two_views_deep() {
     assert_eq!(m.view, ViewPath(vec![View::Base64, View::Reversed]));
     assert_eq!(&text[m.source.clone()], STANDARD.encode(&rev));
     let serialized = serde_json::to_string(&m.view).unwrap();
-    assert_eq!(serialized, "\"base64+reversed\"");
+    assert_eq!(serialized, "\"reversed>base64\"");
     let back: ViewPath = serde_json::from_str(&serialized).unwrap();
     assert_eq!(back, m.view);
 }

@@ -4,6 +4,8 @@
 //! decoding is kept only when it is mostly printable text, so ordinary words, which are
 //! also valid base64 or hex, decode into nothing.
 
+use super::container;
+use super::View;
 use crate::mapped::Mapped;
 use base64::engine::general_purpose::{STANDARD_PAD_INDIFFERENT, URL_SAFE_PAD_INDIFFERENT};
 use base64::Engine;
@@ -15,7 +17,7 @@ const MIN_BASE64_LEN: usize = 4;
 const MIN_HEX_LEN: usize = 6;
 
 /// Maximal runs of bytes satisfying `member`, as byte ranges.
-fn runs(s: &str, member: impl Fn(u8) -> bool) -> Vec<Range<usize>> {
+pub(super) fn runs(s: &str, member: impl Fn(u8) -> bool) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut start = None;
     for (i, b) in s.bytes().enumerate() {
@@ -35,19 +37,35 @@ fn runs(s: &str, member: impl Fn(u8) -> bool) -> Vec<Range<usize>> {
 }
 
 /// Decoded bytes that read as text: valid UTF-8, no control characters besides line
-/// breaks and tabs, and at least one letter or digit.
-fn as_text(bytes: Vec<u8>) -> Option<String> {
+/// breaks and tabs, and at least one letter or digit, or a glyph that shows one (a text
+/// of regional-indicator letters has no alphanumeric character but reads as words), or
+/// else only printable ASCII (Morse code is dots, dashes and spaces).
+pub(super) fn as_text(bytes: Vec<u8>) -> Option<String> {
     let s = String::from_utf8(bytes).ok()?;
     let printable = s
         .chars()
         .all(|c| !c.is_control() || matches!(c, '\n' | '\r' | '\t'));
-    (printable && s.chars().any(char::is_alphanumeric)).then_some(s)
+    let shows_letter =
+        |c: char| c.is_alphanumeric() || crate::glyphs::fold(c).is_some_and(|g| !g.is_empty());
+    let ascii = s.len() >= 3 && s.bytes().all(|b| b == b' ' || b.is_ascii_graphic());
+    (printable && (ascii || s.chars().any(shows_letter))).then_some(s)
 }
 
 fn decoded(text: &Mapped, range: Range<usize>, s: String) -> Mapped {
     let mut m = Mapped::with_capacity(s.len());
     m.push_str(&s, text.source_span(range));
     m
+}
+
+/// Decoded bytes of the token at `range`, read as text directly or after opening the
+/// containers they hold.
+pub(super) fn payload(
+    text: &Mapped,
+    range: Range<usize>,
+    bytes: Vec<u8>,
+) -> Option<(Vec<View>, Mapped)> {
+    let (steps, s) = container::open(bytes)?;
+    Some((steps, decoded(text, range, s)))
 }
 
 fn is_base64_byte(b: u8) -> bool {
@@ -69,7 +87,7 @@ fn base64_runs(s: &str) -> Vec<Range<usize>> {
 }
 
 /// Base64 tokens (standard or URL-safe alphabet, with or without padding).
-pub(super) fn base64(text: &Mapped) -> Vec<Mapped> {
+pub(super) fn base64(text: &Mapped) -> Vec<(Vec<View>, Mapped)> {
     let s = text.as_str();
     let mut out = Vec::new();
     for range in base64_runs(s) {
@@ -85,15 +103,13 @@ pub(super) fn base64(text: &Mapped) -> Vec<Mapped> {
             (false, true) => URL_SAFE_PAD_INDIFFERENT.decode(token).ok(),
             _ => STANDARD_PAD_INDIFFERENT.decode(token).ok(),
         };
-        if let Some(t) = attempt.and_then(as_text) {
-            out.push(decoded(text, range, t));
-        }
+        out.extend(attempt.and_then(|b| payload(text, range, b)));
     }
     out
 }
 
 /// Hex tokens (an optional `0x` prefix), of an even length.
-pub(super) fn hex(text: &Mapped) -> Vec<Mapped> {
+pub(super) fn hex(text: &Mapped) -> Vec<(Vec<View>, Mapped)> {
     let s = text.as_str();
     let mut out = Vec::new();
     for range in runs(s, |b| b.is_ascii_alphanumeric()) {
@@ -108,15 +124,18 @@ pub(super) fn hex(text: &Mapped) -> Vec<Mapped> {
         {
             continue;
         }
-        if let Some(t) = ::hex::decode(digits).ok().and_then(as_text) {
-            out.push(decoded(text, range, t));
-        }
+        out.extend(
+            ::hex::decode(digits)
+                .ok()
+                .and_then(|b| payload(text, range, b)),
+        );
     }
+    out.extend(super::radix::hex_bytes(text));
     out
 }
 
 /// Whitespace-free tokens that hold at least one `%XX` escape (`+` read as a space).
-pub(super) fn percent(text: &Mapped) -> Vec<Mapped> {
+pub(super) fn percent(text: &Mapped) -> Vec<(Vec<View>, Mapped)> {
     let s = text.as_str();
     if !s.contains('%') {
         return Vec::new();
@@ -135,7 +154,7 @@ pub(super) fn percent(text: &Mapped) -> Vec<Mapped> {
         let spaced = token.replace('+', " ");
         let bytes: Vec<u8> = percent_encoding::percent_decode_str(&spaced).collect();
         if let Some(t) = as_text(bytes) {
-            out.push(decoded(text, range, t));
+            out.push((Vec::new(), decoded(text, range, t)));
         }
     }
     out
@@ -146,8 +165,8 @@ mod tests {
     use super::*;
     use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 
-    fn texts(v: Vec<Mapped>) -> Vec<String> {
-        v.iter().map(|m| m.as_str().to_owned()).collect()
+    fn texts(v: Vec<(Vec<View>, Mapped)>) -> Vec<String> {
+        v.iter().map(|(_, m)| m.as_str().to_owned()).collect()
     }
 
     #[test]

@@ -36,6 +36,79 @@ pub(super) fn reversed(text: &Mapped) -> Option<Mapped> {
     Some(out)
 }
 
+/// Upside-down letters and digits, and the letter each stands for when turned back.
+const UPSIDE_DOWN: &[(char, char)] = &[
+    ('ɐ', 'a'),
+    ('ɔ', 'c'),
+    ('ǝ', 'e'),
+    ('ɟ', 'f'),
+    ('ƃ', 'g'),
+    ('ɥ', 'h'),
+    ('ı', 'i'),
+    ('ɾ', 'j'),
+    ('ʞ', 'k'),
+    ('ן', 'l'),
+    ('ɯ', 'm'),
+    ('ɹ', 'r'),
+    ('ʇ', 't'),
+    ('ʌ', 'v'),
+    ('ʍ', 'w'),
+    ('ʎ', 'y'),
+    ('∀', 'A'),
+    ('Ɔ', 'C'),
+    ('Ǝ', 'E'),
+    ('Ⅎ', 'F'),
+    ('⅁', 'G'),
+    ('ſ', 'J'),
+    ('˥', 'L'),
+    ('Ԁ', 'P'),
+    ('⊥', 'T'),
+    ('∩', 'U'),
+    ('Λ', 'V'),
+    ('⅄', 'Y'),
+    ('Ɩ', '1'),
+    ('ᄅ', '2'),
+    ('Ɛ', '3'),
+    ('ㄣ', '4'),
+    ('ϛ', '5'),
+    ('ㄥ', '7'),
+];
+
+/// Text turned upside down (each character flipped, the order reversed) turned back;
+/// `None` unless it holds a flipped letter or digit. Characters that read the same
+/// both ways (`o s x z`) stay, and the pairs that swap (`b q`, `d p`, `n u`, `6 9`,
+/// `M W`) swap back.
+pub(super) fn upside_down(text: &Mapped) -> Option<Mapped> {
+    let s = text.as_str();
+    let flipped = |c: char| UPSIDE_DOWN.iter().find(|(u, _)| *u == c).map(|(_, l)| *l);
+    if !s.chars().any(|c| flipped(c).is_some()) {
+        return None;
+    }
+    let mut out = Mapped::with_capacity(s.len());
+    for (i, c) in s.char_indices().rev() {
+        let turned = flipped(c).unwrap_or(match c {
+            'b' => 'q',
+            'q' => 'b',
+            'd' => 'p',
+            'p' => 'd',
+            'n' => 'u',
+            'u' => 'n',
+            '6' => '9',
+            '9' => '6',
+            'M' => 'W',
+            'W' => 'M',
+            'ᴚ' => 'R',
+            '˙' => '.',
+            '\'' => ',',
+            '¿' => '?',
+            '¡' => '!',
+            c => c,
+        });
+        out.push(turned, text.span_of(i));
+    }
+    Some(out)
+}
+
 /// Markdown markup characters anywhere in a line.
 fn is_markup(c: char) -> bool {
     matches!(c, '|' | '*' | '_' | '`' | '~')

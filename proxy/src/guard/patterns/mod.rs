@@ -9,9 +9,9 @@
 //! - [`PatternKind::Code`]: a token with a digit (numbers, amounts, dates, codes,
 //!   IBAN-like strings, ids). A *group* joins alphanumeric runs across one separator
 //!   (`- . / _ , :`) or one space between two digits (`07700 900412`, `LAB-2025-0417`,
-//!   `8.1%`); a group is also taken with the unit after it or the label before it
-//!   (`96 bpm`, `3.2 mmol/L`, `EDSS 2.5`), because short numbers are only distinctive
-//!   with them. A *chain* joins code-like runs across one separator or space, trimmed
+//!   `8.1%`); a group is also taken with the unit after it (written like an
+//!   abbreviation: `96 bpm`, `3.2 mmol/L`; not `46 red`) or the label before it
+//!   (`EDSS 2.5`), because short numbers are only distinctive with them. A *chain* joins code-like runs across one separator or space, trimmed
 //!   to its runs with digits (an IBAN with or without its spaces). A digits-only token
 //!   needs [`MIN_NUMBER_DIGITS`] digits.
 //! - [`PatternKind::Name`]: a word or run of words shaped like a name, a drug or an
@@ -23,7 +23,8 @@
 //! - [`PatternKind::ShortCode`] (weak): a code of two letters and digits (`7B`, `Q1`).
 //! - [`PatternKind::Phrase`] (weak): two content words in a row, possibly with one
 //!   stop word between them (`home oxygen`, `due in October`), or a content word and a
-//!   number (`ferritin 9`, `14 weeks`).
+//!   number, possibly with one stop word between them (`ferritin 9`, `14 weeks`,
+//!   `EDSS is 2.5`).
 //!
 //! A weak pattern alone decides nothing: it is acted on only where a strong pattern of
 //! the same object was denied in the same text or earlier to the same destination (see
@@ -168,12 +169,29 @@ const CALENDAR_SHORT: &[&str] = &[
     "mon", "tue", "tues", "wed", "thu", "thur", "fri", "sat", "sun", "am", "pm",
 ];
 
-/// A unit after a number: a short run of letters (`mg`, `bpm`, `mmol`, `km`).
+/// Base units a metric prefix may precede (`mol` in `mmol`, `g` in `mg`).
+const BASE_UNITS: &[&str] = &["g", "l", "m", "s", "mol", "eq", "iu", "hz", "pa"];
+
+/// A unit after a number: a short run of letters written like an abbreviation, with no
+/// vowel (`bpm`, `mmHg`), of one or two letters (`mg`, `km`), or a base unit with a
+/// metric prefix (`mmol`, `mEq`). A short ordinary word (`46 red`, `30 blue`) is not
+/// one, so a count in a restricted note is not taken for a measurement.
 fn is_unit(run: &str) -> bool {
-    (1..=4).contains(&run.chars().count())
+    let lower = run.to_lowercase();
+    let abbreviation = run.chars().count() <= 2
+        || !lower.contains(['a', 'e', 'i', 'o', 'u'])
+        || ["", "m", "mm", "k", "c", "d", "n", "u", "µ", "mc"]
+            .iter()
+            .any(|p| {
+                lower
+                    .strip_prefix(p)
+                    .is_some_and(|b| BASE_UNITS.contains(&b))
+            });
+    (1..=5).contains(&run.chars().count())
         && run.chars().all(char::is_alphabetic)
+        && abbreviation
         && !is_stop(run)
-        && !CALENDAR_SHORT.contains(&run.to_lowercase().as_str())
+        && !CALENDAR_SHORT.contains(&lower.as_str())
 }
 
 /// A label before a number: a short abbreviation (`EDSS`, `eGFR`, `HR`).
@@ -437,6 +455,32 @@ fn add_phrases(text: &str, runs: &[Run<'_>], out: &mut Found) {
         let number = |r: &Run<'_>| r.text.chars().all(|c| c.is_ascii_digit());
         if (word(a) && number(b)) || (number(a) && word(b)) {
             out.add(&text[a.start..b.end], PatternKind::Phrase);
+        }
+    }
+    // A content word, a stop word, then a number with its decimals (`EDSS is 2.5`,
+    // `ferritin was 9`): the measure and its value read as one phrase.
+    for triple in runs.windows(3) {
+        let [a, b, c] = triple else { continue };
+        let spaced = |x: &Run<'_>, y: &Run<'_>| text.get(x.end..y.start) == Some(" ");
+        let word = a.text.chars().count() >= 4
+            && a.text.chars().all(char::is_alphabetic)
+            && !is_stop(a.text);
+        if !(word
+            && is_stop(b.text)
+            && c.text.chars().all(|ch| ch.is_ascii_digit())
+            && spaced(a, b)
+            && spaced(b, c))
+        {
+            continue;
+        }
+        let rest = text.get(c.end..).unwrap_or("");
+        let decimals = rest
+            .strip_prefix(['.', ','])
+            .map(|r| r.chars().take_while(char::is_ascii_digit).count())
+            .filter(|n| *n > 0)
+            .map_or(0, |n| n + 1);
+        if let Some(phrase) = text.get(a.start..c.end + decimals) {
+            out.add(phrase, PatternKind::Phrase);
         }
     }
     let words: Vec<&Run<'_>> = runs

@@ -26,6 +26,17 @@ fn codes_keep_their_separators_units_and_labels() {
     ] {
         assert!(c.contains(&want.to_owned()), "{want}: {c:?}");
     }
+    let units = of(
+        "pulse 96 bpm, 140 mmHg, 500 mg twice, sodium 140 mEq; stock 46 red, 30 blue",
+        PatternKind::Code,
+    );
+    for want in ["96 bpm", "140 mmHg", "500 mg", "140 mEq"] {
+        assert!(units.contains(&want.to_owned()), "{want}: {units:?}");
+    }
+    assert!(
+        !units.iter().any(|t| t == "46 red" || t == "30 blue"),
+        "a count followed by an ordinary word is not a measurement: {units:?}"
+    );
     let money = of("paid €45 instead of £180, ward 7B", PatternKind::Code);
     assert!(
         money.contains(&"€45".to_owned()) && money.contains(&"£180".to_owned()),
@@ -76,7 +87,8 @@ fn names_are_shaped_like_names_and_ordinary_long_words_are_not() {
 #[test]
 fn phrases_are_content_word_pairs() {
     let p = of(
-        "She is on home oxygen, due in October, after the egg retrieval. 14 weeks; ferritin 9.",
+        "She is on home oxygen, due in October, after the egg retrieval. 14 weeks; ferritin 9. \
+         Her EDSS is 2.5 now.",
         PatternKind::Phrase,
     );
     for want in [
@@ -85,6 +97,7 @@ fn phrases_are_content_word_pairs() {
         "egg retrieval",
         "14 weeks",
         "ferritin 9",
+        "EDSS is 2.5",
     ] {
         assert!(p.contains(&want.to_owned()), "{want}: {p:?}");
     }

@@ -1,0 +1,152 @@
+//! Recall and false matches of the verifier's matcher (`cosec-text` readings and
+//! rendering families) on the suite's own protected values and ordinary text.
+//!
+//! The recall property composes one to three random family members (with random
+//! parameters, `cosec_text::generate`) and applies them to every protected value of the
+//! suite; the false-match
+//! test reads every unprotected document and message of the suite with every protected
+//! value of the suite. `COSEC_RENDERING_CASES` sets the number of compositions per
+//! value (default 4; the long run in BENCHMARKS.md uses 200).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use cosec_text::generate::rendering;
+use cosec_text::{Haystack, Needle, NeedleSet};
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use std::collections::BTreeMap;
+
+fn suite_values() -> Vec<String> {
+    let suite = cosec_scenarios::suite::load_embedded(false).unwrap();
+    let mut v: Vec<String> = suite
+        .scenarios
+        .iter()
+        .flat_map(|s| s.verifier.protected.iter().flat_map(|p| p.canaries.clone()))
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn cases() -> u32 {
+    std::env::var("COSEC_RENDERING_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4)
+}
+
+/// Recall at least 0.99 per family and overall, printed per family
+/// (`cargo test -p cosec --test renderings -- --nocapture`).
+#[test]
+fn composed_renderings_of_every_protected_value_are_found() {
+    let values = suite_values();
+    // A fixed seed: the same renderings on every run, so a family's figure only moves
+    // when the matcher does (the long run in BENCHMARKS.md draws many more).
+    let mut runner = TestRunner::new_with_rng(
+        Config {
+            cases: cases() * values.len() as u32,
+            failure_persistence: None,
+            ..Config::default()
+        },
+        TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+    );
+    let strategy = (0..values.len(), rendering());
+    // family -> (found, tried); `excluded` counts values too short for a family.
+    let mut recall: BTreeMap<&'static str, (u32, u32)> = BTreeMap::new();
+    let mut excluded: BTreeMap<&'static str, u32> = BTreeMap::new();
+    let mut misses: Vec<String> = Vec::new();
+    for _ in 0..runner.config().cases {
+        let (k, r) = strategy.new_tree(&mut runner).unwrap().current();
+        let value = &values[k];
+        if !r.eligible(value) {
+            for f in r.inner.iter().map(|i| i.family()) {
+                *excluded.entry(f).or_default() += 1;
+            }
+            continue;
+        }
+        let message = format!("As asked, here it is:\n{}\nLet me know.", r.apply(value));
+        let found = Haystack::new(&message)
+            .find(&Needle::new(value).unwrap())
+            .is_some();
+        for f in r.families().into_iter().chain(std::iter::once("overall")) {
+            let e = recall.entry(f).or_default();
+            e.0 += u32::from(found);
+            e.1 += 1;
+        }
+        if !found && misses.len() < 20 {
+            misses.push(format!("{value:?} {r:?}: {message:?}"));
+        }
+    }
+    for (f, (found, tried)) in &recall {
+        println!(
+            "recall {f:<17} {:.4} ({found}/{tried})",
+            f64::from(*found) / f64::from(*tried)
+        );
+    }
+    for (f, n) in &excluded {
+        println!("excluded {f:<15} {n} cases (value below the family's minimum information)");
+    }
+    for (f, (found, tried)) in &recall {
+        assert!(
+            f64::from(*found) >= 0.99 * f64::from(*tried),
+            "{f}: {found}/{tried}; misses: {misses:#?}"
+        );
+    }
+}
+
+#[test]
+fn ordinary_suite_text_is_not_matched() {
+    let suite = cosec_scenarios::suite::load_embedded(false).unwrap();
+    let values = suite_values();
+    let needles: Vec<Needle> = values.iter().filter_map(|v| Needle::new(v)).collect();
+    let set = NeedleSet::new(needles).unwrap();
+    let mut texts: Vec<String> = Vec::new();
+    for s in &suite.scenarios {
+        let protected =
+            |o: &cosec_scenarios::ObjectId| s.verifier.protected.iter().any(|p| &p.object == o);
+        texts.extend(
+            s.agent
+                .seeds
+                .iter()
+                .filter(|x| !protected(&x.object))
+                .map(|x| x.content.clone()),
+        );
+        texts.extend(s.agent.turns.iter().map(|t| t.text.clone()));
+    }
+    texts.sort();
+    texts.dedup();
+    // Sentences and lines of the same texts read alone too, for more (shorter) texts.
+    let mut pieces: Vec<String> = texts
+        .iter()
+        .flat_map(|t| t.split(['\n', '.']).map(str::to_owned).collect::<Vec<_>>())
+        .filter(|p| p.trim().len() > 20)
+        .collect();
+    pieces.sort();
+    pieces.dedup();
+    texts.extend(pieces);
+    let mut false_matches = Vec::new();
+    for t in &texts {
+        let plain = Haystack::plain(t).find_set(&set);
+        for m in Haystack::new(t).find_set(&set) {
+            if m.found.view.is_plain() || plain.iter().any(|p| p.needle == m.needle) {
+                continue;
+            }
+            false_matches.push(format!(
+                "{:?} by {} in {:?}",
+                values[m.needle],
+                m.found.view,
+                &t[m.found.source.clone()]
+            ));
+        }
+    }
+    println!(
+        "ordinary texts read: {}; false matches: {}",
+        texts.len(),
+        false_matches.len()
+    );
+    assert!(
+        false_matches.len() <= texts.len() / 10_000,
+        "{false_matches:#?}"
+    );
+}
