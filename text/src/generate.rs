@@ -8,7 +8,7 @@
 //! does not share code with. Enabled by the `generate` feature (a dev-dependency).
 
 use crate::canon::Needle;
-use crate::render::{bits, MIN_BITS, MIN_ROT47_CHARS, MIN_SHIFT_BITS};
+use crate::render::{bits, MIN_BITS, MIN_LEET_BITS, MIN_ROT47_CHARS, MIN_SHIFT_BITS};
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use base64::Engine;
 use proptest::prelude::*;
@@ -243,7 +243,9 @@ impl Inner {
             | Inner::Case(_) => true,
             Inner::Caesar(..) => !n.is_strict() && b >= MIN_SHIFT_BITS,
             Inner::Leet(_) => {
-                !n.is_strict() && b >= MIN_BITS && squeezed.chars().any(|c| c.is_ascii_alphabetic())
+                !n.is_strict()
+                    && b >= MIN_LEET_BITS
+                    && squeezed.chars().any(|c| c.is_ascii_alphabetic())
             }
             Inner::Rot47 => {
                 !n.is_strict()

@@ -15,7 +15,7 @@
 //! | `rot47` | — | ROT47 of the value's spellings, whitespace removed |
 //! | `leet` | — | both sides read by look-alike class (`4 @` a, `3` e, `1 l !` i, `0` o, ...) |
 //! | `nato`, `spelled(xx)` | spelling alphabet or language | words read back as letters and digits, and the concatenated spelling |
-//! | `initials` | — | the first letter or digit of consecutive words |
+//! | `initials` | — | the first letters of consecutive words |
 //! | `morse` | — | Morse letters in the reading read back as letters and digits |
 //! | `words_reversed` | — | every word of the reading spelled backwards, in order |
 //! | `word_order` | — | the words of the reading in reverse order |
@@ -56,6 +56,9 @@ pub fn bits(squeezed: &str) -> f64 {
 /// Minimum bits for single-member families (`spaced`, `leet`, `nato`, `spelled`,
 /// `initials`, `atbash`, `rot47`, block alignments).
 pub const MIN_BITS: f64 = 16.0;
+/// Minimum bits for `leet`, whose look-alike classes merge letters with digits and
+/// symbols, so a short value's classes are common (`SP30` reads `speo`).
+pub const MIN_LEET_BITS: f64 = 20.0;
 /// Minimum bits for `caesar`, which has 260 members.
 pub const MIN_SHIFT_BITS: f64 = 30.0;
 /// Minimum bits for `filler`, which matches a value spread over ordinary words, and for

@@ -193,11 +193,13 @@ fn whitespace_words(reading: &str) -> Vec<(usize, &str)> {
     out
 }
 
-/// The first letter or digit of every word.
+/// The first letter of every word that starts with one.
 pub(crate) fn initials(words: &[(Range<usize>, String)]) -> Mapped {
     let mut out = Mapped::with_capacity(words.len());
     for (r, w) in words {
-        if let Some(c) = w.chars().next() {
+        // An acrostic is spelled with words' first letters: the first digits of a list
+        // of numbers (a hex dump, character codes) are any digits.
+        if let Some(c) = w.chars().next().filter(|c| c.is_alphabetic()) {
             out.push(c, r.clone());
         }
     }

@@ -3,7 +3,10 @@
 
 use super::project::{self, leet_class};
 use super::words::tables;
-use super::{bits, blocks, MAX_FILLER, MIN_BITS, MIN_FILLER_BITS, MIN_ROT47_CHARS, MIN_SHIFT_BITS};
+use super::{
+    bits, blocks, MAX_FILLER, MIN_BITS, MIN_FILLER_BITS, MIN_LEET_BITS, MIN_ROT47_CHARS,
+    MIN_SHIFT_BITS,
+};
 use crate::canon::Needle;
 use crate::mapped::Mapped;
 use crate::views::{View, LANGS};
@@ -159,15 +162,17 @@ impl Families {
             }
             // Leetspeak of the letters and digits, and of the value read the way a
             // reading is (`€` inside `€45 instead of €180` reads as an `e` there).
-            let l: String = s.chars().filter_map(leet_class).collect();
-            let trimmed = prepared
-                .as_str()
-                .trim_matches(|c: char| !c.is_alphanumeric());
-            let read = project::leet(trimmed).as_str().to_owned();
-            if read != l {
-                le.push((i, (), read));
+            if b >= MIN_LEET_BITS {
+                let l: String = s.chars().filter_map(leet_class).collect();
+                let trimmed = prepared
+                    .as_str()
+                    .trim_matches(|c: char| !c.is_alphanumeric());
+                let read = project::leet(trimmed).as_str().to_owned();
+                if read != l {
+                    le.push((i, (), read));
+                }
+                le.push((i, (), l));
             }
-            le.push((i, (), l));
             let compact: String = value.chars().filter(|c| !c.is_whitespace()).collect();
             for sp in [
                 compact.clone(),
