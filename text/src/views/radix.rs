@@ -21,8 +21,8 @@ type Decoded = Vec<(Vec<View>, Mapped)>;
 
 /// Base32 tokens: RFC 4648 or base32hex alphabet, any single case, padded or not. An
 /// ordinary word that happens to decode is dropped by the text test on its bytes, so
-/// tokens are not required to look unlike words (a payload of letters encodes to letters
-/// only).
+/// tokens are not required to look unlike words: a payload often encodes without a
+/// digit (`L A B - 2 0 2 5` does).
 pub(super) fn base32(text: &Mapped) -> Decoded {
     let s = text.as_str();
     let mut out = Vec::new();
