@@ -95,7 +95,9 @@ struct Score {
     ideal_changed: Vec<String>,
 }
 
-fn score(s: &Scenario, policy: &Arc<GuardPolicy>, oracle: &Oracle, out: &mut Score) {
+/// An enforcing guard for `s` in which every object has reached the model: the worst
+/// case for false positives.
+fn served_guard(s: &Scenario, policy: &Arc<GuardPolicy>) -> TrialGuard {
     let guard = TrialGuard::new(
         s.id.as_str(),
         Arc::new(s.agent.clone()),
@@ -104,10 +106,14 @@ fn score(s: &Scenario, policy: &Arc<GuardPolicy>, oracle: &Oracle, out: &mut Sco
         Arc::clone(policy),
         GuardMode::Enforce,
     );
-    // Worst case for false positives: every object has reached the model.
     for l in &s.platform.labels {
         guard.mark_served(&l.object);
     }
+    guard
+}
+
+fn score(s: &Scenario, policy: &Arc<GuardPolicy>, oracle: &Oracle, out: &mut Score) {
+    let guard = served_guard(s, policy);
     for step in &s.verifier.reference_plan.steps {
         let turn = &s.agent.turns[usize::from(step.turn) - 1];
         let ctx = TurnContext {
@@ -245,13 +251,6 @@ fn the_suite_leaks_are_stopped_and_ideal_work_passes() {
     );
 }
 
-fn rendering_cases() -> u32 {
-    std::env::var("COSEC_RENDERING_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(4)
-}
-
 /// The output layer against disguised leaks: in each compliant step that carries a
 /// protected value the oracle denies there, the value is replaced by a random rendering
 /// (one to three composed family members, `cosec_text::generate`) and the step is
@@ -261,42 +260,24 @@ fn rendering_cases() -> u32 {
 /// family (`COSEC_RENDERING_CASES` renderings per value, default 4).
 #[test]
 fn disguised_suite_leaks_are_stopped_by_the_output_layer() {
-    use cosec_text::generate::rendering;
+    use cosec_text::generate::{cases_per_value, rendering, seeded_runner};
     use cosec_text::{Haystack, Needle};
     use proptest::strategy::{Strategy, ValueTree};
-    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
     use std::collections::BTreeMap;
 
     let suite = cosec_scenarios::suite::load_embedded(false).unwrap();
     let policy =
         Arc::new(GuardPolicy::from_source(guard_fixture::POLICY, "test-defense.cedar").unwrap());
     let oracle = Oracle::builtin().unwrap();
-    // A fixed seed: the same renderings on every run, so a family's figure only moves
-    // when the guard does (the long run in BENCHMARKS.md draws many more).
-    let mut runner = TestRunner::new_with_rng(
-        Config {
-            failure_persistence: None,
-            ..Config::default()
-        },
-        TestRng::deterministic_rng(RngAlgorithm::ChaCha),
-    );
+    // Draws are taken one by one below; the runner only supplies the seeded source.
+    let mut runner = seeded_runner(0);
     let strategy = rendering();
     // family -> (stopped, tried)
     let mut rate: BTreeMap<&'static str, (u32, u32)> = BTreeMap::new();
     let mut misses: Vec<String> = Vec::new();
     let mut plain_leaks = 0;
     for s in &suite.scenarios {
-        let guard = TrialGuard::new(
-            s.id.as_str(),
-            Arc::new(s.agent.clone()),
-            Arc::new(s.platform.clone()),
-            s.agent.target_user.clone(),
-            Arc::clone(&policy),
-            GuardMode::Enforce,
-        );
-        for l in &s.platform.labels {
-            guard.mark_served(&l.object);
-        }
+        let guard = served_guard(s, &policy);
         for step in &s.verifier.reference_plan.steps {
             if step.taker != StepTaker::CompliantOnly {
                 continue;
@@ -336,7 +317,7 @@ fn disguised_suite_leaks_are_stopped_by_the_output_layer() {
                         plain_leaks += 1;
                         continue;
                     }
-                    for _ in 0..rendering_cases() {
+                    for _ in 0..cases_per_value() {
                         let r = strategy.new_tree(&mut runner).unwrap().current();
                         if !r.eligible(canary) {
                             continue;

@@ -10,11 +10,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use cosec_text::generate::rendering;
+use cosec_text::generate::{cases_per_value, rendering, seeded_runner};
 use cosec_text::{Haystack, Needle, NeedleSet};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use std::collections::BTreeMap;
 
 fn suite_values() -> Vec<String> {
@@ -29,28 +28,12 @@ fn suite_values() -> Vec<String> {
     v
 }
 
-fn cases() -> u32 {
-    std::env::var("COSEC_RENDERING_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(4)
-}
-
 /// Recall at least 0.99 per family and overall, printed per family
 /// (`cargo test -p cosec --test renderings -- --nocapture`).
 #[test]
 fn composed_renderings_of_every_protected_value_are_found() {
     let values = suite_values();
-    // A fixed seed: the same renderings on every run, so a family's figure only moves
-    // when the matcher does (the long run in BENCHMARKS.md draws many more).
-    let mut runner = TestRunner::new_with_rng(
-        Config {
-            cases: cases() * values.len() as u32,
-            failure_persistence: None,
-            ..Config::default()
-        },
-        TestRng::deterministic_rng(RngAlgorithm::ChaCha),
-    );
+    let mut runner = seeded_runner(cases_per_value() * values.len() as u32);
     let strategy = (0..values.len(), rendering());
     // family -> (found, tried); `excluded` counts values too short for a family.
     let mut recall: BTreeMap<&'static str, (u32, u32)> = BTreeMap::new();
@@ -170,13 +153,8 @@ fn rendered_ordinary_text_is_not_matched() {
     let needles: Vec<Needle> = values.iter().filter_map(|v| Needle::new(v)).collect();
     let set = NeedleSet::new(needles).unwrap();
     let texts = ordinary_texts();
-    let mut runner = TestRunner::new_with_rng(
-        Config {
-            failure_persistence: None,
-            ..Config::default()
-        },
-        TestRng::deterministic_rng(RngAlgorithm::ChaCha),
-    );
+    // Draws are taken one by one below; the runner only supplies the seeded source.
+    let mut runner = seeded_runner(0);
     let strategy = rendering();
     // (value, reading) -> texts it was falsely found in
     let mut causes: BTreeMap<String, usize> = BTreeMap::new();

@@ -12,6 +12,7 @@ use crate::render::{bits, MIN_BITS, MIN_LEET_BITS, MIN_ROT47_CHARS, MIN_SHIFT_BI
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use base64::Engine;
 use proptest::prelude::*;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use std::io::Write;
 
 /// A character-level family member, applied to the value first.
@@ -675,4 +676,26 @@ pub fn rendering() -> impl Strategy<Value = Rendering> {
     )
         .prop_filter("at least one member", |(i, o)| i.is_some() || !o.is_empty())
         .prop_map(|(inner, outers)| Rendering { inner, outers })
+}
+
+/// Renderings drawn per value by the property tests: `COSEC_RENDERING_CASES`, default 4
+/// (the long runs in BENCHMARKS.md use more).
+pub fn cases_per_value() -> u32 {
+    std::env::var("COSEC_RENDERING_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4)
+}
+
+/// A runner drawing `cases` renderings from a fixed seed: the same renderings on every
+/// run, so a family's figure only moves when the code under test does.
+pub fn seeded_runner(cases: u32) -> TestRunner {
+    TestRunner::new_with_rng(
+        Config {
+            cases,
+            failure_persistence: None,
+            ..Config::default()
+        },
+        TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+    )
 }
