@@ -85,40 +85,51 @@ fn decoded(text: &Mapped, range: Range<usize>, s: &str) -> Mapped {
     m
 }
 
-/// Lists of one radix in `text`, each decoded.
-fn lists(text: &Mapped, radix: Radix) -> Decoded {
-    let s = text.as_str();
+/// Runs of at least `min_items` numbers that `parse` reads, each token bounded by bytes
+/// `separates` accepts, with one separator (and at most `max_gap` bytes, spaces
+/// included) between two numbers: each run's byte range and values.
+pub(super) fn number_runs(
+    s: &str,
+    separates: impl Fn(u8) -> bool,
+    max_gap: usize,
+    min_items: usize,
+    parse: impl Fn(&str) -> Option<u32>,
+) -> Vec<(Range<usize>, Vec<u32>)> {
     let mut out = Vec::new();
-    let tokens = runs(s, |b| {
-        !(b.is_ascii_whitespace()
-            || matches!(b, b',' | b';' | b'.' | b'|' | b'[' | b']' | b'(' | b')'))
-    });
     let mut run: Vec<(Range<usize>, u32)> = Vec::new();
-    let flush = |run: &mut Vec<(Range<usize>, u32)>, out: &mut Decoded| {
-        if run.len() >= MIN_ITEMS {
-            let values: Vec<u32> = run.iter().map(|(_, v)| *v).collect();
-            if let (Some(a), Some(b), Some(t)) = (run.first(), run.last(), text_of(&values)) {
-                out.push((Vec::new(), decoded(text, a.0.start..b.0.end, &t)));
+    let flush = |run: &mut Vec<(Range<usize>, u32)>, out: &mut Vec<(Range<usize>, Vec<u32>)>| {
+        if run.len() >= min_items {
+            if let (Some(a), Some(b)) = (run.first(), run.last()) {
+                out.push((a.0.start..b.0.end, run.iter().map(|(_, v)| *v).collect()));
             }
         }
         run.clear();
     };
-    for r in tokens {
-        // One separator between two numbers, with spaces around it.
+    for r in runs(s, |b| !(b.is_ascii_whitespace() || separates(b))) {
         let gap_ok = run.last().is_none_or(|(p, _)| {
             s.get(p.end..r.start)
-                .is_some_and(|g| g.trim().len() <= 1 && g.len() <= 3)
+                .is_some_and(|g| g.trim().len() <= 1 && g.len() <= max_gap)
         });
         if !gap_ok {
             flush(&mut run, &mut out);
         }
-        match s.get(r.clone()).and_then(|t| radix.parse(t)) {
+        match s.get(r.clone()).and_then(&parse) {
             Some(v) => run.push((r, v)),
             None => flush(&mut run, &mut out),
         }
     }
     flush(&mut run, &mut out);
     out
+}
+
+/// Lists of one radix in `text`, each decoded.
+fn lists(text: &Mapped, radix: Radix) -> Decoded {
+    let separates = |b: u8| matches!(b, b',' | b';' | b'.' | b'|' | b'[' | b']' | b'(' | b')');
+    // One separator between two numbers, with spaces around it.
+    number_runs(text.as_str(), separates, 3, MIN_ITEMS, |t| radix.parse(t))
+        .into_iter()
+        .filter_map(|(r, values)| Some((Vec::new(), decoded(text, r, &text_of(&values)?))))
+        .collect()
 }
 
 /// Continuous runs of bits, eight to a byte.

@@ -2,6 +2,7 @@
 //! byte lists. As with base64, only plausible tokens are decoded and only decodings that
 //! read as text (or open as a container holding text) are kept.
 
+use super::lists::number_runs;
 use super::tokens::{payload, runs};
 use super::View;
 use crate::mapped::Mapped;
@@ -233,45 +234,26 @@ pub(super) fn uuencode(text: &Mapped) -> Decoded {
 /// Hex byte lists: three or more two-digit hex bytes (optional `0x`), each followed by
 /// one separator (`44 45 34`, `0x44, 0x45`, `44:45:34`).
 pub(super) fn hex_bytes(text: &Mapped) -> Decoded {
-    let s = text.as_str();
-    let mut out = Vec::new();
-    let pair = |t: &str| -> Option<u8> {
+    let pair = |t: &str| -> Option<u32> {
         let d = t
             .strip_prefix("0x")
             .or_else(|| t.strip_prefix("0X"))
             .unwrap_or(t);
         (d.len() == 2)
-            .then(|| u8::from_str_radix(d, 16).ok())
+            .then(|| u32::from_str_radix(d, 16).ok())
             .flatten()
     };
-    let tokens = runs(s, |b| {
-        !(b.is_ascii_whitespace() || matches!(b, b',' | b':' | b';' | b'-'))
-    });
-    let mut run: Vec<(Range<usize>, u8)> = Vec::new();
-    let flush = |run: &mut Vec<(Range<usize>, u8)>, out: &mut Decoded| {
-        if run.len() >= MIN_HEX_BYTES {
-            if let (Some(a), Some(b)) = (run.first(), run.last()) {
-                let r = a.0.start..b.0.end;
-                out.extend(payload(text, r, run.iter().map(|(_, v)| *v).collect()));
-            }
-        }
-        run.clear();
-    };
-    for r in tokens {
-        let gap_ok = run.last().is_none_or(|(p, _)| {
-            s.get(p.end..r.start)
-                .is_some_and(|g| g.trim().len() <= 1 && g.len() <= 2)
-        });
-        if !gap_ok {
-            flush(&mut run, &mut out);
-        }
-        match s.get(r.clone()).and_then(pair) {
-            Some(v) => run.push((r, v)),
-            None => flush(&mut run, &mut out),
-        }
-    }
-    flush(&mut run, &mut out);
-    out
+    let separates = |b: u8| matches!(b, b',' | b':' | b';' | b'-');
+    number_runs(text.as_str(), separates, 2, MIN_HEX_BYTES, pair)
+        .into_iter()
+        .filter_map(|(r, values)| {
+            let bytes = values
+                .iter()
+                .filter_map(|v| u8::try_from(*v).ok())
+                .collect();
+            payload(text, r, bytes)
+        })
+        .collect()
 }
 
 #[cfg(test)]
