@@ -334,18 +334,17 @@ impl TraceWriter {
         // lock keeps each event one whole line.
         let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let mut out = std::io::BufWriter::new(&mut *file);
-        serde_json::to_writer(&mut out, &line)
-            .map_err(|source| match source.io_error_kind() {
-                Some(_) => TraceError::Io {
-                    path: self.path.clone(),
-                    source: source.into(),
-                },
-                None => TraceError::Parse {
-                    path: self.path.clone(),
-                    line: 0,
-                    source,
-                },
-            })?;
+        serde_json::to_writer(&mut out, &line).map_err(|source| match source.io_error_kind() {
+            Some(_) => TraceError::Io {
+                path: self.path.clone(),
+                source: source.into(),
+            },
+            None => TraceError::Parse {
+                path: self.path.clone(),
+                line: 0,
+                source,
+            },
+        })?;
         out.write_all(b"\n")
             .and_then(|()| out.flush())
             .map_err(|source| TraceError::Io {

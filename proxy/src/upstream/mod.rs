@@ -537,7 +537,8 @@ mod tests {
             seed: Some(7),
         };
         let with_temperature = serde_json::json!({"model": "a", "temperature": 1.2});
-        let sent: Value = serde_json::from_slice(&request_body(&up, &with_temperature, 0).unwrap()).unwrap();
+        let sent: Value =
+            serde_json::from_slice(&request_body(&up, &with_temperature, 0).unwrap()).unwrap();
         assert_eq!(sent["temperature"], 0.0);
         assert_eq!(sent["seed"], 7);
     }

@@ -2,8 +2,8 @@
 
 use super::sse::{data_frame, done_frame, SseEvent};
 use super::{
-    arguments_text, content_text, count, count_at, error_message, str_field,
-    take_content_text, Assembled, ParsedRequest, ResponseMeta, WireError,
+    arguments_text, content_text, count, count_at, error_message, str_field, take_content_text,
+    Assembled, ParsedRequest, ResponseMeta, WireError,
 };
 use crate::api::{Message, ModelRequest, ModelResponse, Role, ToolCall, ToolSpec, Usage};
 use bytes::Bytes;
@@ -14,7 +14,11 @@ const DELTA_BYTES: usize = 64;
 
 /// Parses a Chat Completions request.
 pub fn parse_request(mut v: Value) -> Result<ParsedRequest, WireError> {
-    let model = v.get("model").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let model = v
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
     let messages = match v.get_mut("messages") {
         Some(Value::Array(list)) => std::mem::take(list),
         _ => return Err(WireError::Invalid("`messages` must be an array".into())),

@@ -3,8 +3,8 @@
 
 use super::sse::{named_frame, SseEvent};
 use super::{
-    arguments_text, content_text, count, count_at, error_message, str_field,
-    take_content_text, Assembled, ParsedRequest, ResponseMeta, WireError,
+    arguments_text, content_text, count, count_at, error_message, str_field, take_content_text,
+    Assembled, ParsedRequest, ResponseMeta, WireError,
 };
 use crate::api::{Message, ModelRequest, ModelResponse, Role, ToolCall, ToolSpec, Usage};
 use bytes::Bytes;
@@ -91,7 +91,10 @@ fn parse_item(mut item: Value, messages: &mut Vec<Message>) -> Result<(), WireEr
                     )))
                 }
             };
-            messages.push(text_message(role, take_content_text(item.get_mut("content"))));
+            messages.push(text_message(
+                role,
+                take_content_text(item.get_mut("content")),
+            ));
         }
         "function_call" | "custom_tool_call" => {
             let call = call_of(&item).ok_or_else(|| {
