@@ -42,7 +42,7 @@ pub const PLACEHOLDER: &str = "[not available in this conversation]";
 /// working memory stays bounded whatever the size of a request. The matcher's
 /// readings and projections of a segment take several hundred times its size, so a
 /// segment is kept small; the time to scan a text does not depend on it.
-pub const SEGMENT_BYTES: usize = 64 * 1024;
+pub const SEGMENT_BYTES: usize = 32 * 1024;
 
 /// Request texts whose matches are cached per trial before the cache starts again.
 const MAX_CACHED_TEXTS: usize = 1 << 16;
@@ -456,5 +456,24 @@ mod tests {
         for p in segments(&token, 100) {
             assert_eq!(p.start % 12, 0);
         }
+    }
+
+    #[test]
+    fn long_values_lengthen_segments_instead_of_reading_the_text_whole() {
+        let text = "word ".repeat(200_000);
+        for window in [10, 5_000, 20_000] {
+            let overlap = window * 4 + 256;
+            let size = SEGMENT_BYTES.max(overlap * 4);
+            let parts = segments(&text, window);
+            assert!(parts.len() > 1, "window {window}: read whole");
+            for (i, p) in parts.iter().enumerate() {
+                assert!(p.len() <= size, "window {window}: segment of {}", p.len());
+                if let Some(next) = parts.get(i + 1) {
+                    assert!(p.end - next.start >= overlap, "window {window}");
+                }
+            }
+        }
+        // Only an unbounded window reads the text whole.
+        assert_eq!(segments(&text, usize::MAX), [0..text.len()]);
     }
 }
