@@ -77,10 +77,11 @@ json.dump({"model": "m", "messages": [{"role": "user", "content": "When is the w
 EOF
 
 hwm() { awk '/VmHWM/ {print $2}' "/proc/$1/status"; }
-# --max-time: a request the proxy never answers is reported (code 000), not waited on forever.
+# --max-time (MAX_TIME, default 900 s): a request the proxy never answers is reported
+# (code 000 or 100), not waited on forever.
 # post PORT BODY [SESSION]: the large request is school-chat's; the small ones come from
 # another client, fellside-chat (a trial's own calls are answered one at a time).
-post() { curl -s --max-time 300 -o /dev/null -w '%{http_code} %{time_total}\n' -H 'content-type: application/json' \
+post() { curl -s --max-time "${MAX_TIME:-900}" -o /dev/null -w '%{http_code} %{time_total}\n' -H 'content-type: application/json' \
   -H "x-cosec-session: ${3:-school-chat}" --data-binary "@$2" "http://127.0.0.1:$1/v1/chat/completions"; }
 
 printf '| guard | shape | body MB | peak RSS before MB | peak RSS after MB | peak / body | large request s | small requests meanwhile: n, median s, max s |\n|---|---|---|---|---|---|---|---|\n'

@@ -83,7 +83,7 @@ fn main() {
     for _ in 0..n {
         let t = Instant::now();
         let v: Value = serde_json::from_slice(&body_bytes).unwrap();
-        let parsed = parse_request(WireApi::ChatCompletions, &v).unwrap();
+        let parsed = parse_request(WireApi::ChatCompletions, v).unwrap();
         let r = respond(
             SimKind::Comply,
             &script,

@@ -329,14 +329,24 @@ impl TraceWriter {
             ms: u64::try_from(self.opened.elapsed().as_millis()).unwrap_or(u64::MAX),
             event,
         };
-        let mut text = serde_json::to_string(&line).map_err(|source| TraceError::Parse {
-            path: self.path.clone(),
-            line: 0,
-            source,
-        })?;
-        text.push('\n');
+        // Written through a buffer rather than built as one string first, so a call
+        // that carries a large request is not held a second time to be traced. The
+        // lock keeps each event one whole line.
         let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        file.write_all(text.as_bytes())
+        let mut out = std::io::BufWriter::new(&mut *file);
+        serde_json::to_writer(&mut out, &line).map_err(|source| match source.io_error_kind() {
+            Some(_) => TraceError::Io {
+                path: self.path.clone(),
+                source: source.into(),
+            },
+            None => TraceError::Parse {
+                path: self.path.clone(),
+                line: 0,
+                source,
+            },
+        })?;
+        out.write_all(b"\n")
+            .and_then(|()| out.flush())
             .map_err(|source| TraceError::Io {
                 path: self.path.clone(),
                 source,

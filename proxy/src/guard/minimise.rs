@@ -39,8 +39,10 @@ use std::sync::{Arc, OnceLock};
 pub const PLACEHOLDER: &str = "[not available in this conversation]";
 
 /// Strings longer than this are scanned in overlapping segments, so the matcher's
-/// working memory stays bounded whatever the size of a request.
-pub const SEGMENT_BYTES: usize = 256 * 1024;
+/// working memory stays bounded whatever the size of a request. The matcher's
+/// readings and projections of a segment take several hundred times its size, so a
+/// segment is kept small; the time to scan a text does not depend on it.
+pub const SEGMENT_BYTES: usize = 32 * 1024;
 
 /// Request texts whose matches are cached per trial before the cache starts again.
 const MAX_CACHED_TEXTS: usize = 1 << 16;
@@ -384,8 +386,9 @@ fn is_cut(text: &str, at: usize) -> bool {
 }
 
 /// The byte ranges in which `text` is scanned when matches are at most `window`
-/// characters long: the whole text when it is at most [`SEGMENT_BYTES`] long,
-/// otherwise segments of that size each starting at a token boundary (after
+/// characters long: the whole text when it is at most one segment long, otherwise
+/// segments of [`SEGMENT_BYTES`] (or four times the overlap, when values are long)
+/// each starting at a token boundary (after
 /// whitespace or punctuation) far enough before the end of the previous one that a
 /// match starting before the cut lies whole inside the previous segment. Inside a
 /// token longer than a segment the cut falls on a multiple of 12 bytes from the
@@ -394,17 +397,20 @@ pub(crate) fn segments(text: &str, window: usize) -> Vec<Range<usize>> {
     // A character takes at most 4 bytes; the margin covers the token run a redaction
     // widens to.
     let overlap = window.saturating_mul(4).saturating_add(256);
-    if text.len() <= SEGMENT_BYTES || overlap.saturating_mul(4) > SEGMENT_BYTES {
+    // Segments grow with long values so that the overlap stays a quarter of one at
+    // most; only an unbounded window reads the text whole.
+    let size = SEGMENT_BYTES.max(overlap.saturating_mul(4));
+    if text.len() <= size {
         return std::iter::once(0..text.len()).collect();
     }
     let mut out = Vec::new();
     let mut start = 0;
     loop {
-        if text.len() - start <= SEGMENT_BYTES {
+        if text.len() - start <= size {
             out.push(start..text.len());
             return out;
         }
-        let mut end = start + SEGMENT_BYTES;
+        let mut end = start + size;
         while !text.is_char_boundary(end) {
             end -= 1;
         }
@@ -450,5 +456,24 @@ mod tests {
         for p in segments(&token, 100) {
             assert_eq!(p.start % 12, 0);
         }
+    }
+
+    #[test]
+    fn long_values_lengthen_segments_instead_of_reading_the_text_whole() {
+        let text = "word ".repeat(200_000);
+        for window in [10, 5_000, 20_000] {
+            let overlap = window * 4 + 256;
+            let size = SEGMENT_BYTES.max(overlap * 4);
+            let parts = segments(&text, window);
+            assert!(parts.len() > 1, "window {window}: read whole");
+            for (i, p) in parts.iter().enumerate() {
+                assert!(p.len() <= size, "window {window}: segment of {}", p.len());
+                if let Some(next) = parts.get(i + 1) {
+                    assert!(p.end - next.start >= overlap, "window {window}");
+                }
+            }
+        }
+        // Only an unbounded window reads the text whole.
+        assert_eq!(segments(&text, usize::MAX), [0..text.len()]);
     }
 }

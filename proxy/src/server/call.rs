@@ -139,7 +139,8 @@ fn prepare(
         )
     };
     let mut value = wire::parse_json(&body).map_err(bad)?;
-    let raw = (body.len() <= KEEP_RAW_BYTES).then_some(body);
+    let body_len = body.len();
+    let raw = (body_len <= KEEP_RAW_BYTES).then_some(body);
     let mut changed = match trial.guardrail.as_deref() {
         Some(paragraph) => match api {
             WireApi::ChatCompletions => guardrail::apply_chat(&mut value, paragraph),
@@ -164,7 +165,26 @@ fn prepare(
         }
         changed |= minimised.changed;
     }
-    let parsed = wire::parse_request(api, &value).map_err(bad)?;
+    // What goes upstream is serialized before the request is parsed, as parsing moves
+    // the message texts out of `value`: a large request is then held at most twice.
+    let upstream = match &trial.model {
+        ModelRoute::Upstream(up) => {
+            let sent = match raw {
+                // An unchanged request goes out as the client's own bytes.
+                Some(raw) if !changed && up.model.is_empty() && up.sampling.is_empty() => raw,
+                _ => upstream::request_body(up, &value, body_len).map_err(|e| {
+                    HttpError::new(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "server_error",
+                        format!("cannot serialize the request for the upstream: {e}"),
+                    )
+                })?,
+            };
+            Some((up.clone(), sent))
+        }
+        ModelRoute::Sim(_) => None,
+    };
+    let parsed = wire::parse_request(api, value).map_err(bad)?;
     let guard = trial_guard.map(|tg| {
         tg.observe_request(&parsed.request);
         ReplyGuard::new(tg, ctx.clone(), &parsed.request)
@@ -176,21 +196,15 @@ fn prepare(
         started,
         upstream_retries: 0,
     };
-    match &trial.model {
-        ModelRoute::Sim(_) => {
+    match upstream {
+        None => {
             // The simulated model still reads the request, so the trace gets a copy.
             let record = record(recording.then(|| parsed.request.clone()));
             simulated(state, &trial, &ctx, parsed, record, guard).map(Prepared::Answered)
         }
-        ModelRoute::Upstream(up) => {
+        Some((up, sent)) => {
             let record = record(recording.then_some(parsed.request));
-            let up = up.clone();
             let auth = client_auth.filter(|_| up.api_key.is_none());
-            // An unchanged request goes out as the client's own bytes.
-            let sent = match raw {
-                Some(raw) if !changed && up.model.is_empty() && up.sampling.is_empty() => raw,
-                _ => upstream::request_body(&up, value),
-            };
             let call = forward::Call {
                 trial,
                 upstream: up,

@@ -25,7 +25,8 @@ use hyper::header::{HeaderValue, AUTHORIZATION, CONTENT_TYPE};
 use hyper::StatusCode;
 use hyper_util::client::legacy::connect::HttpConnector;
 use pool::Pool;
-use serde_json::Value;
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::{Map, Value};
 use std::time::Duration;
 
 /// How long to wait for a TCP/TLS connection to the upstream.
@@ -182,19 +183,49 @@ fn endpoint_path(api: WireApi) -> &'static str {
 
 /// The request body for `upstream`: the client's JSON with the model replaced (kept as
 /// the client named it when `upstream.model` is empty) and the run's sampling settings.
-pub fn request_body(upstream: &Upstream, mut body: Value) -> Bytes {
-    if let Some(obj) = body.as_object_mut() {
-        if !upstream.model.is_empty() {
-            obj.insert("model".into(), Value::String(upstream.model.clone()));
-        }
-        if let Some(t) = upstream.sampling.temperature {
-            obj.insert("temperature".into(), Value::from(t));
-        }
-        if let Some(seed) = upstream.sampling.seed {
-            obj.insert("seed".into(), Value::from(seed));
-        }
+/// `size_hint` (the client's body length) sizes the buffer, so a large request is
+/// written once instead of through a chain of growing copies; `body` is not changed.
+pub fn request_body(
+    upstream: &Upstream,
+    body: &Value,
+    size_hint: usize,
+) -> Result<Bytes, serde_json::Error> {
+    let mut overrides = Map::new();
+    if !upstream.model.is_empty() {
+        overrides.insert("model".into(), Value::String(upstream.model.clone()));
     }
-    Bytes::from(body.to_string())
+    if let Some(t) = upstream.sampling.temperature {
+        overrides.insert("temperature".into(), Value::from(t));
+    }
+    if let Some(seed) = upstream.sampling.seed {
+        overrides.insert("seed".into(), Value::from(seed));
+    }
+    let mut out = Vec::with_capacity(size_hint.saturating_add(256));
+    match body.as_object() {
+        Some(fields) => serde_json::to_writer(&mut out, &Overlaid { fields, overrides })?,
+        None => serde_json::to_writer(&mut out, body)?,
+    }
+    Ok(Bytes::from(out))
+}
+
+/// A JSON object with some of its fields replaced, serialized without copying the rest.
+struct Overlaid<'a> {
+    fields: &'a Map<String, Value>,
+    overrides: Map<String, Value>,
+}
+
+impl Serialize for Overlaid<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        let kept = self
+            .fields
+            .iter()
+            .filter(|(key, _)| !self.overrides.contains_key(*key));
+        for (key, value) in kept.chain(self.overrides.iter()) {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
 }
 
 /// Removes the upstream's API key from a text bound for a log, a trace or a client,
@@ -495,10 +526,10 @@ mod tests {
             sampling: Default::default(),
         };
         let body = serde_json::json!({"model": "asked", "messages": []});
-        let sent: Value = serde_json::from_slice(&request_body(&up, body.clone())).unwrap();
+        let sent: Value = serde_json::from_slice(&request_body(&up, &body, 0).unwrap()).unwrap();
         assert_eq!(sent["model"], "served");
         up.model.clear();
-        let sent: Value = serde_json::from_slice(&request_body(&up, body.clone())).unwrap();
+        let sent: Value = serde_json::from_slice(&request_body(&up, &body, 0).unwrap()).unwrap();
         assert_eq!(sent["model"], "asked");
         assert!(sent.get("temperature").is_none() && sent.get("seed").is_none());
         up.sampling = crate::registry::Sampling {
@@ -506,7 +537,8 @@ mod tests {
             seed: Some(7),
         };
         let with_temperature = serde_json::json!({"model": "a", "temperature": 1.2});
-        let sent: Value = serde_json::from_slice(&request_body(&up, with_temperature)).unwrap();
+        let sent: Value =
+            serde_json::from_slice(&request_body(&up, &with_temperature, 0).unwrap()).unwrap();
         assert_eq!(sent["temperature"], 0.0);
         assert_eq!(sent["seed"], 7);
     }

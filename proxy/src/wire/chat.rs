@@ -2,8 +2,8 @@
 
 use super::sse::{data_frame, done_frame, SseEvent};
 use super::{
-    arguments_text, content_text, count, count_at, error_message, str_field, Assembled,
-    ParsedRequest, ResponseMeta, WireError,
+    arguments_text, content_text, count, count_at, error_message, str_field, take_content_text,
+    Assembled, ParsedRequest, ResponseMeta, WireError,
 };
 use crate::api::{Message, ModelRequest, ModelResponse, Role, ToolCall, ToolSpec, Usage};
 use bytes::Bytes;
@@ -13,15 +13,19 @@ use serde_json::{json, Map, Value};
 const DELTA_BYTES: usize = 64;
 
 /// Parses a Chat Completions request.
-pub fn parse_request(v: &Value) -> Result<ParsedRequest, WireError> {
-    let model = v.get("model").and_then(Value::as_str).unwrap_or_default();
-    let messages = v
-        .get("messages")
-        .and_then(Value::as_array)
-        .ok_or_else(|| WireError::Invalid("`messages` must be an array".into()))?
-        .iter()
-        .map(parse_message)
-        .collect::<Result<Vec<_>, _>>()?;
+pub fn parse_request(mut v: Value) -> Result<ParsedRequest, WireError> {
+    let model = v
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let messages = match v.get_mut("messages") {
+        Some(Value::Array(list)) => std::mem::take(list),
+        _ => return Err(WireError::Invalid("`messages` must be an array".into())),
+    }
+    .into_iter()
+    .map(parse_message)
+    .collect::<Result<Vec<_>, _>>()?;
     let tools = match v.get("tools") {
         Some(Value::Array(tools)) => tools.iter().filter_map(parse_tool).collect(),
         _ => Vec::new(),
@@ -32,7 +36,7 @@ pub fn parse_request(v: &Value) -> Result<ParsedRequest, WireError> {
         .unwrap_or(false);
     Ok(ParsedRequest {
         request: ModelRequest {
-            model: model.to_owned(),
+            model,
             messages,
             tools,
             stream: v.get("stream").and_then(Value::as_bool).unwrap_or(false),
@@ -41,8 +45,8 @@ pub fn parse_request(v: &Value) -> Result<ParsedRequest, WireError> {
     })
 }
 
-fn parse_message(m: &Value) -> Result<Message, WireError> {
-    let role = match str_field(m, "role", "a message")? {
+fn parse_message(mut m: Value) -> Result<Message, WireError> {
+    let role = match str_field(&m, "role", "a message")? {
         "system" => Role::System,
         "developer" => Role::Developer,
         "user" => Role::User,
@@ -60,7 +64,7 @@ fn parse_message(m: &Value) -> Result<Message, WireError> {
     };
     Ok(Message {
         role,
-        content: content_text(m.get("content")),
+        content: take_content_text(m.get_mut("content")),
         tool_calls,
         tool_call_id: m
             .get("tool_call_id")
@@ -413,10 +417,10 @@ mod tests {
             {"role": "assistant", "content": null, "tool_calls": [{"id": "x", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
             {"role": "tool", "tool_call_id": "x", "content": "ok"}
         ]});
-        let p = parse_request(&v).unwrap();
+        let p = parse_request(v).unwrap();
         assert_eq!(p.request.messages[0].content, "a\nb");
         assert_eq!(p.request.messages[1].tool_calls[0].name, "f");
         assert_eq!(p.request.messages[2].tool_call_id.as_deref(), Some("x"));
-        assert!(parse_request(&json!({"messages": [{"role": "wizard"}]})).is_err());
+        assert!(parse_request(json!({"messages": [{"role": "wizard"}]})).is_err());
     }
 }

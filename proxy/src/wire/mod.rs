@@ -56,8 +56,9 @@ pub fn parse_json(body: &[u8]) -> Result<Value, WireError> {
     serde_json::from_slice(body).map_err(|e| WireError::NotJson(e.to_string()))
 }
 
-/// Parses a client request of either wire format.
-pub fn parse_request(api: WireApi, body: &Value) -> Result<ParsedRequest, WireError> {
+/// Parses a client request of either wire format. The body is consumed: message texts
+/// are moved out of it, not copied, so a large request is not held twice.
+pub fn parse_request(api: WireApi, body: Value) -> Result<ParsedRequest, WireError> {
     if !body.is_object() {
         return Err(WireError::Invalid(
             "the request body must be a JSON object".into(),
@@ -190,6 +191,14 @@ pub fn complete_tool_calls(response: &mut ModelResponse, request: &ModelRequest,
                 call.namespace = ns;
             }
         }
+    }
+}
+
+/// Like [`content_text`], moving a plain string out of `content` instead of copying it.
+pub(crate) fn take_content_text(content: Option<&mut Value>) -> String {
+    match content {
+        Some(Value::String(s)) => std::mem::take(s),
+        other => content_text(other.map(|v| &*v)),
     }
 }
 

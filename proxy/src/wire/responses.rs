@@ -3,23 +3,23 @@
 
 use super::sse::{named_frame, SseEvent};
 use super::{
-    arguments_text, content_text, count, count_at, error_message, str_field, Assembled,
-    ParsedRequest, ResponseMeta, WireError,
+    arguments_text, content_text, count, count_at, error_message, str_field, take_content_text,
+    Assembled, ParsedRequest, ResponseMeta, WireError,
 };
 use crate::api::{Message, ModelRequest, ModelResponse, Role, ToolCall, ToolSpec, Usage};
 use bytes::Bytes;
 use serde_json::{json, Value};
 
 /// Parses a Responses API request.
-pub fn parse_request(v: &Value) -> Result<ParsedRequest, WireError> {
+pub fn parse_request(mut v: Value) -> Result<ParsedRequest, WireError> {
     let mut messages = Vec::new();
-    if let Some(text) = v.get("instructions").and_then(Value::as_str) {
-        messages.push(text_message(Role::System, text.to_owned()));
+    if let Some(Value::String(text)) = v.get_mut("instructions") {
+        messages.push(text_message(Role::System, std::mem::take(text)));
     }
-    match v.get("input") {
-        Some(Value::String(s)) => messages.push(text_message(Role::User, s.clone())),
+    match v.get_mut("input") {
+        Some(Value::String(s)) => messages.push(text_message(Role::User, std::mem::take(s))),
         Some(Value::Array(items)) => {
-            for item in items {
+            for item in std::mem::take(items) {
                 parse_item(item, &mut messages)?;
             }
         }
@@ -71,15 +71,16 @@ fn text_message(role: Role, content: String) -> Message {
     }
 }
 
-fn parse_item(item: &Value, messages: &mut Vec<Message>) -> Result<(), WireError> {
+fn parse_item(mut item: Value, messages: &mut Vec<Message>) -> Result<(), WireError> {
+    // Owned, as the item's texts are moved out below.
     let kind = match item.get("type").and_then(Value::as_str) {
-        Some(k) => k,
-        None if item.get("role").is_some() => "message",
+        Some(k) => k.to_owned(),
+        None if item.get("role").is_some() => "message".to_owned(),
         None => return Err(WireError::Invalid("an input item needs a `type`".into())),
     };
-    match kind {
+    match kind.as_str() {
         "message" => {
-            let role = match str_field(item, "role", "a message item")? {
+            let role = match str_field(&item, "role", "a message item")? {
                 "user" => Role::User,
                 "assistant" => Role::Assistant,
                 "system" => Role::System,
@@ -90,10 +91,13 @@ fn parse_item(item: &Value, messages: &mut Vec<Message>) -> Result<(), WireError
                     )))
                 }
             };
-            messages.push(text_message(role, content_text(item.get("content"))));
+            messages.push(text_message(
+                role,
+                take_content_text(item.get_mut("content")),
+            ));
         }
         "function_call" | "custom_tool_call" => {
-            let call = call_of(item).ok_or_else(|| {
+            let call = call_of(&item).ok_or_else(|| {
                 WireError::Invalid(format!("a `{kind}` item needs `call_id` and `name`"))
             })?;
             // Calls following an assistant message belong to it, as in Chat Completions.
@@ -107,8 +111,8 @@ fn parse_item(item: &Value, messages: &mut Vec<Message>) -> Result<(), WireError
             }
         }
         "function_call_output" | "custom_tool_call_output" => {
-            let mut m = text_message(Role::Tool, content_text(item.get("output")));
-            m.tool_call_id = Some(str_field(item, "call_id", "a call output item")?.to_owned());
+            let mut m = text_message(Role::Tool, take_content_text(item.get_mut("output")));
+            m.tool_call_id = Some(str_field(&item, "call_id", "a call output item")?.to_owned());
             messages.push(m);
         }
         // Reasoning and other bookkeeping items carry nothing the trace needs.
@@ -415,7 +419,7 @@ mod tests {
                 {"type": "web_search"}
             ]
         });
-        let r = parse_request(&v).unwrap().request;
+        let r = parse_request(v).unwrap().request;
         let roles: Vec<Role> = r.messages.iter().map(|m| m.role).collect();
         assert_eq!(
             roles,
