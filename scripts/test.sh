@@ -21,7 +21,7 @@ timed cargo fmt --all --check
 timed cargo clippy --workspace --all-targets -- -D warnings
 timed cargo test --workspace
 # The placement fuzzer's long run (the fast tier above runs 200 random placements).
-timed env COSEC_PLACEMENT_CASES=1000 cargo test -p cosec-proxy --test guard_placement \
+timed env COSEC_PLACEMENT_CASES=10000 cargo test -p cosec-proxy --test guard_placement \
   -- nothing_planted_anywhere_passes_a_denying_turn --nocapture
 
 if [ "${1:-}" = "--fast" ]; then

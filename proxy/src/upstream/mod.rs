@@ -525,9 +525,14 @@ mod tests {
             model: "served".into(),
             sampling: Default::default(),
         };
-        let body = serde_json::json!({"model": "asked", "messages": []});
+        let body = serde_json::json!({"model": "asked", "messages": [{"role": "user", "content": "hi"}], "x": {"y": [1, null]}});
         let sent: Value = serde_json::from_slice(&request_body(&up, &body, 0).unwrap()).unwrap();
         assert_eq!(sent["model"], "served");
+        // Everything else goes out as the client sent it, and the client's body is kept.
+        assert_eq!(sent["messages"], body["messages"]);
+        assert_eq!(sent["x"], body["x"]);
+        assert_eq!(sent.as_object().unwrap().len(), 3);
+        assert_eq!(body["model"], "asked");
         up.model.clear();
         let sent: Value = serde_json::from_slice(&request_body(&up, &body, 0).unwrap()).unwrap();
         assert_eq!(sent["model"], "asked");
