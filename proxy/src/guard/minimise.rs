@@ -41,7 +41,8 @@ pub const PLACEHOLDER: &str = "[not available in this conversation]";
 /// Strings longer than this are scanned in overlapping segments, so the matcher's
 /// working memory stays bounded whatever the size of a request. The matcher's
 /// readings and projections of a segment take several hundred times its size, so a
-/// segment is kept small; the time to scan a text does not depend on it.
+/// segment is kept small; the time to scan a text hardly depends on it (only the
+/// overlaps are read twice).
 pub const SEGMENT_BYTES: usize = 32 * 1024;
 
 /// Request texts whose matches are cached per trial before the cache starts again.
@@ -388,9 +389,9 @@ fn is_cut(text: &str, at: usize) -> bool {
 /// The byte ranges in which `text` is scanned when matches are at most `window`
 /// characters long: the whole text when it is at most one segment long, otherwise
 /// segments of [`SEGMENT_BYTES`] (or four times the overlap, when values are long)
-/// each starting at a token boundary (after
-/// whitespace or punctuation) far enough before the end of the previous one that a
-/// match starting before the cut lies whole inside the previous segment. Inside a
+/// each starting at a token boundary (after whitespace or punctuation) far enough
+/// before the end of the previous one that a match starting before the cut lies whole
+/// inside the previous segment. Inside a
 /// token longer than a segment the cut falls on a multiple of 12 bytes from the
 /// segment's start, so that base64, hex and percent encodings keep their alignment.
 pub(crate) fn segments(text: &str, window: usize) -> Vec<Range<usize>> {
