@@ -391,9 +391,9 @@ fn is_cut(text: &str, at: usize) -> bool {
 /// segments of [`SEGMENT_BYTES`] (or four times the overlap, when values are long)
 /// each starting at a token boundary (after whitespace or punctuation) far enough
 /// before the end of the previous one that a match starting before the cut lies whole
-/// inside the previous segment. Inside a
-/// token longer than a segment the cut falls on a multiple of 12 bytes from the
-/// segment's start, so that base64, hex and percent encodings keep their alignment.
+/// inside the previous segment. Inside a token longer than a segment the cut falls on
+/// a multiple of 12 bytes from the segment's start, so that base64, hex and percent
+/// encodings keep their alignment.
 pub(crate) fn segments(text: &str, window: usize) -> Vec<Range<usize>> {
     // A character takes at most 4 bytes; the margin covers the token run a redaction
     // widens to.
