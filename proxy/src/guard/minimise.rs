@@ -386,6 +386,13 @@ fn is_cut(text: &str, at: usize) -> bool {
         })
 }
 
+/// How many bytes two segments share for matches of at most `window` characters: a
+/// character takes at most 4 bytes, and the margin covers the token run a redaction
+/// widens to.
+fn overlap_bytes(window: usize) -> usize {
+    window.saturating_mul(4).saturating_add(256)
+}
+
 /// The byte ranges in which `text` is scanned when matches are at most `window`
 /// characters long: the whole text when it is at most one segment long, otherwise
 /// segments of [`SEGMENT_BYTES`] (or four times the overlap, when values are long)
@@ -395,9 +402,7 @@ fn is_cut(text: &str, at: usize) -> bool {
 /// a multiple of 12 bytes from the segment's start, so that base64, hex and percent
 /// encodings keep their alignment.
 pub(crate) fn segments(text: &str, window: usize) -> Vec<Range<usize>> {
-    // A character takes at most 4 bytes; the margin covers the token run a redaction
-    // widens to.
-    let overlap = window.saturating_mul(4).saturating_add(256);
+    let overlap = overlap_bytes(window);
     // Segments grow with long values so that the overlap stays a quarter of one at
     // most; only an unbounded window reads the text whole.
     let size = SEGMENT_BYTES.max(overlap.saturating_mul(4));
@@ -463,7 +468,7 @@ mod tests {
     fn long_values_lengthen_segments_instead_of_reading_the_text_whole() {
         let text = "word ".repeat(200_000);
         for window in [10, 5_000, 20_000] {
-            let overlap = window * 4 + 256;
+            let overlap = overlap_bytes(window);
             let size = SEGMENT_BYTES.max(overlap * 4);
             let parts = segments(&text, window);
             assert!(parts.len() > 1, "window {window}: read whole");
