@@ -361,3 +361,46 @@ async fn a_symlink_inside_the_agent_half_acts_on_its_target_namespace() {
         }]
     );
 }
+
+#[tokio::test]
+async fn what_write_file_creates_belongs_to_the_owner_of_its_folder() {
+    use std::os::unix::fs::{lchown, MetadataExt};
+    let fx = Fixture::new();
+    let owner = |p: &std::path::Path| {
+        let m = std::fs::symlink_metadata(p).unwrap();
+        (m.uid(), m.gid())
+    };
+    if owner(&fx.root) != (0, 0) {
+        eprintln!("skipped: giving files away needs root");
+        return;
+    }
+    // The agent half as the Docker sandbox lends it to `nobody` for a run.
+    let sandbox_user = (65534, 65534);
+    let shared = fx.root.join("shared");
+    lchown(&shared, Some(sandbox_user.0), Some(sandbox_user.1)).unwrap();
+    let r = fx
+        .call(
+            "write_file",
+            json!({"path": "shared/plans/week/notes.md", "content": "bring snacks"}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text);
+    for made in [
+        "shared/plans",
+        "shared/plans/week",
+        "shared/plans/week/notes.md",
+    ] {
+        assert_eq!(owner(&fx.root.join(made)), sandbox_user, "{made}");
+    }
+    // A file that existed keeps its owner; the folder it is in is not touched.
+    let report = fx.root.join("shared/report.md");
+    let r = fx
+        .call(
+            "write_file",
+            json!({"path": "shared/report.md", "content": "v2"}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text);
+    assert_eq!(owner(&report), (0, 0));
+    assert_eq!(owner(&fx.root), (0, 0));
+}

@@ -71,7 +71,8 @@ cargo run -q -p cosec -- sandbox image build --if-missing
 step "sandbox image ready"
 
 cargo test -p cosec \
-  --test sandbox_docker --test harness_codex --test harness_hermes --test harness_openclaw \
+  --test sandbox_docker --test sandbox_probes --test harness_codex --test harness_hermes \
+  --test harness_openclaw \
   --test harness_acceptance \
   -- --ignored docker_
 step "done"

@@ -23,6 +23,6 @@ cargo run -q -p cosec -- harness install all
 # tests belong to scripts/tiers/docker.sh).
 cargo test -p cosec --lib -- --ignored sandbox:: harness::
 cargo test -p cosec \
-  --test sandbox_bwrap --test harness_codex --test harness_hermes --test harness_openclaw \
+  --test sandbox_probes --test harness_codex --test harness_hermes --test harness_openclaw \
   --test harness_acceptance \
   -- --ignored --skip docker_

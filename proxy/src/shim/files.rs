@@ -123,12 +123,41 @@ pub(crate) fn write_text(
         return Err(format!("`{shown}` is a folder; give a file path"));
     }
     let previous = previous_content(&target.full);
+    let created: Vec<&Path> = target
+        .full
+        .ancestors()
+        .take_while(|p| std::fs::symlink_metadata(p).is_err())
+        .collect();
     if let Some(parent) = target.full.parent() {
         std::fs::create_dir_all(parent)
             .map_err(|e| format!("cannot create the folder of `{shown}`: {e}"))?;
     }
     std::fs::write(&target.full, content).map_err(|e| format!("cannot write `{shown}`: {e}"))?;
+    for path in created.iter().rev() {
+        take_parent_owner(path);
+    }
     Ok(previous)
+}
+
+/// Gives `path`, just created by the shim, the owner of the folder it is in: the
+/// harness may change what its tools wrote even when it runs as another user than the
+/// shim (the Docker sandbox lends the agent half to `nobody` for a run when the runner is
+/// root). Where the shim may not give files away, they stay its own, which is then also
+/// the harness's user.
+fn take_parent_owner(path: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let Some(parent) = path.parent() else {
+        return;
+    };
+    let (Ok(folder), Ok(made)) = (
+        std::fs::symlink_metadata(parent),
+        std::fs::symlink_metadata(path),
+    ) else {
+        return;
+    };
+    if (folder.uid(), folder.gid()) != (made.uid(), made.gid()) {
+        let _ = std::os::unix::fs::lchown(path, Some(folder.uid()), Some(folder.gid()));
+    }
 }
 
 /// `read_file(path)`.

@@ -3,6 +3,7 @@
 use crate::error::CliError;
 use crate::harness::install;
 use crate::sandbox::docker::image::{self, BuildPlan};
+use crate::sandbox::docker::{IMAGE_LAYOUT, LAYOUT_LABEL, PATHS_LABEL};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -38,8 +39,16 @@ async fn build(
             .filter_map(|(_, found)| found.as_ref())
             .flat_map(|i| i.readonly.iter().cloned())
             .collect();
-        match image_paths(&image).await? {
-            Some(held) if wanted.iter().all(|w| held.iter().any(|h| w.starts_with(h))) => {
+        match existing(&image).await? {
+            Some(held) if held.layout != IMAGE_LAYOUT => eprintln!(
+                "{image} has the layout of an older cosec ({}): building it again",
+                held.layout
+            ),
+            Some(held)
+                if wanted
+                    .iter()
+                    .all(|w| held.paths.iter().any(|h| w.starts_with(h))) =>
+            {
                 eprintln!(
                     "{image} is built and holds every installed harness (drop --if-missing to rebuild it)"
                 );
@@ -102,16 +111,28 @@ async fn build(
     Ok(ExitCode::SUCCESS)
 }
 
-/// The host paths the existing `image` holds (`None`: there is no such image).
-async fn image_paths(image: &str) -> Result<Option<Vec<PathBuf>>, CliError> {
+/// What an existing sandbox image was built with.
+struct Existing {
+    /// The host paths it holds.
+    paths: Vec<PathBuf>,
+    /// Its layout (`1` for images made before the layout label).
+    layout: String,
+}
+
+/// What the existing `image` holds (`None`: there is no such image).
+async fn existing(image: &str) -> Result<Option<Existing>, CliError> {
     let client = crate::sandbox::docker::connect_daemon().await?;
     let Ok(inspect) = client.inspect_image(image).await else {
         return Ok(None);
     };
     let labels = inspect.config.and_then(|c| c.labels).unwrap_or_default();
-    let held = labels
-        .get(crate::sandbox::docker::PATHS_LABEL)
+    let paths = labels
+        .get(PATHS_LABEL)
         .and_then(|text| serde_json::from_str(text).ok())
         .unwrap_or_default();
-    Ok(Some(held))
+    let layout = labels
+        .get(LAYOUT_LABEL)
+        .cloned()
+        .unwrap_or_else(|| "1".to_owned());
+    Ok(Some(Existing { paths, layout }))
 }

@@ -10,16 +10,13 @@
 //! process inside with it).
 
 use super::loopback::Relays;
-use super::{Finished, Job, Sandbox, SandboxError, SandboxSpec};
+use super::{Finished, Job, Sandbox, SandboxError, SandboxSpec, SANDBOX_UID};
 use async_trait::async_trait;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-
-/// The user and group id the program runs as inside (`nobody`).
-pub const SANDBOX_UID: u32 = 65534;
 
 /// What of `/etc` is mounted (read-only, each only if present): name resolution, users
 /// and groups (world-readable, no hashes), the time zone, the dynamic linker's cache,

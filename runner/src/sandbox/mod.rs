@@ -23,6 +23,10 @@ use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The user and group id a harness runs as inside either sandbox (`nobody:nogroup`;
+/// Docker uses the runner's own user instead when that is not root).
+pub const SANDBOX_UID: u32 = 65534;
+
 /// What a sandboxed process may see and how it starts.
 #[derive(Debug, Clone, Default)]
 pub struct SandboxSpec {

@@ -1,8 +1,9 @@
 //! One confined run as one container: created from the run image with the spec's mounts
-//! and limits, attached before it starts (no output is lost), fed its stdin, waited for
-//! up to the deadline (then killed), and removed in every case: after the run, after an
-//! error, and when the run's future is dropped.
+//! and limits, run as an unprivileged user, attached before it starts (no output is
+//! lost), fed its stdin, waited for up to the deadline (then killed), and removed in
+//! every case: after the run, after an error, and when the run's future is dropped.
 
+use super::lease::{Lease, SANDBOX_USER};
 use super::{api, Docker, CONTAINER_LABEL};
 use crate::sandbox::loopback::Relays;
 use crate::sandbox::{Finished, Job, SandboxError};
@@ -14,7 +15,7 @@ use bollard::query_parameters::{KillContainerOptions, RemoveContainerOptions};
 use futures_util::StreamExt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::os::unix::process::ExitStatusExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
@@ -25,7 +26,12 @@ const DRAIN: Duration = Duration::from_secs(5);
 /// Runs `job` in a fresh container of `docker` and removes it.
 pub(super) async fn run(docker: &Docker, job: Job<'_>) -> Result<Finished, SandboxError> {
     let relays = Relays::open(&job.spec.loopback)?;
-    let body = create_body(docker, &job, &relays)?;
+    let run_as = run_as(job.spec, &relays)?;
+    let lease = match run_as.lent {
+        Some(paths) => Some(blocking(move || Lease::lend(&paths, SANDBOX_USER)).await?),
+        None => None,
+    };
+    let body = create_body(docker, &job, &relays, run_as.user)?;
     let created = docker
         .client
         .create_container(None::<CreateContainerOptions>, body)
@@ -37,17 +43,69 @@ pub(super) async fn run(docker: &Docker, job: Job<'_>) -> Result<Finished, Sandb
     };
     let result = drive(&docker.client, &created.id, &job).await;
     removal.now().await;
+    if let Some(lease) = lease {
+        blocking(move || lease.give_back()).await?;
+    }
     drop(relays);
     result
 }
 
+/// Who a container runs as.
+struct RunAs {
+    /// Its uid and gid.
+    user: (u32, u32),
+    /// What is lent to that user for the run (`None`: it owns its halves already).
+    lent: Option<Vec<PathBuf>>,
+}
+
+/// Who the container runs as: the owner of the agent half when that is not root (the
+/// runner's own user, as with bubblewrap), nothing lent; otherwise [`SANDBOX_USER`],
+/// lent the writable trees and the sockets it connects to (the shim's and the relays').
+fn run_as(spec: &crate::sandbox::SandboxSpec, relays: &Relays) -> Result<RunAs, SandboxError> {
+    let owner = match spec.writable.first() {
+        Some(path) => {
+            let meta =
+                std::fs::metadata(path).map_err(|_| SandboxError::NoSuchPath(path.clone()))?;
+            (meta.uid(), meta.gid())
+        }
+        None => (0, 0),
+    };
+    if owner.0 != 0 {
+        return Ok(RunAs {
+            user: owner,
+            lent: None,
+        });
+    }
+    let mut lent = spec.writable.clone();
+    for path in &spec.readonly {
+        if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_socket()) {
+            lent.push(path.clone());
+        }
+    }
+    lent.extend(relays.mounts().into_iter().map(|(socket, _, _)| socket));
+    Ok(RunAs {
+        user: SANDBOX_USER,
+        lent: Some(lent),
+    })
+}
+
+/// Runs the file walk `work` off the async threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, SandboxError> + Send + 'static,
+) -> Result<T, SandboxError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| SandboxError::Start(format!("the sandbox's file walk failed: {e}")))?
+}
+
 /// The container for `job`: the run image, `cosec-shim launch` serving the loopback
-/// relays in front of the program, the spec's variables and working folder, the host
-/// user that owns the agent half, and the mounts and limits of the module docs.
+/// relays in front of the program, the spec's variables and working folder, `user`, and
+/// the mounts and limits of the module docs.
 fn create_body(
     docker: &Docker,
     job: &Job<'_>,
     relays: &Relays,
+    user: (u32, u32),
 ) -> Result<ContainerCreateBody, SandboxError> {
     let spec = job.spec;
     let mut mounts = Vec::new();
@@ -78,11 +136,6 @@ fn create_body(
     cmd.push("--".to_owned());
     cmd.push(job.program.to_string_lossy().into_owned());
     cmd.extend(job.args.iter().map(|a| a.to_string_lossy().into_owned()));
-    let owner = spec
-        .writable
-        .first()
-        .and_then(|p| std::fs::metadata(p).ok())
-        .map_or("0:0".to_owned(), |m| format!("{}:{}", m.uid(), m.gid()));
     let host = HostConfig {
         mounts: Some(mounts),
         network_mode: Some("none".to_owned()),
@@ -104,7 +157,7 @@ fn create_body(
         cmd: Some(cmd),
         env: Some(spec.env.iter().map(|(k, v)| format!("{k}={v}")).collect()),
         working_dir: Some(spec.workdir.to_string_lossy().into_owned()),
-        user: Some(owner),
+        user: Some(format!("{}:{}", user.0, user.1)),
         attach_stdin: Some(stdin),
         attach_stdout: Some(true),
         attach_stderr: Some(true),

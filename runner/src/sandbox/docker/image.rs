@@ -5,7 +5,7 @@
 //! they link to, such as a pyenv Python), and the whole tree is streamed as a tar
 //! archive into the daemon's image import (`POST /images/create?fromSrc=-`).
 
-use super::{api, connect_daemon, PATHS_LABEL};
+use super::{api, connect_daemon, IMAGE_LAYOUT, LAYOUT_LABEL, PATHS_LABEL};
 use crate::harness::install::Installed;
 use crate::sandbox::SandboxError;
 use bollard::query_parameters::CreateImageOptions;
@@ -300,6 +300,7 @@ async fn import(
         changes: vec![
             format!("LABEL {PATHS_LABEL}={}", quote(&paths_json)),
             format!("LABEL org.cosec.harnesses={}", quote(&names.join(", "))),
+            format!("LABEL {LAYOUT_LABEL}={}", quote(IMAGE_LAYOUT)),
         ],
         ..Default::default()
     };
@@ -338,10 +339,18 @@ fn quote(text: &str) -> String {
 }
 
 /// Writes the tar archive of `rootfs` (with [`EMPTY_DIRS`] emptied) and of `extra` at
-/// their absolute paths, with their folders, owners, modes and symlinks kept.
-fn write_tree(sink: &mut ChannelWriter, rootfs: &Path, extra: &[PathBuf]) -> std::io::Result<()> {
+/// their absolute paths, with their folders, owners, modes and symlinks kept, except
+/// that the folders leading to `extra` are open to every user (`/root` is not, on the
+/// host; the sandbox runs harnesses as `nobody`).
+fn write_tree<W: Write>(sink: W, rootfs: &Path, extra: &[PathBuf]) -> std::io::Result<()> {
     let mut builder = tar::Builder::new(sink);
     builder.follow_symlinks(false);
+    let passages: HashSet<PathBuf> = extra
+        .iter()
+        .flat_map(|path| path.strip_prefix("/").unwrap_or(path).ancestors().skip(1))
+        .filter(|folder| !folder.as_os_str().is_empty())
+        .map(Path::to_owned)
+        .collect();
     let mut entries: Vec<_> = std::fs::read_dir(rootfs)?.flatten().collect();
     entries.sort_by_key(|e| e.file_name());
     let mut added: HashSet<PathBuf> = HashSet::new();
@@ -350,7 +359,7 @@ fn write_tree(sink: &mut ChannelWriter, rootfs: &Path, extra: &[PathBuf]) -> std
         let path = entry.path();
         let kind = entry.file_type()?;
         if kind.is_dir() && EMPTY_DIRS.iter().any(|d| name == Path::new(d)) {
-            builder.append_dir(&name, &path)?;
+            append_folder(&mut builder, &name, &path, passages.contains(&name))?;
         } else if kind.is_dir() {
             builder.append_dir_all(&name, &path)?;
         } else {
@@ -364,12 +373,32 @@ fn write_tree(sink: &mut ChannelWriter, rootfs: &Path, extra: &[PathBuf]) -> std
         for part in relative.parent().into_iter().flat_map(Path::components) {
             folder.push(part);
             if added.insert(folder.clone()) {
-                builder.append_dir(&folder, Path::new("/").join(&folder))?;
+                append_folder(&mut builder, &folder, &Path::new("/").join(&folder), true)?;
             }
         }
         builder.append_dir_all(relative, path)?;
     }
     builder.finish()
+}
+
+/// Appends the folder `host` (not its content) as `name`; `open` adds read and enter
+/// rights for everyone to its mode.
+fn append_folder<W: Write>(
+    builder: &mut tar::Builder<W>,
+    name: &Path,
+    host: &Path,
+    open: bool,
+) -> std::io::Result<()> {
+    if !open {
+        return builder.append_dir(name, host);
+    }
+    let meta = std::fs::metadata(host)?;
+    let mut header = tar::Header::new_gnu();
+    header.set_metadata(&meta);
+    header.set_entry_type(tar::EntryType::Directory);
+    header.set_size(0);
+    header.set_mode(header.mode()? | 0o555);
+    builder.append_data(&mut header, name, std::io::empty())
 }
 
 /// A blocking writer feeding the async import stream in chunks of [`CHUNK`] bytes.
@@ -418,6 +447,52 @@ mod tests {
             Some(("http://mirror.example/debian".into(), "trixie".into()))
         );
         assert_eq!(parse_source("Types: deb\n"), None);
+    }
+
+    #[test]
+    fn the_folders_leading_to_a_harness_install_are_open_to_every_user() {
+        use std::os::unix::fs::PermissionsExt;
+        let rootfs = tempfile::tempdir().unwrap();
+        for dir in ["root", "etc", "tmp"] {
+            std::fs::create_dir(rootfs.path().join(dir)).unwrap();
+        }
+        std::fs::write(rootfs.path().join("root/.profile"), "x").unwrap();
+        let host = tempfile::tempdir().unwrap();
+        let install = host.path().join("home/.cache/harness-1.0");
+        std::fs::create_dir_all(install.join("bin")).unwrap();
+        std::fs::write(install.join("bin/run"), "#!/bin/sh\n").unwrap();
+        let private = std::fs::Permissions::from_mode(0o700);
+        for dir in [rootfs.path().join("root"), host.path().join("home")] {
+            std::fs::set_permissions(dir, private.clone()).unwrap();
+        }
+        std::fs::set_permissions(install.join("bin"), private.clone()).unwrap();
+
+        let mut archive = Vec::new();
+        write_tree(&mut archive, rootfs.path(), std::slice::from_ref(&install)).unwrap();
+        let mut modes = std::collections::BTreeMap::new();
+        for entry in tar::Archive::new(archive.as_slice()).entries().unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path().unwrap().display().to_string();
+            modes.insert(
+                path.trim_end_matches('/').to_owned(),
+                entry.header().mode().unwrap() & 0o777,
+            );
+        }
+        let inside = |p: &Path| p.strip_prefix("/").unwrap().display().to_string();
+        assert_eq!(modes.get("root"), Some(&0o700), "{modes:?}");
+        assert!(!modes.contains_key("root/.profile"), "{modes:?}");
+        assert_eq!(
+            modes.get(&inside(&host.path().join("home"))),
+            Some(&0o755),
+            "{modes:?}"
+        );
+        assert_eq!(modes.get(&inside(&install)), Some(&0o755), "{modes:?}");
+        // Inside an install, modes stay as installed.
+        assert_eq!(
+            modes.get(&inside(&install.join("bin"))),
+            Some(&0o700),
+            "{modes:?}"
+        );
     }
 
     #[test]

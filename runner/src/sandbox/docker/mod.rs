@@ -6,14 +6,16 @@
 //! the shim socket and one relay socket per loopback listener (read-only), a read-only
 //! root filesystem from the sandbox image (built offline by `cosec sandbox image build`,
 //! holding the pinned harness installs at their host paths), a private `/tmp`, memory,
-//! CPU and process limits, no capabilities and no network at all (`none`): the model
-//! proxy is reached only through a unix socket that the runner relays to the proxy's
-//! loopback port, and which `cosec-shim launch` inside the container serves again on
-//! the same loopback address, so harness configurations stay the same as with
-//! bubblewrap.
+//! CPU and process limits, no capabilities, an unprivileged user (the runner's own, or
+//! `nobody` lent the trial's trees for the run when the runner is root; see `lease`)
+//! and no network at all (`none`): the model proxy is reached only through a unix
+//! socket that the runner relays to the proxy's loopback port, and which `cosec-shim
+//! launch` inside the container serves again on the same loopback address, so harness
+//! configurations stay the same as with bubblewrap.
 
 mod container;
 pub mod image;
+mod lease;
 
 use super::{Finished, Job, Sandbox, SandboxError};
 use async_trait::async_trait;
@@ -28,6 +30,13 @@ pub const DEFAULT_IMAGE: &str = "cosec-sandbox:latest";
 
 /// Label of the sandbox image listing (as JSON) the host paths it holds.
 pub const PATHS_LABEL: &str = "org.cosec.paths";
+
+/// Label of the sandbox image naming the layout it was built with.
+pub const LAYOUT_LABEL: &str = "org.cosec.layout";
+
+/// The image layout this cosec builds and runs: the folders leading to the harness
+/// installs are open to every user, since the containers run harnesses unprivileged.
+pub const IMAGE_LAYOUT: &str = "2";
 
 /// Label of every container the sandbox makes (to find strays: `docker ps -a --filter
 /// label=org.cosec.sandbox`).
@@ -107,6 +116,15 @@ impl Docker {
                     config.image
                 ))
             })?;
+        let layout = labels.get(LAYOUT_LABEL).map_or("1", String::as_str);
+        if layout != IMAGE_LAYOUT {
+            return Err(SandboxError::Docker(format!(
+                "{} has the layout of an older cosec ({layout}; this one runs {IMAGE_LAYOUT}, \
+                 whose unprivileged harnesses could not reach their installs in it); \
+                 rebuild it with `cosec sandbox image build`",
+                config.image
+            )));
+        }
         let base_id = inspect.id.unwrap_or_default();
         let bytes = std::fs::read(relay).map_err(|e| {
             SandboxError::Start(format!("cannot read the relay {}: {e}", relay.display()))
