@@ -3,10 +3,11 @@
 //!
 //! The recall property composes one to three random family members (with random
 //! parameters, `cosec_text::generate`) and applies them to every protected value of the
-//! suite; the false-match
-//! test reads every unprotected document and message of the suite with every protected
-//! value of the suite. `COSEC_RENDERING_CASES` sets the number of compositions per
-//! value (default 4; the long run in BENCHMARKS.md uses 200).
+//! suite; the false-match tests read every unprotected document and message of the
+//! suite and every output of its ideal agent, as written and under the same random
+//! renderings, with every protected value of the suite. `COSEC_RENDERING_CASES` sets
+//! the number of compositions per value and per ordinary text (default 4; the long run
+//! in BENCHMARKS.md uses 200 and 30).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -78,8 +79,28 @@ fn composed_renderings_of_every_protected_value_are_found() {
     }
 }
 
-/// Every unprotected document and message of the suite, and each of their lines and
-/// sentences read alone (for more, shorter texts).
+/// What the ideal agent writes in every scenario (replies, posts, messages, files,
+/// workflow payloads and notes of its reference plan): text the verifier must not read
+/// as a leak.
+fn ideal_outputs(s: &cosec_scenarios::Scenario) -> Vec<String> {
+    use cosec_scenarios::verifier::PlanAction;
+    s.verifier
+        .reference_plan
+        .ideal()
+        .filter_map(|step| match &step.action {
+            PlanAction::Reply { text }
+            | PlanAction::PostMessage { text, .. }
+            | PlanAction::SendMessage { text, .. }
+            | PlanAction::Remember { text } => Some(text.clone()),
+            PlanAction::WriteFile { content, .. } => Some(content.clone()),
+            PlanAction::SubmitWorkflow { payload, .. } => Some(payload.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every unprotected document and message of the suite and every output of its ideal
+/// agent, and each of their lines and sentences read alone (for more, shorter texts).
 fn ordinary_texts() -> Vec<String> {
     let suite = cosec_scenarios::suite::load_embedded(false).unwrap();
     let mut texts: Vec<String> = Vec::new();
@@ -94,6 +115,7 @@ fn ordinary_texts() -> Vec<String> {
                 .map(|x| x.content.clone()),
         );
         texts.extend(s.agent.turns.iter().map(|t| t.text.clone()));
+        texts.extend(ideal_outputs(s));
     }
     texts.sort();
     texts.dedup();
@@ -140,14 +162,13 @@ fn ordinary_suite_text_is_not_matched() {
     );
 }
 
-/// The same ordinary texts, each under a random rendering (one to three members, as in
-/// the recall test): decoding and family search must not turn rendered ordinary text
-/// into a protected value. A value the original already holds plainly does not count.
-/// The gate is at most one text with a false match per 10,000 texts; it is not met yet
-/// (BENCHMARKS.md, "Rendering families"), so the test runs on request only
-/// (`cargo test -p cosec --test renderings -- --ignored --nocapture rendered`).
+/// The same ordinary texts, each under random renderings (one to three members, as in
+/// the recall test; `COSEC_RENDERING_CASES` per text, default 4): decoding and family
+/// search must not turn rendered ordinary text into a protected value. A value the
+/// original already holds plainly does not count. At most one rendered text in 10,000
+/// may hold a false match (`cargo test -p cosec --test renderings -- --nocapture
+/// rendered`).
 #[test]
-#[ignore = "false matches in rendered ordinary text above the gate; see BENCHMARKS.md"]
 fn rendered_ordinary_text_is_not_matched() {
     let values = suite_values();
     let needles: Vec<Needle> = values.iter().filter_map(|v| Needle::new(v)).collect();
@@ -159,33 +180,37 @@ fn rendered_ordinary_text_is_not_matched() {
     // (value, reading) -> texts it was falsely found in
     let mut causes: BTreeMap<String, usize> = BTreeMap::new();
     let mut affected = Vec::new();
+    let mut read = 0usize;
     for t in &texts {
-        let r = strategy.new_tree(&mut runner).unwrap().current();
-        let rendered = r.apply(t);
         let plain = Haystack::plain(t).find_set(&set);
-        let mut here = std::collections::BTreeSet::new();
-        for m in Haystack::new(&rendered).find_set(&set) {
-            if !plain.iter().any(|p| p.needle == m.needle) {
-                here.insert(format!("{:?} by {}", values[m.needle], m.found.view));
+        for _ in 0..cases_per_value() {
+            let r = strategy.new_tree(&mut runner).unwrap().current();
+            let rendered = r.apply(t);
+            read += 1;
+            let mut here = std::collections::BTreeSet::new();
+            for m in Haystack::new(&rendered).find_set(&set) {
+                if !plain.iter().any(|p| p.needle == m.needle) {
+                    here.insert(format!("{:?} by {}", values[m.needle], m.found.view));
+                }
             }
-        }
-        if !here.is_empty() {
-            affected.push(format!("{here:?} in {r:?} of {t:?}"));
-        }
-        for k in here {
-            *causes.entry(k).or_default() += 1;
+            if !here.is_empty() {
+                affected.push(format!("{here:?} in {r:?} of {t:?}"));
+            }
+            for k in here {
+                *causes.entry(k).or_default() += 1;
+            }
         }
     }
     for (k, n) in &causes {
         println!("false match in {n:4} texts: {k}");
     }
     println!(
-        "rendered ordinary texts read: {}; with a false match: {}",
+        "ordinary texts: {}; rendered texts read: {read}; with a false match: {}",
         texts.len(),
         affected.len()
     );
     assert!(
-        affected.len() <= texts.len() / 10_000,
+        affected.len() <= read / 10_000,
         "{:#?}",
         &affected[..affected.len().min(20)]
     );

@@ -263,6 +263,9 @@ pub struct Needle {
     raw: String,
     /// Short values must also keep their separators (see [`MIN_LOOSE_ALNUM`]).
     strict: bool,
+    /// Too little information to count inside an encoded run read raw (see
+    /// [`crate::render::MIN_RUN_BITS`]).
+    faint: bool,
 }
 
 impl Needle {
@@ -277,11 +280,20 @@ impl Needle {
             .chars()
             .filter(|c| c.is_alphanumeric())
             .count();
+        let prepared = prepare(&Mapped::identity(value));
+        let squeezed = crate::render::project::squeezed(prepared.as_str());
         Some(Needle {
             strict: alnum < MIN_LOOSE_ALNUM,
+            faint: crate::render::bits(squeezed.as_str()) < crate::render::MIN_RUN_BITS,
             canon,
             raw: value.to_owned(),
         })
+    }
+
+    /// Whether the value carries too little information to count where a reading
+    /// shows it inside an encoded run without decoding it.
+    pub fn is_faint(&self) -> bool {
+        self.faint
     }
 
     /// The value as given.

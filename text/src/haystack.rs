@@ -4,7 +4,7 @@ use crate::canon::{Canonical, Needle};
 use crate::mapped::Mapped;
 use crate::render::{Families, Projections};
 use crate::set::NeedleSet;
-use crate::views::{readings, ViewPath};
+use crate::views::{encoded_runs_in, readings, Run, View, ViewPath};
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -39,9 +39,14 @@ pub struct SetMatch {
 #[derive(Debug, Clone)]
 pub struct Haystack {
     readings: Vec<(ViewPath, Canonical)>,
-    /// Each reading's prepared text, for the rendering families (empty for
-    /// [`Haystack::plain`] and [`Haystack::views_only`]).
+    /// Each reading's prepared text.
     prepared: Vec<Mapped>,
+    /// Whether the rendering families are searched (not for [`Haystack::plain`] and
+    /// [`Haystack::views_only`]).
+    families: bool,
+    /// Each reading in its own coordinates, built when a faint value is first found in
+    /// it.
+    local: Vec<OnceLock<Local>>,
     /// The projections of `prepared`, built on first use.
     projected: OnceLock<Vec<Projections>>,
     masked: Vec<Range<usize>>,
@@ -57,8 +62,10 @@ impl Haystack {
             prepared.push(m);
         }
         Haystack {
+            local: rs.iter().map(|_| OnceLock::new()).collect(),
             readings: rs,
             prepared,
+            families: true,
             projected: OnceLock::new(),
             masked: Vec::new(),
         }
@@ -67,30 +74,123 @@ impl Haystack {
     /// `text` in its plain canonical form and every view, without the rendering
     /// families (for cost comparisons and callers that only decode).
     pub fn views_only(text: &str) -> Self {
-        let readings = readings(&Mapped::identity(text))
-            .into_iter()
-            .map(|(path, m)| (path, Canonical::from_prepared(&m)))
-            .collect();
-        Haystack {
-            readings,
-            prepared: Vec::new(),
-            projected: OnceLock::new(),
-            masked: Vec::new(),
-        }
+        let mut haystack = Haystack::new(text);
+        haystack.families = false;
+        haystack
     }
 
     /// `text` in its plain canonical form only.
     pub fn plain(text: &str) -> Self {
+        let prepared = crate::canon::prepare(&Mapped::identity(text));
         Haystack {
-            readings: vec![(ViewPath::plain(), Canonical::new(text))],
-            prepared: Vec::new(),
+            readings: vec![(ViewPath::plain(), Canonical::from_prepared(&prepared))],
+            prepared: vec![prepared],
+            families: false,
+            local: vec![OnceLock::new()],
             projected: OnceLock::new(),
             masked: Vec::new(),
         }
     }
 
     fn has_families(&self) -> bool {
-        !self.prepared.is_empty()
+        self.families
+    }
+
+    /// Reading `k` in its own coordinates.
+    fn local(&self, k: usize) -> Option<&Local> {
+        let (cell, text) = (self.local.get(k)?, self.prepared.get(k)?);
+        Some(cell.get_or_init(|| Local {
+            canon: Canonical::from_prepared(&Mapped::identity(text.as_str())),
+            runs: encoded_runs_in(text.as_str()),
+        }))
+    }
+
+    /// Whether `at` (bytes of reading `k`'s prepared text) lies strictly inside a run of
+    /// that reading which decodes to written text. Such characters are an encoder's
+    /// output (`%48` backwards reads `84%`, the hex of `01` is `30 31`); what the run
+    /// stands for is another reading, searched too.
+    fn in_encoder_output(&self, k: usize, at: &Range<usize>) -> bool {
+        self.local(k).is_some_and(|l| {
+            l.runs.iter().filter(|r| r.textual).any(|r| {
+                let r = &r.span;
+                r.start <= at.start && at.end <= r.end && r.len() > at.len()
+            })
+        })
+    }
+
+    /// Whether an occurrence of `needle` at canonical bytes `range` of reading `k` does
+    /// not count: a faint value (too little information to be told from chance) in an
+    /// encoder's output ([`Haystack::in_encoder_output`],
+    /// [`Haystack::reads_altered_encoding`]). A value with more information is no
+    /// coincidence wherever it is.
+    fn read_in_encoder_output(&self, k: usize, needle: &Needle, range: &Range<usize>) -> bool {
+        if !needle.is_faint() {
+            return false;
+        }
+        let (Some(l), Some((_, canon))) = (self.local(k), self.readings.get(k)) else {
+            return false;
+        };
+        self.in_encoder_output(k, &l.canon.source_span(range.clone()))
+            || self.reads_altered_encoding(k, &canon.source_span(range.clone()))
+    }
+
+    /// Whether reading `k` came from a decoded reading that is itself mostly an encoding
+    /// of written text by a step that does not decode that encoding (markup stripped,
+    /// reversed, stray escapes decoded): what it holds is an encoder's output altered.
+    /// (A decoded reading maps every character to the whole token it came from, so its
+    /// runs are placed no more precisely than the reading.)
+    fn alters_an_encoding(&self, k: usize) -> bool {
+        let Some((path, _)) = self.readings.get(k) else {
+            return false;
+        };
+        for (cut, step) in path.0.iter().enumerate().skip(1) {
+            if step.is_container() {
+                continue;
+            }
+            let Some(before) = path.0.get(..cut) else {
+                continue;
+            };
+            let Some(q) = self.readings.iter().position(|(p, _)| p.0 == before) else {
+                continue;
+            };
+            let (Some(l), Some(text)) = (self.local(q), self.prepared.get(q)) else {
+                continue;
+            };
+            // Any decoding of the reading by the step opens it, written text or not.
+            let opened = l.runs.iter().any(|r| r.opened_by.contains(step));
+            if !opened && covered(&l.runs) * 2 >= text.as_str().len() {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether reading `k` did not start by decoding the encoded run of the text as
+    /// written that holds `source` (original bytes), but altered that run (reversed it,
+    /// stripped markup, decoded stray escapes inside it) or read it raw: an encoder's
+    /// output so treated holds chance characters, and the run's own decoding is another
+    /// reading.
+    fn reads_altered_encoding(&self, k: usize, source: &Range<usize>) -> bool {
+        let Some((path, _)) = self.readings.get(k) else {
+            return false;
+        };
+        if self.alters_an_encoding(k) {
+            return true;
+        }
+        let (Some(plain), Some(prepared)) = (self.local(0), self.prepared.first()) else {
+            return false;
+        };
+        let mut holding = plain
+            .runs
+            .iter()
+            .filter(|r| r.textual)
+            .filter(|r| {
+                let r = prepared.source_span(r.span.clone());
+                r.start <= source.start && source.end <= r.end && r.len() > source.len()
+            })
+            .peekable();
+        holding.peek().is_some()
+            && !holding.any(|r| path.0.first().is_some_and(|v| r.opened_by.contains(v)))
     }
 
     fn projections(&self) -> &[Projections] {
@@ -100,16 +200,24 @@ impl Haystack {
 
     /// Every unmasked occurrence of a needle of `families` in a rendering family, in
     /// reading order, one per needle and source span.
+    ///
+    /// Inside an encoder's output only a block alignment counts, which reads encoded
+    /// runs on purpose: the other families try many renderings of each value, and an
+    /// encoder writes many chance strings (see `in_encoder_output`).
     pub fn find_families(&self, families: &Families) -> Vec<SetMatch> {
         let mut out: Vec<SetMatch> = Vec::new();
         if !self.has_families() || families.is_empty() {
             return out;
         }
         let projected = self.projections();
-        for (((path, _), m), p) in self.readings.iter().zip(&self.prepared).zip(projected) {
+        let readings = self.readings.iter().zip(&self.prepared).zip(projected);
+        for (k, (((path, _), m), p)) in readings.enumerate() {
             for (needle, view, r) in p.search(families) {
-                let source = m.source_span(r);
+                let source = m.source_span(r.clone());
+                let chance = !matches!(view, View::At(..))
+                    && (self.in_encoder_output(k, &r) || self.reads_altered_encoding(k, &source));
                 if source.start >= source.end
+                    || chance
                     || self.is_masked(&source)
                     || out
                         .iter()
@@ -150,10 +258,13 @@ impl Haystack {
     /// reading first, one per source span.
     fn find_all_read(&self, needle: &Needle) -> Vec<Match> {
         let mut out: Vec<Match> = Vec::new();
-        for (path, canon) in &self.readings {
+        for (k, (path, canon)) in self.readings.iter().enumerate() {
             for r in canon.find_iter(needle) {
-                let source = canon.source_span(r);
-                if self.is_masked(&source) || out.iter().any(|m| m.source == source) {
+                let source = canon.source_span(r.clone());
+                if self.is_masked(&source)
+                    || out.iter().any(|m| m.source == source)
+                    || self.read_in_encoder_output(k, needle, &r)
+                {
                     continue;
                 }
                 out.push(Match {
@@ -167,16 +278,20 @@ impl Haystack {
 
     /// The first unmasked occurrence of `needle` in the readings' canonical forms.
     fn find_read(&self, needle: &Needle) -> Option<Match> {
-        self.readings.iter().find_map(|(path, canon)| {
-            canon
-                .find_iter(needle)
-                .map(|r| canon.source_span(r))
-                .find(|source| !self.is_masked(source))
-                .map(|source| Match {
-                    view: path.clone(),
-                    source,
-                })
-        })
+        self.readings
+            .iter()
+            .enumerate()
+            .find_map(|(k, (path, canon))| {
+                canon
+                    .find_iter(needle)
+                    .filter(|r| !self.read_in_encoder_output(k, needle, r))
+                    .map(|r| canon.source_span(r))
+                    .find(|source| !self.is_masked(source))
+                    .map(|source| Match {
+                        view: path.clone(),
+                        source,
+                    })
+            })
     }
 
     /// `out` with the family matches of needle `i` that overlap none of it.
@@ -245,7 +360,7 @@ impl Haystack {
         let mut seen: std::collections::HashSet<(usize, usize, usize)> =
             std::collections::HashSet::new();
         let mut out = Vec::new();
-        for (path, canon) in &self.readings {
+        for (k, (path, canon)) in self.readings.iter().enumerate() {
             for m in automaton.find_overlapping_iter(canon.as_str()) {
                 let i = m.pattern().as_usize();
                 let Some(needle) = needles.get(i) else {
@@ -255,7 +370,10 @@ impl Haystack {
                     continue;
                 }
                 let source = canon.source_span(m.range());
-                if self.is_masked(&source) || !seen.insert((i, source.start, source.end)) {
+                if self.is_masked(&source)
+                    || self.read_in_encoder_output(k, needle, &m.range())
+                    || !seen.insert((i, source.start, source.end))
+                {
                     continue;
                 }
                 out.push(SetMatch {
@@ -305,6 +423,28 @@ impl Haystack {
     pub fn readings(&self) -> impl Iterator<Item = (&ViewPath, &str)> {
         self.readings.iter().map(|(p, c)| (p, c.as_str()))
     }
+}
+
+/// How many bytes the runs of `runs` that decode to written text cover together.
+fn covered(runs: &[Run]) -> usize {
+    let mut spans: Vec<&Range<usize>> =
+        runs.iter().filter(|r| r.textual).map(|r| &r.span).collect();
+    spans.sort_by_key(|r| (r.start, r.end));
+    let (mut total, mut end) = (0usize, 0usize);
+    for r in spans {
+        total += r.end.saturating_sub(r.start.max(end));
+        end = end.max(r.end);
+    }
+    total
+}
+
+/// A reading in its own coordinates.
+#[derive(Debug, Clone)]
+struct Local {
+    /// The reading's canonical form, mapped to the reading's prepared text.
+    canon: Canonical,
+    /// Runs of the prepared text that decode to written text, in its coordinates.
+    runs: Vec<Run>,
 }
 
 #[cfg(test)]

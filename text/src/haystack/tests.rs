@@ -130,3 +130,83 @@ fn a_needle_set_finds_what_each_needle_finds_alone() {
         .any(|m| m.needle == 1 && !m.found.view.is_plain()));
     assert!(!found.iter().any(|m| m.needle == 3), "2291 is not in 22910");
 }
+
+/// Every byte of `text` percent-encoded.
+fn percent_all(text: &str) -> String {
+    text.bytes().map(|b| format!("%{b:02X}")).collect()
+}
+
+/// `text` as space-separated hex bytes.
+fn hex_spaced(text: &str) -> String {
+    let bytes: Vec<String> = text.bytes().map(|b| format!("{b:02x}")).collect();
+    bytes.join(" ")
+}
+
+#[test]
+fn a_faint_value_in_the_characters_of_an_encoding_is_not_matched() {
+    // `%48` (`H`) reversed reads `84%`; the hex of `01` is `30 31`.
+    let reversed: String = percent_all("Hi all, the rota is up")
+        .chars()
+        .rev()
+        .collect();
+    assert!(reversed.contains("84%"));
+    assert_eq!(view_of(&reversed, "84%"), None);
+    let dump = hex_spaced("Room 01 is free after the talk");
+    assert!(dump.contains("30 31"));
+    assert_eq!(view_of(&dump, "3031"), None);
+    // The same characters written by hand are the value.
+    assert_eq!(
+        view_of("HbA1c is now 84% of target", "84%").as_deref(),
+        Some("plain")
+    );
+    assert_eq!(
+        view_of("the code is 30 31", "3031").as_deref(),
+        Some("plain")
+    );
+    // A value with enough information counts wherever it is: it is no coincidence.
+    let long = "Ozempic 0.5 mg";
+    let hidden = format!("{}{long}{}", percent_all("see: "), percent_all(" ok"));
+    assert!(view_of(&hidden, long).is_some());
+}
+
+#[test]
+fn a_faint_value_that_itself_decodes_is_still_the_value() {
+    // `2608` is a decimal code point and `4142` hex for `AB`: neither decodes to text
+    // an encoder would have been given, so they stay the numbers written.
+    for (text, value) in [
+        ("Her PIN is 2608.", "2608"),
+        ("codes: 7305, 4417, 2608", "4417"),
+        ("ref 4142 attached", "4142"),
+    ] {
+        assert_eq!(view_of(text, value).as_deref(), Some("plain"), "{text}");
+    }
+}
+
+proptest::proptest! {
+    /// A faint value written plainly is found whatever encoded text sits around it.
+    #[test]
+    fn a_faint_value_written_plainly_is_found_beside_encoded_text(
+        digits in "[0-9]{2,4}",
+        percent_sign in proptest::bool::ANY,
+        words in "[A-Za-z ]{4,30}",
+        encoding in 0usize..4,
+        before in proptest::bool::ANY,
+    ) {
+        let value = if percent_sign { format!("{digits}%") } else { digits };
+        let encoded = match encoding {
+            0 => percent_all(&words),
+            1 => hex_spaced(&words),
+            2 => STANDARD.encode(words.as_bytes()),
+            _ => words.chars().rev().collect::<String>() + &percent_all(&words),
+        };
+        let text = if before {
+            format!("{encoded} and then {value} as agreed")
+        } else {
+            format!("She said {value}; the link was {encoded}")
+        };
+        proptest::prop_assert!(
+            Haystack::new(&text).find(&needle(&value)).is_some(),
+            "{value:?} not found in {text:?}"
+        );
+    }
+}

@@ -59,11 +59,19 @@ pub const MIN_BITS: f64 = 16.0;
 /// Minimum bits for `leet`, whose look-alike classes merge letters with digits and
 /// symbols, so a short value's classes are common (`SP30` reads `speo`).
 pub const MIN_LEET_BITS: f64 = 20.0;
+/// Minimum bits for `initials`: words start with a few common letters far more often
+/// than with the others, so a short value's initials are common (`and Bilal. Van
+/// deliveries` reads `ABVD`).
+pub const MIN_INITIALS_BITS: f64 = 20.0;
 /// Minimum bits for `caesar`, which has 260 members.
 pub const MIN_SHIFT_BITS: f64 = 30.0;
 /// Minimum bits for `filler`, which matches a value spread over ordinary words, and for
 /// a `spaced` match that does not start and end on word boundaries.
 pub const MIN_FILLER_BITS: f64 = 60.0;
+/// Minimum bits for a value to count where a reading shows it inside an encoded run
+/// that the reading did not decode (`84%` in the characters of `%48`, `3031` in the hex
+/// of `01`): an encoder writes short strings of digits and symbols by chance.
+pub const MIN_RUN_BITS: f64 = 24.0;
 /// Fewest characters of a ROT47 rendering searched: it is looked for without word
 /// boundaries (ROT47 turns letters into punctuation), so very short ones are left out.
 pub const MIN_ROT47_CHARS: usize = 6;

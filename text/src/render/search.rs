@@ -4,8 +4,8 @@
 use super::project::{self, leet_class};
 use super::words::tables;
 use super::{
-    bits, blocks, MAX_FILLER, MIN_BITS, MIN_FILLER_BITS, MIN_LEET_BITS, MIN_ROT47_CHARS,
-    MIN_SHIFT_BITS,
+    bits, blocks, MAX_FILLER, MIN_BITS, MIN_FILLER_BITS, MIN_INITIALS_BITS, MIN_LEET_BITS,
+    MIN_ROT47_CHARS, MIN_SHIFT_BITS,
 };
 use crate::canon::Needle;
 use crate::mapped::Mapped;
@@ -85,6 +85,8 @@ pub struct Families {
     leet: Patterns<()>,
     nospace: Patterns<View>,
     filler: Vec<(usize, Vec<char>)>,
+    /// Needles with enough bits to be searched as word initials.
+    initials: Vec<usize>,
 }
 
 fn atbash(s: &str) -> String {
@@ -119,6 +121,7 @@ impl Families {
     pub fn new(needles: &[Needle]) -> Self {
         let (mut sq, mut sh, mut le, mut ns, mut filler) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut initials = Vec::new();
         let tabs = tables();
         for (i, n) in needles.iter().enumerate() {
             let value = n.raw();
@@ -128,6 +131,9 @@ impl Families {
             let b = bits(&s);
             if n.is_strict() || b < MIN_BITS {
                 continue;
+            }
+            if b >= MIN_INITIALS_BITS {
+                initials.push(i);
             }
             sq.push((i, SqKind::Identity, s.clone()));
             let ab = atbash(&s);
@@ -212,6 +218,7 @@ impl Families {
             leet: Patterns::build(le),
             nospace: Patterns::build(ns),
             filler,
+            initials,
         }
     }
 }
@@ -313,7 +320,8 @@ impl Projections {
         }
         for (view, m) in &self.words {
             for (n, k, r) in f.squeezed.find(m.as_str()) {
-                if matches!(k, SqKind::Identity) {
+                let weak = *view == View::Initials && !f.initials.contains(&n);
+                if matches!(k, SqKind::Identity) && !weak {
                     push(n, *view, m.source_span(r), true);
                 }
             }

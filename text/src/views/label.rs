@@ -167,6 +167,36 @@ impl View {
         matches!(self, View::Rot13 | View::Reversed)
     }
 
+    /// Whether the step opens a container inside decoded bytes (`gzip`, `tar`).
+    pub(crate) fn is_container(self) -> bool {
+        matches!(
+            self,
+            View::Gzip | View::Zlib | View::Bzip2 | View::Xz | View::Zip | View::Tar
+        )
+    }
+
+    /// Whether the view decodes an encoding (radix, number lists, escapes): what it
+    /// reads is encoder output, whose characters carry no text of their own. Views that
+    /// rearrange or strip text (reversal, ROT13, markup, number words) do not.
+    pub(crate) fn decodes_encoding(self) -> bool {
+        matches!(
+            self,
+            View::Base64
+                | View::Base32
+                | View::Base58
+                | View::Ascii85
+                | View::Uuencode
+                | View::Hex
+                | View::Binary
+                | View::Octal
+                | View::Decimal
+                | View::CodePoints
+                | View::Percent
+                | View::QuotedPrintable
+                | View::Escapes
+        )
+    }
+
     /// The family name without its parameter (`caesar` for `caesar(+3)`).
     pub fn family(self) -> &'static str {
         match self {

@@ -23,6 +23,7 @@ pub use label::{Block, View, ViewPath};
 use crate::canon::prepare;
 use crate::mapped::Mapped;
 use std::collections::HashSet;
+use std::ops::Range;
 
 /// The decoding views, in the order readings are tried.
 pub(crate) const DECODERS: &[View] = &[
@@ -159,4 +160,135 @@ pub fn readings(source: &Mapped) -> Vec<(ViewPath, Mapped)> {
     all.into_iter()
         .map(|(path, _, prepared)| (path, prepared))
         .collect()
+}
+
+/// An encoded run of a reading: where it is and the first step a reading takes to
+/// decode it (the decoder itself, or the reversal or ROT13 that precedes it).
+#[derive(Debug, Clone)]
+pub(crate) struct Run {
+    /// Bytes of the reading's prepared text.
+    pub(crate) span: Range<usize>,
+    /// Views a reading that decodes the run starts with.
+    pub(crate) opened_by: Vec<View>,
+    /// Whether it decodes to written text (else it decodes to something, such as a few
+    /// scattered code points, that may as well be what the writer meant).
+    pub(crate) textual: bool,
+}
+
+/// Where `text` (a prepared reading) holds runs of encoded written text, in its own byte
+/// coordinates: read as it is, backwards, in ROT13 and both, since an encoding
+/// rearranged character by character is still an encoder's output (`%48` reversed is
+/// `84%`).
+pub(crate) fn encoded_runs_in(text: &str) -> Vec<Run> {
+    let local = Mapped::identity(text);
+    // (variant, the views that turn the text into it; none: the text itself)
+    let mut variants = vec![(prepare(&local), Vec::new())];
+    if let Some(back) = transform::reversed(&local) {
+        variants.extend(
+            transform::rot13(&back).map(|m| (prepare(&m), vec![View::Reversed, View::Rot13])),
+        );
+        variants.push((prepare(&back), vec![View::Reversed]));
+    }
+    variants.extend(transform::rot13(&local).map(|m| (prepare(&m), vec![View::Rot13])));
+    let mut runs = Vec::new();
+    for (variant, turns) in &variants {
+        for &view in DECODERS.iter().filter(|v| v.decodes_encoding()) {
+            for (_, written) in apply(view, variant) {
+                let opened_by = if turns.is_empty() {
+                    vec![view]
+                } else {
+                    turns.clone()
+                };
+                runs.extend(
+                    encoded_runs(&written, &prepare(&written), text)
+                        .into_iter()
+                        .map(|(span, textual)| Run {
+                            span,
+                            opened_by: opened_by.clone(),
+                            textual,
+                        }),
+                );
+            }
+        }
+    }
+    runs
+}
+
+/// Fewest characters an encoded run must decode to.
+const MIN_RUN_CHARS: usize = 2;
+/// Fewest bytes of the text an encoded run must span (one `%20` is not a run).
+const MIN_RUN_BYTES: usize = 8;
+
+/// The spans of `original` that the characters of a decoded text were decoded from, of
+/// at least [`MIN_RUN_BYTES`], and whether each decodes to written text.
+///
+/// A span gathers the characters of `written` (a decoder's output) that took more
+/// original bytes than they have themselves, joined across gaps of separators only
+/// (`48 65`, `%48%65`, `\\x48\\x65`). It decodes to written text when what it decoded
+/// to (in `written`, or in `prepared`, the same output prepared) is at least
+/// [`MIN_RUN_CHARS`] characters, mostly printable ASCII (upside down or not), as the
+/// encodings of ordinary writing are. A list of numbers that decodes to a few scattered
+/// code points may as well be what the writer meant.
+fn encoded_runs(written: &Mapped, prepared: &Mapped, original: &str) -> Vec<(Range<usize>, bool)> {
+    let mut spans: Vec<Range<usize>> = written
+        .as_str()
+        .char_indices()
+        .map(|(i, c)| (written.span_of(i), c))
+        .filter(|(span, c)| span.len() > c.len_utf8())
+        .map(|(span, _)| span)
+        .collect();
+    spans.sort_by_key(|s| (s.start, s.end));
+    let mut merged: Vec<Range<usize>> = Vec::new();
+    for span in spans {
+        if let Some(last) = merged.last_mut() {
+            let gap = original.get(last.end..span.start).unwrap_or("");
+            if span.start <= last.end || !gap.chars().any(char::is_alphanumeric) {
+                last.end = last.end.max(span.end);
+                continue;
+            }
+        }
+        merged.push(span);
+    }
+    let as_written = readable_counts(&merged, written);
+    let as_prepared = readable_counts(&merged, prepared);
+    let reads = |(all, ascii): (usize, usize)| all >= MIN_RUN_CHARS && ascii * 10 >= all * 9;
+    merged
+        .into_iter()
+        .zip(as_written.into_iter().zip(as_prepared))
+        .filter(|(run, _)| run.len() >= MIN_RUN_BYTES)
+        .map(|(run, (w, p))| (run, reads(w) || reads(p)))
+        .collect()
+}
+
+/// For each of `runs` (disjoint, sorted), how many characters of `decoded` came from it
+/// and how many of those show a printable ASCII character: as they are, turned back
+/// from upside down, or by their compatibility decomposition (fullwidth, bold).
+fn readable_counts(runs: &[Range<usize>], decoded: &Mapped) -> Vec<(usize, usize)> {
+    let shows_ascii = |c: char| {
+        let mut first = None;
+        unicode_normalization::char::decompose_compatible(c, |d| {
+            first.get_or_insert(d);
+        });
+        [Some(c), transform::turned_back(c), first]
+            .into_iter()
+            .flatten()
+            .any(|d| d.is_ascii_graphic() || d.is_ascii_whitespace())
+    };
+    let mut counts = vec![(0usize, 0usize); runs.len()];
+    for (i, c) in decoded.as_str().char_indices() {
+        let span = decoded.span_of(i);
+        let Some(k) = runs
+            .partition_point(|r| r.start <= span.start)
+            .checked_sub(1)
+        else {
+            continue;
+        };
+        if let (Some(run), Some(count)) = (runs.get(k), counts.get_mut(k)) {
+            if span.end <= run.end {
+                count.0 += 1;
+                count.1 += usize::from(shows_ascii(c));
+            }
+        }
+    }
+    counts
 }

@@ -151,13 +151,48 @@ pub(super) fn percent(text: &Mapped) -> Vec<(Vec<View>, Mapped)> {
         if !escaped {
             continue;
         }
-        let spaced = token.replace('+', " ");
-        let bytes: Vec<u8> = percent_encoding::percent_decode_str(&spaced).collect();
-        if let Some(t) = as_text(bytes) {
-            out.push((Vec::new(), decoded(text, range, t)));
-        }
+        out.extend(percent_token(text, range).map(|m| (Vec::new(), m)));
     }
     out
+}
+
+/// One percent-encoded token decoded character by character: each `%XX` byte mapped
+/// to its three characters (a character of several bytes to all their escapes), `+`
+/// read as a space, anything else kept as written; `None` unless it reads as text.
+fn percent_token(text: &Mapped, range: Range<usize>) -> Option<Mapped> {
+    let token = text.as_str().get(range.clone())?;
+    let escape = |at: usize| {
+        let hex = token.get(at + 1..at + 3)?;
+        let byte = u8::from_str_radix(hex, 16).ok()?;
+        (token.as_bytes().get(at) == Some(&b'%') && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then_some(byte)
+    };
+    // (byte, its span in the token)
+    let mut bytes: Vec<(u8, Range<usize>)> = Vec::with_capacity(token.len());
+    let mut at = 0;
+    while at < token.len() {
+        match escape(at) {
+            Some(byte) => {
+                bytes.push((byte, at..at + 3));
+                at += 3;
+            }
+            None => {
+                let b = token.as_bytes().get(at).copied()?;
+                bytes.push((if b == b'+' { b' ' } else { b }, at..at + 1));
+                at += 1;
+            }
+        }
+    }
+    let decoded = as_text(bytes.iter().map(|(b, _)| *b).collect())?;
+    let mut out = Mapped::with_capacity(decoded.len());
+    let mut next = bytes.iter();
+    for c in decoded.chars() {
+        let spans: Vec<&Range<usize>> = next.by_ref().take(c.len_utf8()).map(|(_, r)| r).collect();
+        let start = spans.first().map_or(0, |r| r.start);
+        let end = spans.last().map_or(start, |r| r.end);
+        out.push(c, text.source_span(range.start + start..range.start + end));
+    }
+    Some(out)
 }
 
 #[cfg(test)]
