@@ -186,7 +186,7 @@ impl Haystack {
             .filter(|r| r.textual)
             .filter(|r| {
                 let r = prepared.source_span(r.span.clone());
-                r.start <= source.start && source.end <= r.end && r.len() > source.len()
+                r.start <= source.start && source.end <= r.end
             })
             .peekable();
         holding.peek().is_some()
