@@ -44,8 +44,8 @@ pub struct Haystack {
     /// Whether the rendering families are searched (not for [`Haystack::plain`] and
     /// [`Haystack::views_only`]).
     families: bool,
-    /// Each reading in its own coordinates, built when a faint value is first found in
-    /// it.
+    /// Each reading in its own coordinates, built when a match that may be chance (a
+    /// faint value, a rendering family) is first found in it or a reading from it.
     local: Vec<OnceLock<Local>>,
     /// The projections of `prepared`, built on first use.
     projected: OnceLock<Vec<Projections>>,
