@@ -1,5 +1,6 @@
 //! The tier scripts' own decisions, run with stand-in commands: a machine where Docker
-//! cannot run skips the Docker tier with the daemon's reason instead of failing CI.
+//! cannot run skips the Docker tier with the daemon's reason instead of failing CI, and
+//! one whose daemon already runs passes it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -55,6 +56,42 @@ fn the_docker_tier_is_skipped_with_the_reason_when_dockerd_cannot_start() {
         "starting dockerd needs root"
     };
     assert!(stderr.contains(reason), "{stderr}");
+    assert!(!stderr.contains("must not run"), "{stderr}");
+}
+
+#[test]
+fn the_docker_tier_succeeds_when_a_daemon_already_answers() {
+    let bin = tempfile::tempdir().unwrap();
+    // A daemon someone else started, every tool present, and a build and tests that
+    // pass: the tier starts and stops nothing and must end with success.
+    stand_in(bin.path(), "docker", "exit 0");
+    stand_in(
+        bin.path(),
+        "dockerd",
+        "echo 'dockerd must not run' >&2; exit 97",
+    );
+    stand_in(bin.path(), "debootstrap", "exit 0");
+    stand_in(
+        bin.path(),
+        "apt-get",
+        "echo 'apt-get must not run' >&2; exit 97",
+    );
+    stand_in(bin.path(), "cargo", "exit 0");
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/tiers/docker.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("tier docker: done"), "{stdout}\n{stderr}");
     assert!(!stderr.contains("must not run"), "{stderr}");
 }
 

@@ -38,12 +38,15 @@ step "packages ready"
 
 started_pid=""
 scratch=""
+# Returns 0 whatever it finds: an EXIT trap's status becomes the script's.
 cleanup() {
   if [ -n "$started_pid" ]; then
     kill "$started_pid" 2>/dev/null || true
     wait "$started_pid" 2>/dev/null || true
   fi
-  [ -n "$scratch" ] && rm -rf "$scratch"
+  if [ -n "$scratch" ]; then
+    rm -rf "$scratch"
+  fi
 }
 trap cleanup EXIT
 
