@@ -14,6 +14,21 @@ fn stand_in(dir: &Path, name: &str, body: &str) {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
+/// Runs `scripts/tiers/docker.sh` with the stand-ins of `bin` first on the `PATH`.
+fn docker_tier(bin: &Path) -> std::process::Output {
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/tiers/docker.sh");
+    Command::new("bash")
+        .arg(&script)
+        .env("PATH", path)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn the_docker_tier_is_skipped_with_the_reason_when_dockerd_cannot_start() {
     let bin = tempfile::tempdir().unwrap();
@@ -36,17 +51,7 @@ fn the_docker_tier_is_skipped_with_the_reason_when_dockerd_cannot_start() {
         "cargo",
         "echo 'cargo must not run' >&2; exit 97",
     );
-    let path = format!(
-        "{}:{}",
-        bin.path().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/tiers/docker.sh");
-    let out = Command::new("bash")
-        .arg(&script)
-        .env("PATH", path)
-        .output()
-        .unwrap();
+    let out = docker_tier(bin.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("tier docker: SKIPPED"), "{stderr}");
@@ -77,17 +82,7 @@ fn the_docker_tier_succeeds_when_a_daemon_already_answers() {
         "echo 'apt-get must not run' >&2; exit 97",
     );
     stand_in(bin.path(), "cargo", "exit 0");
-    let path = format!(
-        "{}:{}",
-        bin.path().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/tiers/docker.sh");
-    let out = Command::new("bash")
-        .arg(&script)
-        .env("PATH", path)
-        .output()
-        .unwrap();
+    let out = docker_tier(bin.path());
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
