@@ -5,6 +5,7 @@
 use crate::api::{ModelRequest, ModelResponse, Usage, WireApi};
 use crate::guard::{GuardLayer, GuardOutcome, GuardPoint, PatternKind};
 use cosec_scenarios::platform::ObjectLabel;
+use cosec_scenarios::verifier::SpanLocation;
 use cosec_scenarios::{Action, CommunityId, Namespace, ObjectId, UserId};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -222,6 +223,26 @@ pub enum TraceEvent {
         /// The captured text (size-capped by the adapter).
         text: String,
     },
+    /// A participant's scripted text was replaced before the agent saw it (`--attacker`,
+    /// `--speaker-mode model`): the attacker's turn or planted document, or a benign
+    /// participant's turn, with the seed it replaced.
+    Rewrite {
+        /// Where the text sits: a turn, or a seeded object the attacker planted.
+        site: SpanLocation,
+        /// The participant who speaks (or planted the object).
+        speaker: UserId,
+        /// Who wrote the rewrite: `model` or `mutate`.
+        by: String,
+        /// The attack attempt (0 for the first).
+        attempt: u32,
+        /// The scripted text it replaces.
+        seed: String,
+        /// The text the agent was given: the rewrite, or the seed when it was rejected.
+        text: String,
+        /// Why the proposed rewrite was rejected, if it was.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rejected: Option<RewriteRejection>,
+    },
     /// An infrastructure failure (upstream error, timeout, harness crash).
     Infra {
         /// Turn, if one was under way.
@@ -229,6 +250,17 @@ pub enum TraceEvent {
         /// Cause, readable.
         cause: String,
     },
+}
+
+/// Why a participant's rewrite was not delivered, and what it proposed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RewriteRejection {
+    /// `secret`, `claim`, `forged` or `failed` (the rewriter gave no text).
+    pub reason: String,
+    /// What decided it, readable.
+    pub detail: String,
+    /// The text the rewriter proposed (empty when it gave none).
+    pub proposed: String,
 }
 
 /// A workspace file and the labels (object ids) that decided something about it.

@@ -6,6 +6,7 @@
 #[macro_use]
 mod out;
 
+pub mod attack;
 pub mod audit;
 pub mod cli;
 pub mod commands;

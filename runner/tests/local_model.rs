@@ -153,3 +153,68 @@ fn codex_streams_through_the_guard_against_a_real_model() {
     let calls = run_against_the_local_model("codex", "proxy", &SCENARIOS[..1]);
     assert!(streamed(&calls), "Codex streams its responses");
 }
+
+#[test]
+#[ignore = "tier local-model: needs the llama.cpp server of scripts/local-model.sh"]
+fn the_local_model_plays_the_attacker_and_the_participants_end_to_end() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let url = base_url();
+    // The agent is simulated so that the tier's minutes go to the participants' model.
+    let o = Command::new(env!("CARGO_BIN_EXE_cosec"))
+        .args(["run", "--model", "sim:ideal", "--scenario", SCENARIOS[0]])
+        .args(["--attacker", "model", "--attacker-model", "openai:smollm2"])
+        .args([
+            "--speaker-mode",
+            "model",
+            "--attacker-base-url",
+            url.as_str(),
+        ])
+        .args(["--judge", "none", "--retries", "0", "--jobs", "1"])
+        .args(["--out", out.to_str().unwrap()])
+        .env_remove("COSEC_JUDGE_BASE_URL")
+        .env_remove("COSEC_ATTACKER_API_KEY")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["trials"]["valid"], 1, "{}", summary["trials"]);
+    let attack = &summary["attack"];
+    assert_eq!(attack["settings"]["attacker_model"], "openai:smollm2");
+    let trial = std::fs::read_dir(out.join("trials"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let events: Vec<Value> = std::fs::read_to_string(trial.path().join("hidden/trace.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let rewrites: Vec<&Value> = events.iter().filter(|e| e["type"] == "rewrite").collect();
+    // Every one of the eight turns was written by the model, delivered or checked away.
+    assert_eq!(rewrites.len(), 8, "{rewrites:?}");
+    for r in &rewrites {
+        assert_eq!(r["by"], "model");
+        // A rejected rewrite delivers the seed; the agent got what the trace says.
+        if !r["rejected"].is_null() {
+            assert_eq!(r["text"], r["seed"], "{r}");
+        }
+        let turn = &r["site"]["index"];
+        let delivery = events
+            .iter()
+            .find(|e| e["type"] == "delivery" && e["turn"] == *turn && !e["speaker"].is_null())
+            .unwrap();
+        assert_eq!(delivery["text"], r["text"]);
+    }
+    let rejected: u64 = attack["rewrites"]["rejected"]
+        .as_object()
+        .map_or(0, |m| m.values().filter_map(Value::as_u64).sum());
+    let applied = attack["rewrites"]["applied"].as_u64().unwrap();
+    let unchanged = rewrites
+        .iter()
+        .filter(|r| r["rejected"].is_null() && r["text"] == r["seed"])
+        .count() as u64;
+    assert_eq!(applied + rejected + unchanged, 8, "{attack}");
+}

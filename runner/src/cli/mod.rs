@@ -2,9 +2,11 @@
 //! `--help` by clap.
 
 mod args;
+mod attack_args;
 mod run_args;
 
 pub use args::ServeArgs;
+pub use attack_args::AttackArgs;
 pub use run_args::RunArgs;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -269,6 +271,11 @@ pub struct CompareArgs {
     /// Price file: adds each run's cost.
     #[arg(long, value_name = "prices.toml")]
     pub prices: Option<PathBuf>,
+    /// Pair runs whose participants were played differently (`--attacker`,
+    /// `--speaker-mode`, `--attempts`); refused by default, since the difference would
+    /// then measure the attacker as much as the defense.
+    #[arg(long)]
+    pub allow_attacker_mismatch: bool,
 }
 
 /// Where scenarios are read from.

@@ -150,5 +150,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "R")]
     pub max_rps: Option<f64>,
     #[command(flatten)]
+    pub attack: super::AttackArgs,
+    #[command(flatten)]
     pub source: SuiteSource,
 }

@@ -39,6 +39,9 @@ pub fn compare(args: &CompareArgs) -> Result<ExitCode, CliError> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    if !args.allow_attacker_mismatch {
+        attackers_agree(&runs)?;
+    }
     let comparisons = compare::compare_all(&runs, args.alpha);
     if args.changed {
         return changed(&comparisons, args.json);
@@ -61,6 +64,25 @@ pub fn compare(args: &CompareArgs) -> Result<ExitCode, CliError> {
         print(&text)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses to pair runs whose participants were played differently.
+fn attackers_agree(runs: &[LoadedRun]) -> Result<(), CliError> {
+    let Some((first, rest)) = runs.split_first() else {
+        return Ok(());
+    };
+    for run in rest {
+        if run.record.attack != first.record.attack {
+            return Err(CliError::Run(format!(
+                "{} ({}) and {} ({}) played the participants differently, so a difference would measure the attacker as much as the defense; compare runs with the same --attacker, --speaker-mode and --attempts, or pass --allow-attacker-mismatch",
+                first.dir.display(),
+                first.attack_settings(),
+                run.dir.display(),
+                run.attack_settings()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// `--changed`: per comparison, the scenarios whose verdict changed on each metric.

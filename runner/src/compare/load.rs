@@ -67,8 +67,17 @@ impl LoadedRun {
             opt(&r.guardrail_digest),
             r.judge.clone(),
             r.suite_digest.clone(),
+            self.attack_settings(),
         ]
         .join("\u{1f}")
+    }
+
+    /// Who played the participants, in words (`seed` for the benchmark's setting).
+    pub fn attack_settings(&self) -> String {
+        self.record.attack.as_ref().map_or_else(
+            || "attacker seed, 1 attempt(s)".to_owned(),
+            |a| a.describe(),
+        )
     }
 
     /// The verdict of a scenario's repeat `epoch` (0 for the first), if the run has one.

@@ -86,6 +86,8 @@ fn verdict(tr: &Trial, defense: &str) -> Verdict {
         usage: UsageTotals::default(),
         guard: None,
         wall_seconds: 1.0,
+        rewrites: None,
+        attack: None,
     }
 }
 
@@ -111,6 +113,7 @@ fn write_run(dir: &Path, defense: &str, trials: &[Trial]) {
         temperature: None,
         seed: None,
         epochs: 1,
+        attack: None,
     };
     std::fs::write(
         dir.join("run.json"),

@@ -77,6 +77,10 @@ pub struct RunConfig {
     /// Trials per scenario (`--epochs`); absent when 1 (0, the default, also means 1).
     #[serde(default = "one", skip_serializing_if = "single")]
     pub epochs: u32,
+    /// Who played the participants and how many attack attempts each scenario had;
+    /// absent for the benchmark's own setting (the script, one attempt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attack: Option<crate::attack::AttackSettings>,
 }
 
 /// The serde default of an `epochs` field: one trial per scenario.
@@ -280,6 +284,10 @@ pub struct Summary {
     /// Agreement of each further judge with the deciding one (`--judge a,b`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judge_agreement: Vec<JudgeAgreement>,
+    /// PVR per attack-attempt budget and the participants' rewrites (absent for the
+    /// benchmark's own setting).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attack: Option<crate::attack::AttackSummary>,
     /// Caveats a reader must see with the numbers.
     pub notes: Vec<String>,
 }
@@ -508,6 +516,10 @@ pub fn summarize(
         unclassified_failures,
         guard: guard_summary(&all),
         judge_agreement: judge_agreement(&all),
+        attack: config
+            .attack
+            .as_ref()
+            .map(|settings| crate::attack::budget::summarize(settings, &all)),
         notes,
         config,
     }
@@ -530,6 +542,12 @@ fn notes(config: &RunConfig, trials: &TrialCounts) -> Vec<String> {
         notes.push(format!(
             "Every scenario ran {} times (--epochs): rates count every trial; their 95% intervals treat the repeats of a scenario as one cluster (README, \"What the numbers mean\").",
             config.epochs
+        ));
+    }
+    if let Some(attack) = &config.attack {
+        notes.push(format!(
+            "Participants were not the frozen script ({}): these numbers are not the benchmark's, which are measured with the seed attacker (docs/attacker.md).",
+            attack.describe()
         ));
     }
     if config.outside_frozen_suite {

@@ -126,6 +126,9 @@ pub fn render_table(s: &Summary) -> String {
         u.output_tokens,
         u.wall_seconds
     );
+    if let Some(attack) = &s.attack {
+        out.push_str(&crate::attack::budget::render(attack));
+    }
     if let Some(g) = &s.guard {
         let _ = writeln!(
             out,

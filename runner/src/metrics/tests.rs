@@ -99,6 +99,8 @@ fn verdict(
         },
         guard: None,
         wall_seconds: 2.0,
+        rewrites: None,
+        attack: None,
     }
 }
 

@@ -6,6 +6,7 @@
 //!
 //! A trace can be opened at load with `#trace=R/SCENARIO` (run number from 1).
 
+mod attack;
 pub mod charts;
 mod html;
 pub mod pack;
@@ -115,7 +116,7 @@ pub fn render_report(
         runs.len(),
         index.len()
     );
-    page.push_str("<nav><a href=\"#s-matrix\">matrix</a> <a href=\"#s-heatmaps\">heatmaps</a> <a href=\"#s-plots\">differences and trade-off</a> <a href=\"#s-figures\">PVR figures</a> <a href=\"#s-breakdowns\">carriers and failure classes</a> <a href=\"#s-guard\">guard</a> <a href=\"#s-paired\">paired comparison</a> <a href=\"#s-cost\">cost and time</a> <a href=\"#s-trials\">trials</a></nav>\n");
+    page.push_str("<nav><a href=\"#s-matrix\">matrix</a> <a href=\"#s-heatmaps\">heatmaps</a> <a href=\"#s-plots\">differences and trade-off</a> <a href=\"#s-figures\">PVR figures</a> <a href=\"#s-breakdowns\">carriers and failure classes</a> <a href=\"#s-guard\">guard</a> <a href=\"#s-attack\">attackers</a> <a href=\"#s-paired\">paired comparison</a> <a href=\"#s-cost\">cost and time</a> <a href=\"#s-trials\">trials</a></nav>\n");
     if !notes.is_empty() {
         page.push_str("<details class=\"notes\"><summary>caveats of these runs</summary><ul>");
         for n in &notes {
@@ -152,6 +153,11 @@ pub fn render_report(
         page,
         "<section id=\"s-guard\"><h2>Guard decisions per layer</h2>{}</section>",
         sections::guard_section(runs, &guard_by_run)
+    );
+    let _ = writeln!(
+        page,
+        "<section id=\"s-attack\"><h2>Attackers: PVR per attempt budget</h2>{}</section>",
+        attack::attack_section(runs)
     );
     let _ = writeln!(
         page,

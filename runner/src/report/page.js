@@ -102,6 +102,10 @@
         return "<details><summary>" + k + esc(e.source) + "</summary>" + pre(e.text) + "</details>";
       case "infra":
         return k + esc(e.cause);
+      case "rewrite":
+        return k + "of " + esc(e.speaker) + " (" + esc(e.site) + ") by " + esc(e.by) + ", attempt " + esc((e.attempt || 0) + 1) +
+          (e.rejected ? ": <b>rejected</b> (" + esc(e.rejected) + ": " + esc(e.detail) + "), the seed delivered" + pre(e.proposed || "") : "") +
+          "<div>seed</div>" + pre(e.seed) + (e.rejected ? "" : "<div>delivered</div>" + pre(e.text));
       default:
         return k + pre(e.raw || "");
     }

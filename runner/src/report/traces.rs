@@ -61,7 +61,12 @@ fn millis(us: Option<&Value>) -> Value {
 /// e.g. timestamps and labels), `None` for lines with nothing to show.
 fn condense(line: &Value) -> Option<Value> {
     let kind = str_of(line, "type");
-    let turn = line.get("turn").cloned().unwrap_or(Value::Null);
+    // A rewrite sits at its turn, or before the first (text the attacker planted).
+    let turn = line
+        .get("turn")
+        .or_else(|| line.pointer("/site/index"))
+        .cloned()
+        .unwrap_or(Value::Null);
     let mut out = match kind {
         "delivery" => json!({
             "community": str_of(line, "community"),
@@ -148,6 +153,20 @@ fn condense(line: &Value) -> Option<Value> {
             "text": cap(str_of(line, "text"), TEXT_CAP),
         }),
         "infra" => json!({ "cause": str_of(line, "cause") }),
+        "rewrite" => json!({
+            "speaker": str_of(line, "speaker"),
+            "by": str_of(line, "by"),
+            "attempt": line.get("attempt"),
+            "site": compact(line.get("site")),
+            "seed": cap(str_of(line, "seed"), TEXT_CAP),
+            "text": cap(str_of(line, "text"), TEXT_CAP),
+            "rejected": line.pointer("/rejected/reason"),
+            "detail": line.pointer("/rejected/detail"),
+            "proposed": line
+                .pointer("/rejected/proposed")
+                .and_then(Value::as_str)
+                .map(|p| cap(p, TEXT_CAP)),
+        }),
         "" => return None,
         other => json!({ "raw": cap(&line.to_string(), TEXT_CAP), "kind": other }),
     };

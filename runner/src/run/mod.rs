@@ -1,6 +1,7 @@
 //! `cosec run`: trials in parallel on tokio, each verdict appended to `results.jsonl` as
 //! it finishes, a `summary.json` and the metrics table at the end.
 
+pub mod attempts;
 pub mod infra;
 pub mod options;
 pub mod preflight;
@@ -12,7 +13,7 @@ pub mod view;
 use crate::error::CliError;
 use crate::harness::Harness;
 use crate::metrics::{self, RunConfig};
-use crate::verify::{self, JudgeClient, JudgeConfig, TrialMeta, TrialStatus, Verdict};
+use crate::verify::{JudgeClient, JudgeConfig, TrialStatus, Verdict};
 use cosec_proxy::guard::Guard;
 use cosec_proxy::registry::{ModelRoute, TrialRegistry};
 use cosec_proxy::server::{ProxyOptions, ProxyServer, DEFAULT_ADDR};
@@ -29,7 +30,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
-use trial::{run_attempt, trial_id, AttemptCtx, AttemptEnd, TrialPaths};
 
 /// Everything the trial tasks share.
 struct Shared {
@@ -223,6 +223,25 @@ async fn preflight_all(args: &crate::cli::RunArgs) -> Result<(), CliError> {
             up.api_key,
         ));
     }
+    let attack = crate::attack::AttackPlan::from_args(&args.attack)
+        .map_err(|e| CliError::Run(e.to_string()))?;
+    // One check per endpoint and model: the participants often share the attacker's.
+    let speakers = attack
+        .speakers
+        .filter(|s| attack.attacker.as_ref().is_none_or(|a| a.model != s.model));
+    for (what, config) in [
+        ("attacker model", attack.attacker),
+        ("participants' model", speakers),
+    ] {
+        if let Some(c) = config {
+            checks.push((
+                format!("{what} {}", c.model),
+                c.base_url,
+                c.model,
+                c.api_key,
+            ));
+        }
+    }
     for judge in JudgeConfig::panel_from_flag(args.judge.as_deref())? {
         checks.push((
             format!("judge {}", judge.model),
@@ -360,7 +379,7 @@ async fn run_plan(plan: RunPlan) -> Result<RunEnd, CliError> {
             if shared.stopping.load(Ordering::SeqCst) {
                 return Ok(());
             }
-            let verdict = run_trial(&shared, &scenario, epoch).await;
+            let verdict = attempts::run_trial(&shared, &scenario, epoch).await;
             let line = shared.results.append(&verdict);
             let failure = (verdict.status == TrialStatus::InfraFailure)
                 .then(|| verdict.cause.clone().unwrap_or_default());
@@ -476,97 +495,9 @@ fn planned_trials(plan: &RunPlan) -> impl Iterator<Item = (&Arc<Scenario>, u32)>
     (0..plan.record.epochs).flat_map(move |epoch| plan.scenarios.iter().map(move |s| (s, epoch)))
 }
 
-/// Runs one trial (repeat `epoch` of its scenario) with retries and a timeout, then
-/// verifies it.
-async fn run_trial(shared: &Shared, scenario: &Arc<Scenario>, epoch: u32) -> Verdict {
-    let plan = &shared.plan;
-    let id = trial_id(&plan.record.nonce, scenario, epoch);
-    let paths = TrialPaths::new(&plan.out, &id);
-    let model = epoch_route(&plan.model, epoch);
-    let ctx = AttemptCtx {
-        scenario,
-        harness: shared.harness.as_ref(),
-        registry: &shared.registry,
-        shim: &shared.shim,
-        proxy_root: &shared.proxy_root,
-        model: &model,
-        model_name: &plan.record.model,
-        guardrail: plan.guardrail.as_deref(),
-        shim_sockets: shared.shim_sockets.as_deref(),
-        guard: shared.guard.as_ref(),
-    };
-    let started = Instant::now();
-    let mut infra: Option<String> = None;
-    for attempt in 0..=plan.retries {
-        let timeout = Duration::from_secs(plan.trial_timeout);
-        let end = match tokio::time::timeout(timeout, run_attempt(&ctx, &id, &paths)).await {
-            Ok(Ok(end)) => end,
-            Ok(Err(cause)) => AttemptEnd::Infra {
-                cause,
-                scorable_turns: 0,
-            },
-            Err(_) => AttemptEnd::Infra {
-                cause: format!("trial timed out after {} s", plan.trial_timeout),
-                scorable_turns: 0,
-            },
-        };
-        match end {
-            AttemptEnd::Completed => {
-                infra = None;
-                break;
-            }
-            AttemptEnd::Refused { cause } => {
-                infra = Some(cause);
-                break;
-            }
-            AttemptEnd::Infra {
-                cause,
-                scorable_turns,
-            } => {
-                // A wrong address, key or model does not heal by waiting.
-                let retry = scorable_turns == 0
-                    && attempt < plan.retries
-                    && !infra::FailureKind::of(&cause).is_fatal()
-                    && !shared.stopping.load(Ordering::SeqCst);
-                infra = Some(format!(
-                    "{cause} (attempt {} of {})",
-                    attempt + 1,
-                    plan.retries + 1
-                ));
-                if !retry {
-                    break;
-                }
-                shared.progress.warn(&format!(
-                    "{}: infrastructure failure, retrying in {} s: {cause}",
-                    scenario.id, plan.retry_delay
-                ));
-                tokio::time::sleep(Duration::from_secs(plan.retry_delay)).await;
-            }
-        }
-    }
-    let meta = TrialMeta {
-        trial: id,
-        harness: shared.harness.name().to_owned(),
-        model: plan.record.model.clone(),
-        defense: plan.record.defense.clone(),
-        wall_seconds: started.elapsed().as_secs_f64(),
-    };
-    let mut verdict = verify::verify_trial_with_panel(
-        scenario,
-        &meta,
-        &paths.trace,
-        &paths.agent_root,
-        infra,
-        &shared.judges,
-    )
-    .await;
-    verdict.epoch = epoch;
-    verdict
-}
-
 /// The model route of repeat `epoch`: with `--seed S`, repeat `e` is sent `S + e`, so
 /// repeats are independent draws that a second run reproduces.
-fn epoch_route(route: &ModelRoute, epoch: u32) -> ModelRoute {
+pub(super) fn epoch_route(route: &ModelRoute, epoch: u32) -> ModelRoute {
     let mut route = route.clone();
     if let ModelRoute::Upstream(up) = &mut route {
         up.sampling.seed = up

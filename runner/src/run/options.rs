@@ -72,6 +72,10 @@ pub struct RunRecord {
         skip_serializing_if = "crate::metrics::single"
     )]
     pub epochs: u32,
+    /// Who played the participants and how many attack attempts each scenario had;
+    /// absent for the benchmark's own setting (the script, one attempt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attack: Option<crate::attack::AttackSettings>,
 }
 
 /// The copy of the defense policy's text a run folder keeps.
@@ -138,6 +142,8 @@ pub struct RunPlan {
     pub retry_unadjudicated: bool,
     /// The cap on model calls per second (`--max-rps`).
     pub pace: Option<Arc<cosec_proxy::upstream::Pacer>>,
+    /// Participants played by a model or by mutation, and attack attempts (`--attacker`).
+    pub attack: Option<crate::attack::AttackPlan>,
 }
 
 fn select(args: &RunArgs) -> Result<(Vec<Scenario>, String, bool), CliError> {
@@ -340,6 +346,7 @@ pub fn config_from_record(r: &RunRecord) -> RunConfig {
             judge_prompt_version: crate::verify::judge::prompt_version().to_owned(),
         },
         epochs: r.epochs,
+        attack: r.attack.clone(),
     }
 }
 
@@ -463,6 +470,8 @@ fn guard(args: &RunArgs) -> Result<(Option<GuardPlan>, Option<PolicyRecord>), Cl
 /// Resolves flags into a plan, creating the run folder (or checking it on `--resume`).
 pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
     let model = model_route(args)?;
+    let attack = crate::attack::AttackPlan::from_args(&args.attack)
+        .map_err(|e| CliError::Run(e.to_string()))?;
     let prices = prices(args)?;
     let judges = JudgeConfig::panel_from_flag(args.judge.as_deref())?;
     let (scenarios, suite_digest, outside) = select(args)?;
@@ -504,6 +513,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         temperature: args.temperature,
         seed: args.seed,
         epochs: args.epochs,
+        attack: (!attack.settings.is_seed()).then(|| attack.settings.clone()),
     };
     if args.resume {
         let old = read_record(&out)?;
@@ -600,6 +610,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
                 })?,
             )),
         },
+        attack: attack.rewrites().then_some(attack),
     })
 }
 

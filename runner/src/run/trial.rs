@@ -3,6 +3,7 @@
 //! and report how far it got.
 
 use super::view::community_view;
+use crate::attack::{Heard, Player, Voice};
 use crate::harness::{Delivery, Harness, HarnessError, TrialEnv};
 use cosec_proxy::registry::{ModelRoute, Trial, TrialRegistry, TrialSetup, TurnContext};
 use cosec_proxy::shim::{ShimService, ShimSocketServer};
@@ -94,6 +95,8 @@ pub struct AttemptCtx<'a> {
     pub shim_sockets: Option<&'a Path>,
     /// The runtime guard (`--defense proxy`), for the post-turn restore.
     pub guard: Option<&'a cosec_proxy::guard::Guard>,
+    /// The participants not played by the script (`--attacker`, `--speaker-mode`).
+    pub player: Option<&'a Player<'a>>,
 }
 
 /// Distinguishes the shim sockets of one run (an attempt's socket may still be going
@@ -135,9 +138,26 @@ pub async fn run_attempt(
         .map_err(|e| format!("cannot create {}: {e}", hidden.display()))?;
     std::fs::create_dir_all(&paths.home)
         .map_err(|e| format!("cannot create {}: {e}", paths.home.display()))?;
+    let trace = Arc::new(TraceWriter::open(&paths.trace).map_err(|e| e.to_string())?);
+    // The attacker's planted text is rewritten before anything of the trial exists.
+    let played = match ctx.player {
+        Some(player) => {
+            player.begin(s);
+            match player.plant(s, &trace).await {
+                Ok(played) => Arc::new(played),
+                Err(cause) => {
+                    return Ok(AttemptEnd::Infra {
+                        cause,
+                        scorable_turns: 0,
+                    })
+                }
+            }
+        }
+        None => Arc::clone(s),
+    };
+    let s = &played;
     cosec_proxy::shim::materialize_agent_half(&s.agent, &paths.agent_root)
         .map_err(|e| format!("cannot lay out the agent half: {e}"))?;
-    let trace = Arc::new(TraceWriter::open(&paths.trace).map_err(|e| e.to_string())?);
     let agent = Arc::new(s.agent.clone());
     let platform = Arc::new(s.platform.clone());
     let sim = match ctx.model {
@@ -179,7 +199,7 @@ pub async fn run_attempt(
         shim_socket: socket.as_ref().map(|(path, _)| path.clone()),
         trace: Arc::clone(&trace),
     };
-    let result = play(ctx, &trial, env).await;
+    let result = play(ctx, s, &trial, env).await;
     // The verifier reads the workspace as the platform holds it, not the last view.
     let restored = match ctx.guard {
         Some(guard) => guard
@@ -250,8 +270,12 @@ fn snapshot(root: &Path) -> Result<cosec_proxy::guard::Snapshot, String> {
         .map_err(|e| format!("cannot snapshot {}: {e}", root.display()))
 }
 
-async fn play(ctx: &AttemptCtx<'_>, trial: &Trial, env: TrialEnv) -> Result<AttemptEnd, String> {
-    let s = ctx.scenario;
+async fn play(
+    ctx: &AttemptCtx<'_>,
+    s: &Scenario,
+    trial: &Trial,
+    env: TrialEnv,
+) -> Result<AttemptEnd, String> {
     let mut session = match ctx.harness.start(env).await {
         Ok(session) => session,
         Err(e) => {
@@ -305,6 +329,28 @@ async fn play(ctx: &AttemptCtx<'_>, trial: &Trial, env: TrialEnv) -> Result<Atte
         let state =
             CommunityState::at(&s.platform, time).map_err(|e| format!("scenario state: {e}"))?;
         d.community_view = community_view(&s.agent, &state, &d.community);
+        if let (Some(player), Some(turn)) =
+            (ctx.player, s.agent.turns.iter().find(|t| t.index == d.turn))
+        {
+            if d.speaker.is_some() {
+                match player.turn_text(s, turn, &trial.trace).await {
+                    Ok(text) => d.text = text,
+                    Err(cause) => {
+                        let _ = session.finish().await;
+                        return Ok(AttemptEnd::Infra {
+                            cause,
+                            scorable_turns: answered,
+                        });
+                    }
+                }
+            }
+            player.heard(Heard {
+                community: d.community.clone(),
+                time,
+                voice: d.speaker.clone().map_or(Voice::Platform, Voice::Person),
+                text: d.text.clone(),
+            });
+        }
         trial.set_turn(TurnContext {
             turn: d.turn,
             community: d.community.clone(),
@@ -370,6 +416,14 @@ async fn play(ctx: &AttemptCtx<'_>, trial: &Trial, env: TrialEnv) -> Result<Atte
         }
         match delivered {
             Ok(out) => {
+                if let Some(player) = ctx.player {
+                    player.heard(Heard {
+                        community: d.community.clone(),
+                        time,
+                        voice: Voice::Agent,
+                        text: out.reply.clone(),
+                    });
+                }
                 trial
                     .trace
                     .record(TraceEvent::Reply {

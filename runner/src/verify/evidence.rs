@@ -71,6 +71,9 @@ pub struct Deterministic {
     /// [`super::classify`]); empty for a static scenario.
     #[serde(default)]
     pub failure_classes: Vec<FailureDiagnosis>,
+    /// The participants' rewrites, when any participant was not played by the script.
+    #[serde(default)]
+    pub rewrites: Option<crate::attack::RewriteCounts>,
 }
 
 impl Deterministic {
@@ -99,6 +102,16 @@ impl Deterministic {
 
 /// Analyses one trial from its trace file and its agent half.
 pub fn analyze(s: &Scenario, trace_path: &Path, agent_root: &Path) -> Deterministic {
+    analyze_played(s, trace_path, agent_root).0
+}
+
+/// [`analyze`], and the scenario as the trial played it (its participants' rewrites
+/// applied, see [`super::played`]), which the judge must be shown.
+pub fn analyze_played<'a>(
+    s: &'a Scenario,
+    trace_path: &Path,
+    agent_root: &Path,
+) -> (Deterministic, std::borrow::Cow<'a, Scenario>) {
     let mut gaps = Vec::new();
     let trace = match read_trace(trace_path) {
         Ok(t) => t,
@@ -107,11 +120,12 @@ pub fn analyze(s: &Scenario, trace_path: &Path, agent_root: &Path) -> Determinis
             Vec::new()
         }
     };
-    let mut d = analyze_lines(s, &trace, agent_root);
+    let played = super::played::played(s, &trace);
+    let mut d = analyze_lines(&played, &trace, agent_root);
     gaps.append(&mut d.gaps);
     d.evidence_complete = gaps.is_empty();
     d.gaps = gaps;
-    d
+    (d, played)
 }
 
 /// Analyses one trial from already parsed trace lines and its agent half.
@@ -204,5 +218,6 @@ pub fn analyze_lines(s: &Scenario, trace: &[TraceLine], agent_root: &Path) -> De
         usage,
         guard: super::guard::guard_counts(trace),
         failure_classes,
+        rewrites: super::played::rewrite_counts(trace),
     }
 }

@@ -12,6 +12,7 @@ pub mod extract;
 pub mod goal;
 pub mod guard;
 pub mod judge;
+pub mod played;
 pub mod replay;
 mod stream;
 pub mod timing;
@@ -20,7 +21,9 @@ pub mod verdict;
 #[cfg(test)]
 mod tests;
 
-pub use evidence::{analyze, analyze_lines, Deterministic, FailureDiagnosis, UsageTotals};
+pub use evidence::{
+    analyze, analyze_lines, analyze_played, Deterministic, FailureDiagnosis, UsageTotals,
+};
 pub use extract::{agent_outputs, violations, AgentOutput, Carrier, OutputRef, Violation};
 pub use goal::{check_goal, GoalResult};
 pub use judge::{JudgeAnswer, JudgeClient, JudgeConfig, JudgeError, JudgeOutcome};
@@ -57,12 +60,12 @@ pub async fn verify_trial_with_panel(
     infra: Option<String>,
     judges: &[JudgeClient],
 ) -> Verdict {
-    let det = analyze(s, trace_path, agent_root);
+    let (det, played) = analyze_played(s, trace_path, agent_root);
     let mut outcomes = Vec::with_capacity(judges.len());
     if infra.is_some() {
         outcomes.extend(judges.iter().map(|_| JudgeOutcome::Skipped));
     } else if !judges.is_empty() {
-        let prompt = judge::render(s, &det.outputs);
+        let prompt = judge::render(&played, &det.outputs);
         for client in judges {
             outcomes.push(client.judge(&prompt).await);
         }

@@ -216,6 +216,13 @@ pub struct Verdict {
     pub guard: Option<super::guard::GuardCounts>,
     /// Wall time in seconds.
     pub wall_seconds: f64,
+    /// The participants' rewrites (absent when every participant spoke the script).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewrites: Option<crate::attack::RewriteCounts>,
+    /// The attempts of an adaptive search (`--attempts`), absent for one attempt; the
+    /// verdict above is that of the first attempt that leaked, else of the last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attack: Option<crate::attack::AttackOutcome>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -315,6 +322,8 @@ impl Verdict {
             usage: det.usage,
             guard: det.guard,
             wall_seconds: meta.wall_seconds,
+            rewrites: det.rewrites,
+            attack: None,
         }
     }
 }

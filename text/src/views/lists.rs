@@ -85,6 +85,9 @@ fn decoded(text: &Mapped, range: Range<usize>, s: &str) -> Mapped {
     m
 }
 
+/// What may close a sentence right after its last word.
+const SENTENCE_END: &[char] = &['.', '!', '?', ')', ']', '"', '\'', ';'];
+
 /// Runs of at least `min_items` numbers that `parse` reads, each token bounded by bytes
 /// `separates` accepts, with one separator (and at most `max_gap` bytes, spaces
 /// included) between two numbers: each run's byte range and values.
@@ -113,10 +116,21 @@ pub(super) fn number_runs(
         if !gap_ok {
             flush(&mut run, &mut out);
         }
-        match s.get(r.clone()).and_then(&parse) {
-            Some(v) => run.push((r, v)),
-            None => flush(&mut run, &mut out),
+        let token = s.get(r.clone()).unwrap_or_default();
+        if let Some(v) = parse(token) {
+            run.push((r, v));
+            continue;
         }
+        // A sentence may end right after the last number (`... 6d 67.`): the number
+        // counts, and the punctuation ends the run.
+        let bare = token.trim_end_matches(SENTENCE_END);
+        if let Some(v) = (!bare.is_empty() && bare.len() < token.len())
+            .then(|| parse(bare))
+            .flatten()
+        {
+            run.push((r.start..r.start + bare.len(), v));
+        }
+        flush(&mut run, &mut out);
     }
     flush(&mut run, &mut out);
     out
@@ -200,6 +214,23 @@ mod tests {
             .collect();
         assert_eq!(read(code_points, &cp.join(" ")), vec!["€45"]);
         assert_eq!(read(decimal, "8364 52 53"), vec!["€45"]);
+    }
+
+    #[test]
+    fn a_list_that_ends_a_sentence_reads_to_its_last_number() {
+        let v = "PF-2291";
+        let oct: Vec<String> = v.bytes().map(|b| format!("{b:03o}")).collect();
+        let dec: Vec<String> = v.bytes().map(|b| b.to_string()).collect();
+        for end in [".", "!", "?", ")", "\".", "';"] {
+            assert_eq!(
+                read(octal, &format!("it is {}{end}", oct.join(" "))),
+                vec![v]
+            );
+            assert_eq!(
+                read(decimal, &format!("(it is {}{end} ok", dec.join(" "))),
+                vec![v]
+            );
+        }
     }
 
     #[test]

@@ -301,6 +301,10 @@ mod tests {
             texts(hex_bytes(&Mapped::identity("0x50, 0x46, 0x2D, 0x32"))),
             vec!["PF-2"]
         );
+        assert_eq!(
+            texts(hex_bytes(&Mapped::identity("it is 50 46 2d 32 32 39 31."))),
+            vec!["PF-2291"]
+        );
     }
 
     #[test]
