@@ -99,6 +99,15 @@ impl AttackSettings {
     }
 }
 
+/// How a run played its participants, in words: `settings`, or the benchmark's own
+/// setting when a run records none.
+pub fn describe_run(settings: Option<&AttackSettings>) -> String {
+    settings.map_or_else(
+        || AttackSettings::default().describe(),
+        AttackSettings::describe,
+    )
+}
+
 /// Rewrites and rejections of one trial, counted from its trace.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RewriteCounts {

@@ -6,6 +6,7 @@ pub mod infra;
 pub mod options;
 pub mod preflight;
 pub mod progress;
+pub mod record;
 pub mod results;
 pub mod trial;
 pub mod view;
