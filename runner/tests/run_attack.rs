@@ -227,6 +227,26 @@ fn scripted(
     (format!("http://127.0.0.1:{port}/v1"), seen)
 }
 
+/// Every participant played by the scripted model on 127.0.0.1.
+const PLAYED_BY_MODEL: [&str; 6] = [
+    "--attacker",
+    "model",
+    "--attacker-model",
+    "openai:scripted",
+    "--speaker-mode",
+    "model",
+];
+
+/// The requests a scripted endpoint got, without the preflight's one small request.
+fn asked(seen: &Mutex<Vec<Value>>) -> Vec<Value> {
+    seen.lock()
+        .unwrap()
+        .iter()
+        .filter(|r| r["max_tokens"] != 1)
+        .cloned()
+        .collect()
+}
+
 /// The scripted text a participant request asks to rewrite.
 fn scripted_text(request: &Value) -> String {
     let user = request["messages"][1]["content"]
@@ -274,29 +294,14 @@ fn model_rewrites_are_applied_and_forged_ones_replaced_by_the_seed_for_each_reas
         tmp.path(),
         "run",
         &[
-            "--model",
-            "sim:ideal",
-            "--scenario",
-            "st-intra-owner-a1-s1",
-            "--jobs",
-            "1",
-            "--attacker",
-            "model",
-            "--attacker-model",
-            "openai:scripted",
-            "--speaker-mode",
-            "model",
-        ],
+            &["--model", "sim:ideal", "--scenario", "st-intra-owner-a1-s1"][..],
+            &PLAYED_BY_MODEL[..],
+        ]
+        .concat(),
         &[("COSEC_ATTACKER_BASE_URL", url.as_str())],
     );
-    // The preflight's one small request, then one per turn.
-    let requests: Vec<Value> = seen
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|r| r["max_tokens"] != 1)
-        .cloned()
-        .collect();
+    // One request per turn.
+    let requests = asked(&seen);
     assert_eq!(requests.len(), 8);
     let line = &results(&out)[0];
     let events = trace(&out, line["trial"].as_str().unwrap());
@@ -443,21 +448,12 @@ fn no_request_to_the_participants_model_holds_the_hidden_tier_in_a_whole_suite_r
     let out = run(
         tmp.path(),
         "run",
-        &[
-            "--model",
-            "sim:ideal",
-            "--attacker",
-            "model",
-            "--attacker-model",
-            "openai:scripted",
-            "--speaker-mode",
-            "model",
-        ],
+        &[&["--model", "sim:ideal"][..], &PLAYED_BY_MODEL[..]].concat(),
         &[("COSEC_ATTACKER_BASE_URL", url.as_str())],
     );
     let summary = json_file(&out.join("summary.json"));
     assert_eq!(summary["trials"]["valid"], 208);
-    let requests = seen.lock().unwrap().clone();
+    let requests = asked(&seen);
     assert!(requests.len() > 8 * 208, "{} requests", requests.len());
     let suite = suite::load_embedded(false).unwrap();
     // A request belongs to the scenarios whose script holds the text it asks to rewrite.
@@ -476,7 +472,7 @@ fn no_request_to_the_participants_model_holds_the_hidden_tier_in_a_whole_suite_r
     };
     let mut attackers = 0;
     // The preflight's one small request holds nothing of a scenario.
-    for request in requests.iter().filter(|r| r["max_tokens"] != 1) {
+    for request in &requests {
         let system = request["messages"][0]["content"]
             .as_str()
             .unwrap_or_default();
@@ -564,15 +560,9 @@ fn an_adaptive_search_learns_from_the_agent_and_counts_the_attempt_that_leaked()
         vec![false, true]
     );
     // The second attempt's attacker saw the first attempt's replies and its outcome.
-    let asked: Vec<Value> = seen
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|r| r["max_tokens"] != 1)
-        .cloned()
-        .collect();
-    assert_eq!(asked.len(), 2);
-    let second = asked[1]["messages"][1]["content"].as_str().unwrap();
+    let requests = asked(&seen);
+    assert_eq!(requests.len(), 2);
+    let second = requests[1]["messages"][1]["content"].as_str().unwrap();
     assert!(second.contains("Your attempt 1"), "{second}");
     assert!(second.contains("assistant: Noted."), "{second}");
     assert!(second.contains("Outcome: it did not work"), "{second}");
