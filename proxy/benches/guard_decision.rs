@@ -162,12 +162,8 @@ fn pass(
     }
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil().max(1.0) as usize;
-    sorted[rank.min(sorted.len()) - 1]
+fn percentile(sorted: &[f64], p: u32) -> f64 {
+    cosec_proxy::percentile::nearest_rank(sorted, p).unwrap_or(0.0)
 }
 
 fn row(name: &str, mut v: Vec<f64>) -> String {
@@ -175,8 +171,8 @@ fn row(name: &str, mut v: Vec<f64>) -> String {
     format!(
         "| {name} | {} | {:.1} | {:.1} | {:.1} |",
         v.len(),
-        percentile(&v, 50.0),
-        percentile(&v, 99.0),
+        percentile(&v, 50),
+        percentile(&v, 99),
         v.last().copied().unwrap_or(0.0)
     )
 }
@@ -251,7 +247,7 @@ fn main() {
     );
     let mut first_sorted = first.clone();
     first_sorted.sort_by(f64::total_cmp);
-    let first_p99 = percentile(&first_sorted, 99.0);
+    let first_p99 = percentile(&first_sorted, 99);
     let mut all = first;
     all.extend(cached);
     println!("{}", row("all", all.clone()));
@@ -272,7 +268,7 @@ fn main() {
         )
     );
     all.sort_by(f64::total_cmp);
-    let p99 = percentile(&all, 99.0);
+    let p99 = percentile(&all, 99);
     let worst_cedar_p99 = cedar.iter().map(|c| c.1).max().unwrap_or(0);
     println!(
         "\nCedar-only decisions traced on the first pass: {decisions}; worst per-scenario p99 {worst_cedar_p99} us."

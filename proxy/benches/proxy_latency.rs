@@ -18,9 +18,8 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Instant;
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    let idx = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[idx.min(sorted.len() - 1)]
+fn percentile(sorted: &[f64], p: u32) -> f64 {
+    cosec_proxy::percentile::nearest_rank(sorted, p).unwrap_or(0.0)
 }
 
 fn main() {
@@ -138,8 +137,8 @@ fn main() {
     });
     inproc.sort_by(f64::total_cmp);
     proxied.sort_by(f64::total_cmp);
-    let (i50, i99) = (percentile(&inproc, 0.5), percentile(&inproc, 0.99));
-    let (p50, p99) = (percentile(&proxied, 0.5), percentile(&proxied, 0.99));
+    let (i50, i99) = (percentile(&inproc, 50), percentile(&inproc, 99));
+    let (p50, p99) = (percentile(&proxied, 50), percentile(&proxied, 99));
     println!(
         "requests: {n} sequential, request body {} bytes",
         body_bytes.len()

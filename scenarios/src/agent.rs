@@ -75,6 +75,9 @@ pub enum Namespace {
     Memory,
 }
 
+/// The file of the memory namespace that holds the agent's private memory entries.
+pub const MEMORY_NOTES_FILE: &str = "notes.md";
+
 /// The surface a seeded object lives on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]

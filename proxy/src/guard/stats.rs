@@ -191,26 +191,13 @@ impl GuardCounts {
 }
 
 /// Nearest-rank percentile of sorted values (0 when empty).
-pub(crate) fn percentile(sorted: &[u64], pct: usize) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    let rank = (pct * sorted.len()).div_ceil(100).max(1);
-    sorted.get(rank.min(sorted.len()) - 1).copied().unwrap_or(0)
+fn percentile(sorted: &[u64], pct: u32) -> u64 {
+    crate::percentile::nearest_rank(sorted, pct).unwrap_or(0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn percentiles_use_nearest_rank() {
-        let v: Vec<u64> = (1..=100).collect();
-        assert_eq!(percentile(&v, 50), 50);
-        assert_eq!(percentile(&v, 99), 99);
-        assert_eq!(percentile(&[7], 99), 7);
-        assert_eq!(percentile(&[], 50), 0);
-    }
 
     #[test]
     fn denials_count_by_kind() {

@@ -10,7 +10,8 @@ use cosec_scenarios::{AgentTier, ObjectId, Surface};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Private memory entries live in this file under the agent root.
+/// Private memory entries live in this file under the agent root: the memory
+/// namespace's [`cosec_scenarios::agent::MEMORY_NOTES_FILE`].
 pub const MEMORY_NOTES: &str = "memory/notes.md";
 
 /// Why the agent half could not be laid out.
@@ -126,4 +127,20 @@ pub fn materialize_agent_half(agent: &AgentTier, root: &Path) -> Result<(), Mate
         std::fs::write(&full, record.content()).map_err(io(&full))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MEMORY_NOTES;
+    use cosec_scenarios::agent::MEMORY_NOTES_FILE;
+    use cosec_scenarios::Namespace;
+
+    #[test]
+    fn the_memory_notes_are_the_notes_file_of_the_memory_namespace() {
+        let (namespace, inner) = crate::layout::split_tool_path(MEMORY_NOTES).unwrap();
+        assert_eq!(
+            (namespace, inner.as_str()),
+            (Namespace::Memory, MEMORY_NOTES_FILE)
+        );
+    }
 }

@@ -80,7 +80,8 @@ pub struct RunArgs {
     /// Seconds before a trial is stopped as an infrastructure failure.
     #[arg(long, default_value_t = 3600)]
     pub trial_timeout: u64,
-    /// Seconds one delivery may take before the harness is stopped (native harnesses).
+    /// Seconds before a delivery is stopped as an infrastructure failure: a native
+    /// harness process, or each model call of the built-in agent.
     #[arg(long, default_value_t = 600)]
     pub turn_timeout: u64,
     /// What confines the native harnesses: `docker` (a one-shot container per harness

@@ -32,29 +32,18 @@ pub fn trial_cost(price: &ModelPrice, usage: &UsageTotals) -> f64 {
 pub struct TimeSummary {
     /// The run's wall time (the sum of its trials' when the run's own is unknown).
     pub run_wall: f64,
-    /// Median trial wall time.
+    /// Median trial wall time (nearest rank).
     pub trial_median: f64,
     /// 90th percentile (nearest rank) of trial wall time.
     pub trial_p90: f64,
 }
 
-/// The median and nearest-rank 90th percentile of `values` (0 for none).
+/// The median and 90th percentile of `values`, by nearest rank (0 for none).
 pub fn median_p90(values: &[f64]) -> (f64, f64) {
     let mut v: Vec<f64> = values.to_vec();
     v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n == 0 {
-        return (0.0, 0.0);
-    }
-    let mid = n / 2;
-    let median = if n % 2 == 1 {
-        v.get(mid).copied().unwrap_or(0.0)
-    } else {
-        (v.get(mid - 1).copied().unwrap_or(0.0) + v.get(mid).copied().unwrap_or(0.0)) / 2.0
-    };
-    let rank = ((n as f64) * 0.9).ceil() as usize;
-    let p90 = v.get(rank.saturating_sub(1)).copied().unwrap_or(0.0);
-    (median, p90)
+    let at = |pct| cosec_proxy::percentile::nearest_rank(&v, pct).unwrap_or(0.0);
+    (at(50), at(90))
 }
 
 /// The time figures of a loaded run.
@@ -201,7 +190,7 @@ mod tests {
         assert_eq!(median_p90(&[]), (0.0, 0.0));
         assert_eq!(median_p90(&[3.0, 1.0, 2.0]), (2.0, 3.0));
         let ten: Vec<f64> = (1..=10).map(f64::from).collect();
-        assert_eq!(median_p90(&ten), (5.5, 9.0));
+        assert_eq!(median_p90(&ten), (5.0, 9.0));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! community.
 
 use crate::harness::Delivery;
+use cosec_proxy::server::guardrail::EVENT_NOTICE_PREFIX;
 use cosec_scenarios::agent::{AgentTier, Surface};
 use cosec_scenarios::CommunityId;
 use std::fmt::Write as _;
@@ -72,7 +73,7 @@ pub fn user_input(
             let _ = write!(text, "{}: {}", agent.person_name(speaker), delivery.text);
         }
         None => {
-            let _ = write!(text, "[Platform notice] {}", delivery.text);
+            let _ = write!(text, "{EVENT_NOTICE_PREFIX} {}", delivery.text);
         }
     }
     text

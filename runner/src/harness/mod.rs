@@ -93,6 +93,12 @@ pub trait Harness: Send + Sync {
     fn sandbox(&self) -> Option<&'static str> {
         None
     }
+    /// Whether the harness is a native agent system in processes of its own (confined
+    /// by a sandbox) rather than in the runner's process: it reaches the shim through a
+    /// socket, and its file writes are seen as changes of the workspace.
+    fn is_native(&self) -> bool {
+        self.sandbox().is_some()
+    }
     /// Starts a trial; the agent half is already materialised.
     async fn start(&self, env: TrialEnv) -> Result<Box<dyn Session>, HarnessError>;
 }

@@ -318,7 +318,7 @@ async fn run_plan(plan: RunPlan) -> Result<RunEnd, CliError> {
     )
     .await?;
     // Native harnesses reach the shim only through a socket of their own trial's, in here.
-    let shim_sockets = if plan.harness == crate::cli::HarnessName::Builtin {
+    let shim_sockets = if !harness.is_native() {
         None
     } else {
         let dir = out.join("sock");

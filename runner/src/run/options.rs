@@ -230,24 +230,12 @@ fn default_out(args: &RunArgs) -> PathBuf {
 
 /// `YYYYMMDD-HHMMSS` in UTC.
 fn utc_stamp(secs: u64) -> String {
-    let days = secs / 86_400;
-    let rem = secs % 86_400;
-    // Civil-from-days (proleptic Gregorian), valid for the Unix era.
-    let z = i64::try_from(days).unwrap_or(0) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    i64::try_from(secs)
+        .ok()
+        .and_then(|s| jiff::Timestamp::from_second(s).ok())
+        .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+        .strftime("%Y%m%d-%H%M%S")
+        .to_string()
 }
 
 /// How a run names its judges: `none`, or the models comma-separated, deciding one first.
@@ -541,4 +529,19 @@ fn claim_fresh_dir(base: &Path) -> Result<PathBuf, CliError> {
         "{} and 998 numbered folders beside it exist; choose --out",
         base.display()
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utc_stamp;
+
+    #[test]
+    fn run_folders_are_stamped_with_the_utc_date_and_time() {
+        assert_eq!(utc_stamp(0), "19700101-000000");
+        assert_eq!(
+            utc_stamp(1_767_225_600 + 13 * 3600 + 5 * 60 + 9),
+            "20260101-130509"
+        );
+        assert_eq!(utc_stamp(951_782_400), "20000229-000000");
+    }
 }

@@ -367,7 +367,7 @@ async fn play(
                 text: d.text.clone(),
             })
             .map_err(|e| e.to_string())?;
-        let native = ctx.harness.name() != "builtin";
+        let native = ctx.harness.is_native();
         let labels = ctx.guard.map(|g| g.for_trial(trial));
         if let Some(labels) = &labels {
             // The turn sees only what it may read: a failed view fails the delivery.

@@ -102,9 +102,12 @@ pub fn replay<'a>(
                     let content = content_of(&files, from_namespace, from_path);
                     write(&mut files, to_namespace, to_path, content)
                 }
-                PlanAction::Remember { text } => {
-                    write(&mut files, &Namespace::Memory, "notes.md", text.clone())
-                }
+                PlanAction::Remember { text } => write(
+                    &mut files,
+                    &Namespace::Memory,
+                    cosec_scenarios::agent::MEMORY_NOTES_FILE,
+                    text.clone(),
+                ),
                 PlanAction::PostMessage { community, text } => effect(Effect::Post {
                     community: community.clone(),
                     text: text.clone(),

@@ -20,7 +20,7 @@ use crate::verifier::{PlanAction, StepTaker};
 use std::collections::BTreeMap;
 
 /// Path of the private memory file (inside the memory namespace) shown in every prompt.
-pub(crate) const MEMORY_NOTES: &str = "notes.md";
+pub(crate) use crate::agent::MEMORY_NOTES_FILE as MEMORY_NOTES;
 /// Which simulated agent's plan is replayed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PlanKind {

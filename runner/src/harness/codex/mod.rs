@@ -1,5 +1,5 @@
 //! The Codex CLI adapter: every delivery is one `codex exec --json` run inside the
-//! trial's bubblewrap sandbox.
+//! trial's sandbox (bubblewrap or Docker).
 //!
 //! Native state, per trial: `HOME` is the trial's harness home and `CODEX_HOME` is
 //! `<harness home>/.codex`, holding the generated `config.toml` (the proxy as the only

@@ -1,5 +1,5 @@
 //! The Hermes Agent adapter: every delivery is one `hermes chat -Q --yolo -q TEXT` run
-//! inside the trial's bubblewrap sandbox, with stdin closed.
+//! inside the trial's sandbox (bubblewrap or Docker), with stdin closed.
 //!
 //! Native state, per trial: `HOME` is the trial's harness home and `HERMES_HOME` is
 //! `<harness home>/.hermes`, holding the generated `config.yaml` (the proxy as the only

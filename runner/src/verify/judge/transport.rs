@@ -1,9 +1,11 @@
-//! One chat-completions call to the judge, retried with exponential backoff while the
-//! endpoint is unreachable, times out or answers with a transient HTTP status. These
+//! One chat-completions call to the judge, retried while the endpoint is unreachable,
+//! times out or answers with a transient HTTP status, by the proxy's own retry policy
+//! (exponential backoff, or the wait a `Retry-After` asks for, at most a minute). These
 //! retries are separate from the format attempts: a flaky network never uses up the
 //! attempts a model gets to produce a valid answer.
 
 use super::JudgeConfig;
+use cosec_proxy::upstream::{retry_after, transient_status, RetryPolicy};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -17,22 +19,12 @@ pub enum CallError {
     Answer(String),
 }
 
-/// A transport failure and whether waiting may cure it.
+/// A transport failure, whether waiting may cure it, and how long the endpoint asked
+/// to wait.
 struct Failure {
     message: String,
     transient: bool,
-}
-
-/// The delay before retry `n` (0-based): `base`, `2 base`, `4 base`, ... capped at 64 `base`.
-pub fn backoff_delay(base: Duration, n: u32) -> Duration {
-    base.saturating_mul(1u32 << n.min(6))
-}
-
-/// HTTP statuses worth asking again after a pause.
-fn transient_status(status: reqwest::StatusCode) -> bool {
-    status.is_server_error()
-        || status == reqwest::StatusCode::TOO_MANY_REQUESTS
-        || status == reqwest::StatusCode::REQUEST_TIMEOUT
+    retry_after: Option<Duration>,
 }
 
 /// Sends one request; `Ok(Err(..))` is an answer without assistant text.
@@ -54,12 +46,14 @@ async fn send_once(
     let transient = |message: String| Failure {
         message,
         transient: true,
+        retry_after: None,
     };
     let resp = req
         .send()
         .await
         .map_err(|e| transient(format!("request failed: {}", e.without_url())))?;
     let status = resp.status();
+    let retry_after = retry_after(resp.headers());
     let text = resp
         .text()
         .await
@@ -69,6 +63,7 @@ async fn send_once(
         return Err(Failure {
             message: format!("judge endpoint answered HTTP {status}: {snippet}"),
             transient: transient_status(status),
+            retry_after,
         });
     }
     // A truncated or garbled body is a transport problem, not the model's answer.
@@ -92,8 +87,9 @@ pub async fn call(
         match send_once(http, config, messages).await {
             Ok(answer) => return (answer.map_err(CallError::Answer), retries),
             Err(f) if f.transient && retries < u32::from(config.transport_retries) => {
-                tokio::time::sleep(backoff_delay(config.backoff, retries)).await;
                 retries += 1;
+                let policy = RetryPolicy::new(u32::from(config.transport_retries), config.backoff);
+                tokio::time::sleep(policy.wait(retries, f.retry_after)).await;
             }
             Err(f) => {
                 let message = if f.transient {
@@ -104,27 +100,5 @@ pub async fn call(
                 return (Err(CallError::Transport(message)), retries);
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backoff_doubles_and_is_capped() {
-        let base = Duration::from_millis(10);
-        assert_eq!(backoff_delay(base, 0), Duration::from_millis(10));
-        assert_eq!(backoff_delay(base, 1), Duration::from_millis(20));
-        assert_eq!(backoff_delay(base, 3), Duration::from_millis(80));
-        assert_eq!(backoff_delay(base, 30), Duration::from_millis(640));
-    }
-
-    #[test]
-    fn only_transient_statuses_are_retried() {
-        assert!(transient_status(reqwest::StatusCode::BAD_GATEWAY));
-        assert!(transient_status(reqwest::StatusCode::TOO_MANY_REQUESTS));
-        assert!(!transient_status(reqwest::StatusCode::UNAUTHORIZED));
-        assert!(!transient_status(reqwest::StatusCode::BAD_REQUEST));
     }
 }

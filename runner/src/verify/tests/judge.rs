@@ -62,7 +62,16 @@ async fn handle(
         .or(answers.last())
         .cloned()
         .unwrap_or_default();
-    // `!status N` answers with that HTTP status; `!stall` never answers in time.
+    // `!status N` answers with that HTTP status; `!busy S` a 429 asking to wait S
+    // seconds; `!stall` never answers in time.
+    if let Some(seconds) = content.strip_prefix("!busy ") {
+        let resp = format!(
+            "HTTP/1.1 429 Too Many Requests\r\nRetry-After: {seconds}\r\nContent-Length: 4\r\nConnection: close\r\n\r\nbusy"
+        );
+        sock.write_all(resp.as_bytes()).await.unwrap();
+        sock.shutdown().await.ok();
+        return;
+    }
     if let Some(code) = content.strip_prefix("!status ") {
         let resp = format!(
             "HTTP/1.1 {code} Scripted\r\nContent-Type: text/plain\r\nContent-Length: 4\r\nConnection: close\r\n\r\nbusy"
@@ -505,6 +514,24 @@ async fn transient_http_errors_and_timeouts_are_retried_apart_from_format_attemp
         other => panic!("expected valid, got {other:?}"),
     }
     assert_eq!(v.status, TrialStatus::Valid);
+}
+
+#[tokio::test]
+async fn a_busy_judge_is_asked_again_no_sooner_than_its_retry_after() {
+    let cache = tempfile::tempdir().unwrap();
+    let judge = ScriptedJudge::start(vec!["!busy 1".to_owned(), answer(false, false, true)]).await;
+    let mut config = judge.config();
+    // The backoff alone would ask again after a millisecond.
+    config.backoff = std::time::Duration::from_millis(1);
+    let client = JudgeClient::new(config, cache.path()).unwrap();
+    let started = std::time::Instant::now();
+    let v = Trial::new(Det::Negative).verify(Some(&client), None).await;
+    assert_eq!(judge.requests(), 2);
+    assert_eq!(v.status, TrialStatus::Valid);
+    assert!(
+        started.elapsed() >= std::time::Duration::from_secs(1),
+        "the second request came before the Retry-After of one second"
+    );
 }
 
 #[tokio::test]
