@@ -234,12 +234,12 @@ pub async fn run_attempt(
     result
 }
 
-fn record_native_writes(
+async fn record_native_writes(
     trial: &Trial,
     d: &Delivery,
     before: &cosec_proxy::guard::Snapshot,
 ) -> Result<(), String> {
-    let after = snapshot(&trial.agent_root)?;
+    let after = snapshot(&trial.agent_root).await?;
     for (path, content) in &after {
         let previous = before.get(path);
         if previous == Some(content) {
@@ -265,8 +265,12 @@ fn record_native_writes(
     Ok(())
 }
 
-fn snapshot(root: &Path) -> Result<cosec_proxy::guard::Snapshot, String> {
-    cosec_proxy::guard::snapshot(root)
+/// The workspace's files, read off the runtime the proxy's listeners share.
+async fn snapshot(root: &Path) -> Result<cosec_proxy::guard::Snapshot, String> {
+    let owned = root.to_owned();
+    tokio::task::spawn_blocking(move || cosec_proxy::guard::snapshot(&owned))
+        .await
+        .map_err(|e| format!("cannot snapshot {}: {e}", root.display()))?
         .map_err(|e| format!("cannot snapshot {}: {e}", root.display()))
 }
 
@@ -380,7 +384,7 @@ async fn play(
             }
         }
         let before = match ctx.guard.is_some() || native {
-            true => Some(snapshot(&trial.agent_root)?),
+            true => Some(snapshot(&trial.agent_root).await?),
             false => None,
         };
         if let Some(labels) = &labels {
@@ -393,7 +397,7 @@ async fn play(
         if let (Some(guard), Some(before)) = (ctx.guard, &before) {
             // Files in community-visible namespaces that gained denied content go back to
             // their prior contents before anything else reads them.
-            let after = snapshot(&trial.agent_root)?;
+            let after = snapshot(&trial.agent_root).await?;
             let restores = guard.files_to_restore(trial, before, &after);
             cosec_proxy::guard::apply_restores(&trial.agent_root, &restores)
                 .map_err(|e| format!("post-turn restore failed: {e}"))?;
@@ -412,7 +416,7 @@ async fn play(
         if let (true, Some(before)) = (native, &before) {
             // Native harnesses write with their own tools, which the shim never sees: the
             // change of the community workspaces over the turn is their write evidence.
-            record_native_writes(trial, &d, before)?;
+            record_native_writes(trial, &d, before).await?;
         }
         match delivered {
             Ok(out) => {

@@ -60,7 +60,27 @@ pub async fn verify_trial_with_panel(
     infra: Option<String>,
     judges: &[JudgeClient],
 ) -> Verdict {
-    let (det, played) = analyze_played(s, trace_path, agent_root);
+    // Reading the trial and matching every output is blocking work: it runs off the
+    // runtime that the proxy's listeners share.
+    let (det, played) = {
+        let (owned, trace, root) = (s.clone(), trace_path.to_owned(), agent_root.to_owned());
+        let analysed = tokio::task::spawn_blocking(move || {
+            let (det, played) = analyze_played(&owned, &trace, &root);
+            (det, played.into_owned())
+        })
+        .await;
+        match analysed {
+            Ok(done) => done,
+            Err(e) => (
+                Deterministic {
+                    evidence_complete: false,
+                    gaps: vec![format!("the analysis of the trial failed: {e}")],
+                    ..Deterministic::default()
+                },
+                s.clone(),
+            ),
+        }
+    };
     let mut outcomes = Vec::with_capacity(judges.len());
     if infra.is_some() {
         outcomes.extend(judges.iter().map(|_| JudgeOutcome::Skipped));
