@@ -181,15 +181,22 @@ pub enum HarnessName {
     Hermes,
 }
 
+impl From<HarnessName> for crate::harness::HarnessKind {
+    fn from(name: HarnessName) -> Self {
+        use crate::harness::HarnessKind;
+        match name {
+            HarnessName::Builtin => HarnessKind::Builtin,
+            HarnessName::Codex => HarnessKind::Codex,
+            HarnessName::Openclaw => HarnessKind::Openclaw,
+            HarnessName::Hermes => HarnessKind::Hermes,
+        }
+    }
+}
+
 impl HarnessName {
     /// Spelling used in folder names and results.
     pub fn as_str(self) -> &'static str {
-        match self {
-            HarnessName::Builtin => "builtin",
-            HarnessName::Codex => "codex",
-            HarnessName::Openclaw => "openclaw",
-            HarnessName::Hermes => "hermes",
-        }
+        crate::harness::HarnessKind::from(self).as_str()
     }
 }
 

@@ -45,8 +45,8 @@ impl BuiltinHarness {
 
 #[async_trait]
 impl Harness for BuiltinHarness {
-    fn name(&self) -> &'static str {
-        "builtin"
+    fn kind(&self) -> super::HarnessKind {
+        super::HarnessKind::Builtin
     }
 
     fn version(&self) -> String {

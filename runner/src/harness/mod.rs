@@ -84,8 +84,12 @@ pub enum HarnessError {
 /// An agent system the runner can drive.
 #[async_trait]
 pub trait Harness: Send + Sync {
+    /// Which agent system it is.
+    fn kind(&self) -> HarnessKind;
     /// Short name used in run folders and results (`builtin`, `codex`, ...).
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &'static str {
+        self.kind().as_str()
+    }
     /// Version string recorded in the summary.
     fn version(&self) -> String;
     /// What confines the harness's processes (`bubblewrap`, `docker`), recorded in the
@@ -93,11 +97,9 @@ pub trait Harness: Send + Sync {
     fn sandbox(&self) -> Option<&'static str> {
         None
     }
-    /// Whether the harness is a native agent system in processes of its own (confined
-    /// by a sandbox) rather than in the runner's process: it reaches the shim through a
-    /// socket, and its file writes are seen as changes of the workspace.
+    /// Whether the harness is a native agent system ([`HarnessKind::is_native`]).
     fn is_native(&self) -> bool {
-        self.sandbox().is_some()
+        self.kind().is_native()
     }
     /// Starts a trial; the agent half is already materialised.
     async fn start(&self, env: TrialEnv) -> Result<Box<dyn Session>, HarnessError>;
@@ -130,31 +132,62 @@ pub trait Session: Send {
     async fn finish(self: Box<Self>) -> Result<(), HarnessError>;
 }
 
+/// The agent systems a run can drive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HarnessKind {
+    /// The built-in reference agent, in the runner's process.
+    Builtin,
+    /// Codex CLI.
+    Codex,
+    /// OpenClaw.
+    Openclaw,
+    /// Hermes Agent.
+    Hermes,
+}
+
+impl HarnessKind {
+    /// Spelling used in folder names and results.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            HarnessKind::Builtin => "builtin",
+            HarnessKind::Codex => "codex",
+            HarnessKind::Openclaw => "openclaw",
+            HarnessKind::Hermes => "hermes",
+        }
+    }
+
+    /// Whether it is a native agent system in processes of its own (confined by a
+    /// sandbox) rather than in the runner's process: it reaches the shim through a
+    /// socket, and its file writes are seen as changes of the workspace.
+    pub fn is_native(self) -> bool {
+        self != HarnessKind::Builtin
+    }
+}
+
 /// The harness a run asked for, ready to start trials; native harnesses must be
 /// installed (`cosec harness install NAME`) and run inside the `sandbox` chosen.
 /// `max_output_tokens` limits the built-in agent's model calls.
 pub async fn select(
-    name: crate::cli::HarnessName,
+    kind: HarnessKind,
     sandbox: crate::sandbox::SandboxChoice,
     turn_timeout: std::time::Duration,
     max_output_tokens: u32,
 ) -> Result<Arc<dyn Harness>, crate::error::CliError> {
-    use crate::cli::HarnessName;
     let cache = install::cache_dir();
-    Ok(match name {
-        HarnessName::Builtin => Arc::new(builtin::BuiltinHarness::new(
+    Ok(match kind {
+        HarnessKind::Builtin => Arc::new(builtin::BuiltinHarness::new(
             turn_timeout,
             max_output_tokens,
         )?),
-        HarnessName::Codex => {
+        HarnessKind::Codex => {
             let installed = install::codex::detect(&cache);
             native_harness::<codex::Codex>(installed, sandbox, turn_timeout).await?
         }
-        HarnessName::Openclaw => {
+        HarnessKind::Openclaw => {
             let installed = install::openclaw::detect(&cache);
             native_harness::<openclaw::OpenClaw>(installed, sandbox, turn_timeout).await?
         }
-        HarnessName::Hermes => {
+        HarnessKind::Hermes => {
             let installed = install::hermes::detect(&cache);
             native_harness::<hermes::Hermes>(installed, sandbox, turn_timeout).await?
         }

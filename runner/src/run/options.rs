@@ -33,7 +33,7 @@ pub struct GuardPlan {
 /// A fully resolved run.
 pub struct RunPlan {
     /// Which harness.
-    pub harness: crate::cli::HarnessName,
+    pub harness: crate::harness::HarnessKind,
     /// The sandbox of native harnesses.
     pub sandbox: crate::sandbox::SandboxChoice,
     /// Per-delivery timeout of native harnesses, seconds.
@@ -464,7 +464,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from));
     Ok(RunPlan {
-        harness: args.harness,
+        harness: args.harness.into(),
         sandbox: args.sandbox,
         turn_timeout: args.turn_timeout,
         guard,

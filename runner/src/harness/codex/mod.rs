@@ -56,7 +56,7 @@ impl CodexHarness {
 
 #[async_trait]
 impl Adapter for Codex {
-    const NAME: &'static str = "codex";
+    const KIND: crate::harness::HarnessKind = crate::harness::HarnessKind::Codex;
 
     /// `HOME` is the harness home, with `CODEX_HOME` inside it.
     fn vars(env: &TrialEnv) -> Vec<(String, String)> {

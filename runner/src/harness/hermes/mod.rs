@@ -53,7 +53,7 @@ pub struct Hermes;
 
 #[async_trait]
 impl Adapter for Hermes {
-    const NAME: &'static str = "hermes";
+    const KIND: crate::harness::HarnessKind = crate::harness::HarnessKind::Hermes;
 
     /// `HOME` is the harness home, with `HERMES_HOME` inside it, and no terminal colours
     /// (the install is the venv and the real prefix of its Python).

@@ -19,7 +19,7 @@ pub const VERSION: &str = "0.171.0";
 pub const PACKAGE: &str = "@openai/codex";
 
 /// Harness name used for the cache folder and in results.
-const NAME: &str = "codex";
+const NAME: &str = crate::harness::HarnessKind::Codex.as_str();
 
 /// The per-platform npm package and Rust target triple of the native binary.
 fn platform() -> Option<(&'static str, &'static str)> {

@@ -20,7 +20,7 @@ pub fn requirement() -> String {
 }
 
 /// Harness name used for the cache folder and in results.
-const NAME: &str = "hermes";
+const NAME: &str = crate::harness::HarnessKind::Hermes.as_str();
 
 /// The install folder of the pinned version.
 pub fn install_dir(cache: &Path) -> PathBuf {

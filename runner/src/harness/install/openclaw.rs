@@ -18,7 +18,7 @@ pub const VERSION: &str = "2026.9.6";
 pub const NODE_VERSION: &str = "24.22.3";
 
 /// The harness name.
-const NAME: &str = "openclaw";
+const NAME: &str = crate::harness::HarnessKind::Openclaw.as_str();
 
 /// The install folder for the pinned version.
 pub fn install_root(cache: &Path) -> PathBuf {

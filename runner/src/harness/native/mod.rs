@@ -100,8 +100,10 @@ pub struct NativeTrial {
 /// What sets one native harness apart from the others.
 #[async_trait]
 pub trait Adapter: Send + Sync + 'static {
+    /// Which agent system it drives.
+    const KIND: crate::harness::HarnessKind;
     /// Short name used in run folders, results and error messages.
-    const NAME: &'static str;
+    const NAME: &'static str = Self::KIND.as_str();
 
     /// The harness's own variables in the sandbox of a trial (its home and state
     /// folders, the dummy key).
@@ -155,8 +157,8 @@ impl<A: Adapter> NativeHarness<A> {
 
 #[async_trait]
 impl<A: Adapter> Harness for NativeHarness<A> {
-    fn name(&self) -> &'static str {
-        A::NAME
+    fn kind(&self) -> crate::harness::HarnessKind {
+        A::KIND
     }
 
     fn version(&self) -> String {

@@ -69,7 +69,7 @@ impl OpenClawHarness {
 
 #[async_trait]
 impl Adapter for OpenClaw {
-    const NAME: &'static str = "openclaw";
+    const KIND: crate::harness::HarnessKind = crate::harness::HarnessKind::Openclaw;
 
     /// Its own `HOME`, state folder and compile cache inside the harness home.
     fn vars(env: &TrialEnv) -> Vec<(String, String)> {
