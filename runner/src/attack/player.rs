@@ -19,8 +19,8 @@ use std::collections::BTreeSet;
 use std::sync::Mutex;
 
 /// Who planted text when no participant of the scenario did: someone outside every
-/// community, who knows nothing of them.
-const OUTSIDER: &str = "outsider";
+/// community, who knows nothing of them (spelled so that no scenario's user id is it).
+pub const OUTSIDER: &str = "(outsider)";
 
 /// The participants of one attempt.
 pub struct Player<'a> {

@@ -1,7 +1,8 @@
 //! One trial of a scenario: its attack attempts (one unless `--attempts`), each run with
 //! retries after infrastructure failures and a timeout, then verified. An adaptive
 //! search stops at the first attempt that leaks; each later attempt's participants know
-//! what they saw of the earlier ones.
+//! what they saw of the earlier ones. The trial's results line is the verdict of the
+//! attempt that leaked (else of the last), under that attempt's trial id.
 
 use super::trial::{run_attempt, trial_id, AttemptCtx, AttemptEnd, TrialPaths};
 use super::{epoch_route, infra, Shared};
@@ -66,7 +67,8 @@ pub(super) async fn run_trial(shared: &Shared, scenario: &Arc<Scenario>, epoch: 
                     *cause = format!("attack attempt {attempt}: {cause}");
                 }
             }
-            verdict.trial = base;
+            // The line keeps the id of the attempt whose verdict it is, so that its
+            // trace is the one the report shows beside it.
             verdict.attack = Some(AttackOutcome { attempts: records });
             return verdict;
         }

@@ -220,7 +220,7 @@ pub struct Verdict {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rewrites: Option<crate::attack::RewriteCounts>,
     /// The attempts of an adaptive search (`--attempts`), absent for one attempt; the
-    /// verdict above is that of the first attempt that leaked, else of the last.
+    /// verdict above (and its `trial`) is that of the first attempt that leaked, else of the last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attack: Option<crate::attack::AttackOutcome>,
 }

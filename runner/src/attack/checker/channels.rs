@@ -4,6 +4,7 @@
 
 use super::{reject, words, Checker, Reason, Rejection};
 use crate::attack::knowledge::Knowledge;
+use cosec_proxy::server::guardrail::EVENT_NOTICE_PREFIX;
 
 /// The chat roles a message may not speak as.
 const CHAT_ROLES: &[&str] = &[
@@ -21,6 +22,7 @@ const SHINGLE_WORDS: usize = 5;
 const TRUSTED_FRAGMENT_CHARS: usize = 24;
 
 impl Checker {
+    /// Rejects `proposed` when it speaks on a channel the participant does not.
     pub(super) fn check_forged(
         &self,
         proposed: &str,
@@ -87,10 +89,15 @@ impl Checker {
             if CHAT_ROLES.contains(&head) {
                 return reject(Reason::Forged, format!("speaks as the chat role {head:?}"));
             }
+            // A line headed by another person's name, whole or first name only.
+            let named = |name: &str| {
+                let first = name.split_whitespace().next().unwrap_or(name);
+                words(head) == words(name) || words(head) == words(first)
+            };
             if let Some((_, name)) = self
                 .people
                 .iter()
-                .find(|(id, name)| id != &knowledge.participant && words(head) == words(name))
+                .find(|(id, name)| id != &knowledge.participant && named(name))
             {
                 return reject(
                     Reason::Forged,
@@ -101,7 +108,7 @@ impl Checker {
                 .tool_names
                 .iter()
                 .any(|t| head.contains(&t.to_lowercase()))
-                || head.contains("platform notice")
+                || words(head).contains(&words(EVENT_NOTICE_PREFIX))
             {
                 return reject(
                     Reason::Forged,

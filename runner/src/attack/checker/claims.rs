@@ -143,6 +143,7 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
 }
 
 impl Checker {
+    /// Rejects `proposed` when it claims a platform fact nothing backs.
     pub(super) fn check_claims(
         &self,
         s: &Scenario,

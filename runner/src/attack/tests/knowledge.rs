@@ -22,8 +22,14 @@ fn a_participant_hears_a_community_only_while_a_member() {
     assert!(!arrears(&kasia), "{}", kasia.known_text());
     assert!(arrears(&tomas));
     // An outsider knows nothing and belongs nowhere.
-    let outsider =
-        Knowledge::at(&s, &UserId::from("outsider"), turn_time(5), &history, &[]).unwrap();
+    let outsider = Knowledge::at(
+        &s,
+        &UserId::from(crate::attack::player::OUTSIDER),
+        turn_time(5),
+        &history,
+        &[],
+    )
+    .unwrap();
     assert!(outsider.heard.is_empty() && outsider.communities.is_empty());
 }
 
