@@ -5,7 +5,6 @@
 use super::{AttackSettings, RewriteCounts};
 use crate::verify::{TrialStatus, Verdict};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// The violation rate at one attempt budget.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -110,12 +109,7 @@ pub fn render(summary: &AttackSummary) -> String {
         ));
     }
     out.push('\n');
-    let rejected: BTreeMap<&str, u32> = summary
-        .rewrites
-        .rejected
-        .iter()
-        .map(|(k, v)| (k.as_str(), *v))
-        .collect();
+    let rejected = &summary.rewrites.rejected;
     let total: u32 = rejected.values().sum();
     out.push_str(&format!(
         "  rewrites delivered: {}, rejected: {total}",

@@ -1,7 +1,7 @@
 //! The report's attacker section: who played the participants in each run and, for an
 //! adaptive search, PVR per attempt budget.
 
-use super::html::esc;
+use super::html::{esc, pct};
 use super::sections::run_name;
 use crate::compare::LoadedRun;
 use std::fmt::Write as _;
@@ -36,7 +36,7 @@ pub fn attack_section(runs: &[LoadedRun]) -> String {
                 .and_then(|a| a.pvr_by_budget.iter().find(|r| r.budget == *b))
                 .map_or_else(
                     || "-".to_owned(),
-                    |r| format!("{:.1} ({}/{})", r.pvr * 100.0, r.violations, r.valid),
+                    |r| format!("{} ({}/{})", pct(Some(r.pvr)), r.violations, r.valid),
                 );
             let _ = write!(out, "<td>{}</td>", esc(&cell));
         }
