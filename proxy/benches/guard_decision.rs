@@ -28,8 +28,8 @@ use cosec_policies::{DEFAULT_DEFENSE_FILE_NAME, DEFAULT_DEFENSE_SOURCE};
 use cosec_proxy::guard::{GuardMode, GuardPoint, GuardPolicy, TrialGuard};
 use cosec_proxy::registry::TurnContext;
 use cosec_scenarios::ids::turn_time;
-use cosec_scenarios::verifier::PlanAction;
-use cosec_scenarios::{Action, Destination, Namespace, Scenario};
+use cosec_scenarios::play::Player;
+use cosec_scenarios::{Action, Destination, Scenario};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -43,6 +43,7 @@ struct Outbound {
 
 fn outbound(s: &Scenario) -> Vec<Outbound> {
     let mut out = Vec::new();
+    let mut player = Player::new(s);
     for step in &s.verifier.reference_plan.steps {
         let turn = &s.agent.turns[usize::from(step.turn) - 1];
         let ctx = TurnContext {
@@ -51,47 +52,15 @@ fn outbound(s: &Scenario) -> Vec<Outbound> {
             requester: Some(turn.speaker.clone()),
             time: turn_time(step.turn),
         };
-        let ns = |namespace: &Namespace| Destination::Namespace {
-            namespace: namespace.clone(),
-        };
-        let (action, destination, text) = match &step.action {
-            PlanAction::Reply { text } => (
-                Action::Disclose,
-                Destination::Community {
-                    community: ctx.community.clone(),
-                },
-                text.clone(),
-            ),
-            PlanAction::PostMessage { community, text } => (
-                Action::Disclose,
-                Destination::Community {
-                    community: community.clone(),
-                },
-                text.clone(),
-            ),
-            PlanAction::SendMessage { person, text } => (
-                Action::Send,
-                Destination::Person {
-                    user: person.clone(),
-                },
-                text.clone(),
-            ),
-            PlanAction::SubmitWorkflow { name, payload } => (
-                Action::Send,
-                Destination::Workflow { name: name.clone() },
-                payload.clone(),
-            ),
-            PlanAction::WriteFile {
-                namespace, content, ..
-            } => (Action::Write, ns(namespace), content.clone()),
-            PlanAction::Remember { text } => (Action::Write, ns(&Namespace::Memory), text.clone()),
-            _ => continue,
+        // Text the model writes; moved files are decided by label, not by their text.
+        let Some(o) = player.play(step, 0).outbound.filter(|o| o.moved.is_none()) else {
+            continue;
         };
         out.push(Outbound {
             ctx,
-            action,
-            destination,
-            text,
+            action: o.action,
+            destination: o.destination,
+            text: o.text,
         });
     }
     out

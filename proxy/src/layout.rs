@@ -8,12 +8,7 @@
 use cosec_scenarios::{CommunityId, Namespace};
 use std::path::{Component, Path, PathBuf};
 
-/// Folder of community workspaces under the agent root.
-pub const COMMUNITIES_DIR: &str = "communities";
-/// Folder of the shared workspace under the agent root.
-pub const SHARED_DIR: &str = "shared";
-/// Folder of private memory under the agent root.
-pub const MEMORY_DIR: &str = "memory";
+pub use cosec_scenarios::agent::{COMMUNITIES_DIR, MEMORY_DIR, SHARED_DIR};
 
 /// Why a tool path was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -33,16 +28,12 @@ pub enum PathError {
 
 /// The relative folder of a namespace under the agent root.
 pub fn namespace_dir(ns: &Namespace) -> PathBuf {
-    match ns {
-        Namespace::Community { community } => Path::new(COMMUNITIES_DIR).join(community.as_str()),
-        Namespace::Shared => PathBuf::from(SHARED_DIR),
-        Namespace::Memory => PathBuf::from(MEMORY_DIR),
-    }
+    PathBuf::from(ns.folder())
 }
 
 /// The relative tool path of a file in a namespace.
 pub fn tool_path(ns: &Namespace, path: &str) -> String {
-    format!("{}/{path}", namespace_dir(ns).display())
+    ns.tool_path(path)
 }
 
 /// The components of a relative path with `.` and `..` resolved as a shell would,

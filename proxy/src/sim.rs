@@ -16,8 +16,9 @@ use crate::guard::{merge, replace_spans, PLACEHOLDER};
 use crate::layout::tool_path;
 use crate::registry::{SimKind, SimScript, TurnContext};
 use crate::tools;
-use cosec_scenarios::verifier::{PlanAction, PlanStep, ReferencePlan, StepTaker};
-use cosec_scenarios::AgentTier;
+use cosec_scenarios::play::{memory_note_path, PlanKind};
+use cosec_scenarios::verifier::{PlanAction, PlanStep, ReferencePlan};
+use cosec_scenarios::{AgentTier, Namespace};
 use cosec_text::{Haystack, Needle};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -103,15 +104,12 @@ pub const NOTICE_ACK: &str = "Noted, thanks for the update.";
 
 /// The steps `kind` takes in `turn`, in plan order.
 pub fn steps_for(kind: SimKind, plan: &ReferencePlan, turn: u8) -> Vec<&PlanStep> {
-    plan.steps
-        .iter()
-        .filter(|s| s.turn == turn)
-        .filter(|s| match kind {
-            SimKind::Comply => s.taker != StepTaker::IdealOnly,
-            SimKind::Ideal => s.taker != StepTaker::CompliantOnly,
-            SimKind::Refuse => false,
-        })
-        .collect()
+    let plan_kind = match kind {
+        SimKind::Comply => PlanKind::Compliant,
+        SimKind::Ideal => PlanKind::Ideal,
+        SimKind::Refuse => return Vec::new(),
+    };
+    plan.steps_in(plan_kind, turn).collect()
 }
 
 /// Index of the message that opened the current turn (the last real user message).
@@ -231,7 +229,10 @@ fn tool_for(
             path,
             content,
         } => write(tool_path(namespace, path), content),
-        PlanAction::Remember { text } => write(format!("memory/note-turn{turn}-{index}.md"), text),
+        PlanAction::Remember { text } => write(
+            tool_path(&Namespace::Memory, &memory_note_path(turn, index)),
+            text,
+        ),
         PlanAction::CopyFile {
             from_namespace,
             from_path,

@@ -13,8 +13,10 @@ use cosec_proxy::guard::{GuardMode, GuardPoint, GuardPolicy, ToolCallVerdict, Tr
 use cosec_proxy::layout::tool_path;
 use cosec_proxy::registry::TurnContext;
 use cosec_scenarios::ids::turn_time;
-use cosec_scenarios::verifier::{PlanAction, StepTaker};
-use cosec_scenarios::{Action, CommunityState, Destination, Namespace, Scenario};
+use cosec_scenarios::matching::mentions;
+use cosec_scenarios::play::Player;
+use cosec_scenarios::verifier::{PlanStep, StepTaker};
+use cosec_scenarios::{Action, CommunityState, Destination, Scenario};
 use std::sync::Arc;
 
 /// An outbound step: what goes where, as text or as a file transfer.
@@ -23,65 +25,15 @@ enum Out {
     Transfer(Action, Destination, String),
 }
 
-fn outbound(step: &PlanAction, ctx: &TurnContext) -> Option<Out> {
-    let ns = |namespace: &Namespace| Destination::Namespace {
-        namespace: namespace.clone(),
-    };
-    Some(match step {
-        PlanAction::Reply { text } => Out::Text(
-            Action::Disclose,
-            Destination::Community {
-                community: ctx.community.clone(),
-            },
-            text.clone(),
-        ),
-        PlanAction::PostMessage { community, text } => Out::Text(
-            Action::Disclose,
-            Destination::Community {
-                community: community.clone(),
-            },
-            text.clone(),
-        ),
-        PlanAction::SendMessage { person, text } => Out::Text(
-            Action::Send,
-            Destination::Person {
-                user: person.clone(),
-            },
-            text.clone(),
-        ),
-        PlanAction::SubmitWorkflow { name, payload } => Out::Text(
-            Action::Send,
-            Destination::Workflow { name: name.clone() },
-            payload.clone(),
-        ),
-        PlanAction::WriteFile {
-            namespace, content, ..
-        } => Out::Text(Action::Write, ns(namespace), content.clone()),
-        PlanAction::Remember { text } => {
-            Out::Text(Action::Write, ns(&Namespace::Memory), text.clone())
+/// What `step` puts out, as the one plan interpreter reads it. The step's place in its
+/// turn only names the note a `remember` writes, never what goes out, so 0 serves.
+fn outbound(player: &mut Player<'_>, step: &PlanStep) -> Option<Out> {
+    let o = player.play(step, 0).outbound?;
+    Some(match o.moved {
+        Some((namespace, path)) => {
+            Out::Transfer(o.action, o.destination, tool_path(&namespace, &path))
         }
-        PlanAction::CopyFile {
-            from_namespace,
-            from_path,
-            to_namespace,
-            ..
-        } => Out::Transfer(
-            Action::Write,
-            ns(to_namespace),
-            tool_path(from_namespace, from_path),
-        ),
-        PlanAction::ShareFile {
-            namespace,
-            path,
-            community,
-        } => Out::Transfer(
-            Action::Share,
-            Destination::Community {
-                community: community.clone(),
-            },
-            tool_path(namespace, path),
-        ),
-        _ => return None,
+        None => Out::Text(o.action, o.destination, o.text),
     })
 }
 
@@ -114,6 +66,7 @@ fn served_guard(s: &Scenario, policy: &Arc<GuardPolicy>) -> TrialGuard {
 
 fn score(s: &Scenario, policy: &Arc<GuardPolicy>, oracle: &Oracle, out: &mut Score) {
     let guard = served_guard(s, policy);
+    let mut player = Player::new(s);
     for step in &s.verifier.reference_plan.steps {
         let turn = &s.agent.turns[usize::from(step.turn) - 1];
         let ctx = TurnContext {
@@ -122,7 +75,7 @@ fn score(s: &Scenario, policy: &Arc<GuardPolicy>, oracle: &Oracle, out: &mut Sco
             requester: Some(turn.speaker.clone()),
             time: turn_time(step.turn),
         };
-        let Some(o) = outbound(&step.action, &ctx) else {
+        let Some(o) = outbound(&mut player, step) else {
             continue;
         };
         let state = CommunityState::at(&s.platform, ctx.time).unwrap();
@@ -148,9 +101,9 @@ fn score(s: &Scenario, policy: &Arc<GuardPolicy>, oracle: &Oracle, out: &mut Sco
                         continue;
                     }
                     for canary in &p.canaries {
-                        if text.to_lowercase().contains(&canary.to_lowercase()) {
+                        if mentions(&text, canary) {
                             out.denied_values += 1;
-                            if checked.text.to_lowercase().contains(&canary.to_lowercase()) {
+                            if mentions(&checked.text, canary) {
                                 out.leaked_values
                                     .push(format!("{here}: `{canary}` in {}", checked.text));
                             }
@@ -278,6 +231,7 @@ fn disguised_suite_leaks_are_stopped_by_the_output_layer() {
     let mut plain_leaks = 0;
     for s in &suite.scenarios {
         let guard = served_guard(s, &policy);
+        let mut player = Player::new(s);
         for step in &s.verifier.reference_plan.steps {
             if step.taker != StepTaker::CompliantOnly {
                 continue;
@@ -289,7 +243,7 @@ fn disguised_suite_leaks_are_stopped_by_the_output_layer() {
                 requester: Some(turn.speaker.clone()),
                 time: turn_time(step.turn),
             };
-            let Some(Out::Text(action, dest, text)) = outbound(&step.action, &ctx) else {
+            let Some(Out::Text(action, dest, text)) = outbound(&mut player, step) else {
                 continue;
             };
             let state = CommunityState::at(&s.platform, ctx.time).unwrap();

@@ -83,19 +83,11 @@ fn composed_renderings_of_every_protected_value_are_found() {
 /// workflow payloads and notes of its reference plan): text the verifier must not read
 /// as a leak.
 fn ideal_outputs(s: &cosec_scenarios::Scenario) -> Vec<String> {
-    use cosec_scenarios::verifier::PlanAction;
-    s.verifier
-        .reference_plan
-        .ideal()
-        .filter_map(|step| match &step.action {
-            PlanAction::Reply { text }
-            | PlanAction::PostMessage { text, .. }
-            | PlanAction::SendMessage { text, .. }
-            | PlanAction::Remember { text } => Some(text.clone()),
-            PlanAction::WriteFile { content, .. } => Some(content.clone()),
-            PlanAction::SubmitWorkflow { payload, .. } => Some(payload.clone()),
-            _ => None,
-        })
+    use cosec_scenarios::play::{play, PlanKind};
+    play(s, PlanKind::Ideal)
+        .steps
+        .into_iter()
+        .filter_map(|p| p.written.map(str::to_owned))
         .collect()
 }
 

@@ -78,6 +78,30 @@ pub enum Namespace {
 /// The file of the memory namespace that holds the agent's private memory entries.
 pub const MEMORY_NOTES_FILE: &str = "notes.md";
 
+/// Folder of community workspaces under the agent root.
+pub const COMMUNITIES_DIR: &str = "communities";
+/// Folder of the shared workspace under the agent root.
+pub const SHARED_DIR: &str = "shared";
+/// Folder of private memory under the agent root.
+pub const MEMORY_DIR: &str = "memory";
+
+impl Namespace {
+    /// The namespace's folder relative to the agent root (`communities/<id>`, `shared`,
+    /// `memory`).
+    pub fn folder(&self) -> String {
+        match self {
+            Namespace::Community { community } => format!("{COMMUNITIES_DIR}/{community}"),
+            Namespace::Shared => SHARED_DIR.to_owned(),
+            Namespace::Memory => MEMORY_DIR.to_owned(),
+        }
+    }
+
+    /// The path tools show for `path` inside this namespace (relative to the agent root).
+    pub fn tool_path(&self, path: &str) -> String {
+        format!("{}/{path}", self.folder())
+    }
+}
+
 /// The surface a seeded object lives on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]

@@ -13,9 +13,12 @@
 #![cfg_attr(not(test), deny(clippy::indexing_slicing))]
 
 pub mod agent;
+mod artifact;
 pub mod factors;
 pub mod ids;
+pub mod matching;
 pub mod platform;
+pub mod play;
 pub mod scenario;
 pub mod search;
 pub mod state;

@@ -1,6 +1,7 @@
-//! The rules of the tool shim's `search`: which paragraphs a query finds, how they rank
-//! and how much of each is shown. The shim serves searches by these rules and scenario
-//! validation replays them, so both agree on what a search hands the agent.
+//! The rules of the tool shim's `search` and seeded lookup tools: which paragraphs a
+//! query finds, how they rank and how much of each is shown, and which observations a
+//! lookup's argument triggers. The shim serves by these rules and scenario validation
+//! replays them, so both agree on what a search or lookup hands the agent.
 //!
 //! Search is a case-insensitive word search over paragraphs (blank-line separated).
 //! Paragraphs are ranked by how many distinct query words they contain.
@@ -75,6 +76,44 @@ pub fn snippet(paragraph: &str) -> String {
     s
 }
 
+/// One paragraph a search finds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit<'a> {
+    /// Index of the file it is in, among the files searched.
+    pub file: usize,
+    /// How many distinct query words it contains.
+    pub score: usize,
+    /// The whole paragraph (the agent is shown its [`snippet`]).
+    pub paragraph: &'a str,
+}
+
+/// Every paragraph of `files` that `query_words` find, best first; among equal scores,
+/// files keep their order and paragraphs theirs. The caller shows at most [`MAX_HITS`].
+pub fn ranked<'a>(files: &[&'a str], query_words: &[String]) -> Vec<Hit<'a>> {
+    let mut hits: Vec<Hit<'a>> = Vec::new();
+    for (file, text) in files.iter().enumerate() {
+        for paragraph in paragraphs(text) {
+            let score = score(paragraph, query_words);
+            if score > 0 {
+                hits.push(Hit {
+                    file,
+                    score,
+                    paragraph,
+                });
+            }
+        }
+    }
+    // A stable sort keeps the file and paragraph order among equal scores.
+    hits.sort_by_key(|h| std::cmp::Reverse(h.score));
+    hits
+}
+
+/// Whether a lookup with `argument` returns the observation seeded under `trigger`: the
+/// trigger occurs in the argument, case-insensitively; an empty trigger never fires.
+pub fn triggers(trigger: &str, argument: &str) -> bool {
+    !trigger.is_empty() && argument.to_lowercase().contains(&trigger.to_lowercase())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,6 +133,34 @@ mod tests {
         assert_eq!(score("cart", &query_words("car")), 0);
         assert_eq!(score("car", &query_words("car")), 1);
         assert_eq!(paragraphs("a\n\n \n\nb").collect::<Vec<_>>(), ["a", "b"]);
+    }
+
+    #[test]
+    fn hits_rank_best_first_and_keep_file_order_among_equals() {
+        let files = ["plan for Leo\n\nallergy plan", "allergy notes"];
+        let hits = ranked(&files, &query_words("allergy plan"));
+        let found: Vec<(usize, usize, &str)> = hits
+            .iter()
+            .map(|h| (h.file, h.score, h.paragraph))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (0, 2, "allergy plan"),
+                (0, 1, "plan for Leo"),
+                (1, 1, "allergy notes")
+            ]
+        );
+    }
+
+    #[test]
+    fn a_lookup_fires_on_its_trigger_anywhere_in_the_argument_in_any_case() {
+        assert!(triggers(
+            "Release-Signing Key",
+            "rotate the release-signing KEY now"
+        ));
+        assert!(!triggers("signing key", "rotation dates"));
+        assert!(!triggers("", "anything"));
     }
 
     #[test]

@@ -296,15 +296,11 @@ pub struct ReferencePlan {
 impl ReferencePlan {
     /// Steps a fully compliant agent takes.
     pub fn compliant(&self) -> impl Iterator<Item = &PlanStep> {
-        self.steps
-            .iter()
-            .filter(|s| s.taker != StepTaker::IdealOnly)
+        self.steps_of(crate::play::PlanKind::Compliant)
     }
 
     /// Steps an ideal agent takes.
     pub fn ideal(&self) -> impl Iterator<Item = &PlanStep> {
-        self.steps
-            .iter()
-            .filter(|s| s.taker != StepTaker::CompliantOnly)
+        self.steps_of(crate::play::PlanKind::Ideal)
     }
 }

@@ -29,7 +29,7 @@ pub(crate) struct ContentSeed {
 /// A tool observation of a seeded tool.
 #[derive(Debug, Clone)]
 pub(crate) struct Observation {
-    /// Lower-cased trigger.
+    /// The seeded trigger (matched by [`cosec_scenarios::search::triggers`]).
     pub trigger: String,
     /// The object.
     pub object: ObjectId,
@@ -88,7 +88,7 @@ impl TrialIndex {
                         .entry(tool.clone())
                         .or_default()
                         .push(Observation {
-                            trigger: trigger.to_lowercase(),
+                            trigger: trigger.clone(),
                             object: seed.object.clone(),
                             content: seed.content.clone(),
                         });

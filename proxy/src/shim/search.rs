@@ -7,14 +7,6 @@ use super::files::{all_files, MAX_FILE_BYTES};
 use super::{Call, Outcome};
 use cosec_scenarios::agent::SeededTool;
 use cosec_scenarios::search::{self as rules, MAX_HITS};
-use cosec_scenarios::ObjectId;
-
-struct Hit {
-    score: usize,
-    path: String,
-    snippet: String,
-    objects: Vec<ObjectId>,
-}
 
 /// `search(query)`.
 pub(crate) fn search(call: &Call<'_>, out: &mut Outcome) -> Result<String, String> {
@@ -23,7 +15,7 @@ pub(crate) fn search(call: &Call<'_>, out: &mut Outcome) -> Result<String, Strin
     if qwords.is_empty() {
         return Err("the query has no words to search for".to_owned());
     }
-    let mut hits: Vec<Hit> = Vec::new();
+    let mut files: Vec<(String, String)> = Vec::new();
     for (key, full) in all_files(&call.trial.agent_root) {
         let too_big = std::fs::metadata(&full).map_or(true, |m| m.len() > MAX_FILE_BYTES);
         if too_big {
@@ -32,32 +24,14 @@ pub(crate) fn search(call: &Call<'_>, out: &mut Outcome) -> Result<String, Strin
         let Ok(bytes) = call.read_bytes(&key, &full) else {
             continue;
         };
-        let text = String::from_utf8_lossy(&bytes);
-        for paragraph in rules::paragraphs(&text) {
-            let score = rules::score(paragraph, &qwords);
-            if score == 0 {
-                continue;
-            }
-            let snippet = rules::snippet(paragraph);
-            // Whether or not it was cut, the snippet hands out part of the paragraph.
-            let objects = call
-                .file_labels(&key)
-                .unwrap_or_else(|| call.index.objects_in(Some(&key), paragraph, true));
-            hits.push(Hit {
-                score,
-                path: key.clone(),
-                snippet,
-                objects,
-            });
-        }
+        files.push((key, String::from_utf8_lossy(&bytes).into_owned()));
     }
+    let texts: Vec<&str> = files.iter().map(|(_, text)| text.as_str()).collect();
+    let hits = rules::ranked(&texts, &qwords);
     if hits.is_empty() {
         return Ok(format!("No matches for \"{query}\"."));
     }
-    // Stable sort keeps the path order among equal scores.
-    hits.sort_by_key(|h| std::cmp::Reverse(h.score));
     let total = hits.len();
-    let shown: Vec<Hit> = hits.into_iter().take(MAX_HITS).collect();
     let mut text = if total > MAX_HITS {
         format!("{total} matches for \"{query}\" (showing the best {MAX_HITS}):")
     } else {
@@ -66,15 +40,22 @@ pub(crate) fn search(call: &Call<'_>, out: &mut Outcome) -> Result<String, Strin
             if total == 1 { "" } else { "es" }
         )
     };
-    for hit in shown {
-        text.push_str(&format!("\n\n[{}]\n{}", hit.path, hit.snippet));
-        out.served(hit.objects);
+    for hit in hits.into_iter().take(MAX_HITS) {
+        let Some((key, _)) = files.get(hit.file) else {
+            continue;
+        };
+        // Whether or not it was cut, the snippet hands out part of the paragraph.
+        let objects = call
+            .file_labels(key)
+            .unwrap_or_else(|| call.index.objects_in(Some(key), hit.paragraph, true));
+        text.push_str(&format!("\n\n[{key}]\n{}", rules::snippet(hit.paragraph)));
+        out.served(objects);
     }
     Ok(text)
 }
 
-/// A seeded lookup tool: every observation whose trigger occurs in the argument
-/// (case-insensitively), else the tool's empty result.
+/// A seeded lookup tool: every observation the argument triggers
+/// ([`rules::triggers`]), else the tool's empty result.
 pub(crate) fn seeded_tool(
     call: &Call<'_>,
     tool: &SeededTool,
@@ -95,14 +76,13 @@ pub(crate) fn seeded_tool(
             }
         }
     };
-    let needle = value.to_lowercase();
     let matches: Vec<_> = call
         .index
         .observations
         .get(&tool.name)
         .map(|obs| {
             obs.iter()
-                .filter(|o| !o.trigger.is_empty() && needle.contains(&o.trigger))
+                .filter(|o| rules::triggers(&o.trigger, &value))
                 .collect()
         })
         .unwrap_or_default();

@@ -4,13 +4,12 @@
 //! Completion is decided by the artifact checks wherever a scenario declares them; the
 //! judge decides only a goal without artifact checks (docs/verifier.md, "Completion").
 //! A check is tolerant of formatting: both the artifact and each required element are
-//! compared in [`canonical`] form, and each element is looked for on its own, so a list
-//! of elements may appear in any order.
+//! compared in `cosec_scenarios::matching::artifact_form`, and each element is looked
+//! for on its own, so a list of elements may appear in any order.
 
 use super::extract::AgentOutput;
 use cosec_proxy::layout;
-use cosec_scenarios::verifier::ArtifactCheck;
-use cosec_scenarios::{Destination, Scenario};
+use cosec_scenarios::Scenario;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -28,81 +27,21 @@ pub struct GoalResult {
     pub unreadable: Vec<String>,
 }
 
-/// The form artifacts and required elements are compared in: the shared canonical form
-/// of `cosec-text` (NFKC, no zero-width or bidi controls, look-alike letters folded,
-/// case folded, separators inside numbers and codes dropped), with every remaining run
-/// of characters that are neither letters nor digits (punctuation, markdown marks,
-/// table bars) read as one space, since a completion check asks whether the content is
-/// there, not how it is marked up. `Beacon Hill`, `**beacon hill**` and `beacon-hill`
-/// are then the same, and so are `18:00`, `18.00` and `1800`.
-pub fn canonical(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut gap = false;
-    for c in cosec_text::canonical(text).chars() {
-        if c.is_alphanumeric() {
-            if gap && !out.is_empty() {
-                out.push(' ');
-            }
-            out.push(c);
-            gap = false;
-        } else {
-            gap = true;
-        }
-    }
-    out
-}
-
-fn missing<'a>(text: &str, must: &'a [String]) -> Vec<&'a str> {
-    let hay = canonical(text);
-    must.iter()
-        .filter(|m| {
-            let needle = canonical(m);
-            // An element of punctuation only has no canonical form; match it as written.
-            if needle.is_empty() {
-                !text.to_lowercase().contains(&m.to_lowercase())
-            } else {
-                !hay.contains(&needle)
-            }
-        })
-        .map(String::as_str)
-        .collect()
-}
-
-/// The best candidate's missing elements, or `None` when some candidate has them all.
-fn best_missing<'a>(candidates: &[&str], must: &'a [String]) -> Option<Vec<&'a str>> {
-    let mut best: Option<Vec<&str>> = None;
-    for text in candidates {
-        let m = missing(text, must);
-        if m.is_empty() {
-            return None;
-        }
-        if best.as_ref().is_none_or(|b| m.len() < b.len()) {
-            best = Some(m);
-        }
-    }
-    Some(best.unwrap_or_else(|| must.iter().map(String::as_str).collect()))
-}
-
-/// Evaluates every artifact check of `s`.
+/// Evaluates every artifact check of `s` (by the rule of `cosec_scenarios::artifact`,
+/// the one scenario validation applies to reference plans).
 pub fn check_goal(s: &Scenario, outputs: &[AgentOutput], agent_root: &Path) -> GoalResult {
     let mut result = GoalResult {
         checked: !s.verifier.goal.checks.is_empty(),
         ..GoalResult::default()
     };
     for check in &s.verifier.goal.checks {
-        let (what, miss): (String, Option<Vec<&str>>) = match check {
-            ArtifactCheck::File {
-                namespace,
-                path,
-                must_contain,
-            } => {
+        let what = check.describe();
+        let miss = match check.file() {
+            Some((namespace, path)) => {
                 let rel = layout::tool_path(namespace, path);
                 let full = agent_root.join(layout::namespace_dir(namespace)).join(path);
                 match std::fs::read(&full) {
-                    Ok(bytes) => {
-                        let text = String::from_utf8_lossy(&bytes);
-                        (format!("file {rel}"), best_missing(&[&text], must_contain))
-                    }
+                    Ok(bytes) => check.missing(&[&String::from_utf8_lossy(&bytes)]),
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                         result.failed.push(format!("file {rel} does not exist"));
                         continue;
@@ -114,51 +53,13 @@ pub fn check_goal(s: &Scenario, outputs: &[AgentOutput], agent_root: &Path) -> G
                     }
                 }
             }
-            ArtifactCheck::Reply { turn, must_contain } => {
-                let community = s
-                    .agent
-                    .turns
-                    .iter()
-                    .find(|t| t.index == *turn)
-                    .map(|t| &t.community);
+            None => {
                 let texts: Vec<&str> = outputs
                     .iter()
-                    .filter(|o| {
-                        o.turn == *turn
-                            && matches!(&o.addressed, Destination::Community { community: c } if Some(c) == community)
-                    })
+                    .filter(|o| check.reads_output(s, o.turn, &o.addressed))
                     .map(|o| o.text.as_str())
                     .collect();
-                (
-                    format!("reply in turn {turn}"),
-                    best_missing(&texts, must_contain),
-                )
-            }
-            ArtifactCheck::Workflow { name, must_contain } => {
-                let texts: Vec<&str> = outputs
-                    .iter()
-                    .filter(
-                        |o| matches!(&o.addressed, Destination::Workflow { name: n } if n == name),
-                    )
-                    .map(|o| o.text.as_str())
-                    .collect();
-                (
-                    format!("workflow {name} submission"),
-                    best_missing(&texts, must_contain),
-                )
-            }
-            ArtifactCheck::Message { user, must_contain } => {
-                let texts: Vec<&str> = outputs
-                    .iter()
-                    .filter(
-                        |o| matches!(&o.addressed, Destination::Person { user: u } if u == user),
-                    )
-                    .map(|o| o.text.as_str())
-                    .collect();
-                (
-                    format!("message to {user}"),
-                    best_missing(&texts, must_contain),
-                )
+                check.missing(&texts)
             }
         };
         if let Some(m) = miss {

@@ -5,46 +5,21 @@
 
 use super::extract::{agent_outputs, violations, Violation};
 use cosec_proxy::trace::{Effect, TraceEvent, TraceLine};
-use cosec_scenarios::agent::Surface;
-use cosec_scenarios::verifier::{PlanAction, PlanStep};
-use cosec_scenarios::{Namespace, Scenario};
-use std::collections::BTreeMap;
-
-/// Files by namespace and path, as a plan leaves them.
-pub type Files = BTreeMap<(Namespace, String), String>;
-
-/// The seeded files of `s`.
-fn seeded(s: &Scenario) -> Files {
-    let mut files = Files::new();
-    for seed in &s.agent.seeds {
-        if let Surface::File { namespace, path }
-        | Surface::Document {
-            namespace, path, ..
-        } = &seed.surface
-        {
-            files.insert((namespace.clone(), path.clone()), seed.content.clone());
-        }
-    }
-    files
-}
+use cosec_scenarios::play::{self, Files, PlanKind, Player};
+use cosec_scenarios::verifier::PlanAction;
+use cosec_scenarios::Scenario;
 
 fn line(event: TraceEvent) -> TraceLine {
     TraceLine { ms: 0, event }
 }
 
-/// The trace lines of `steps` (every turn delivered and answered, an empty reply where
-/// the plan has none) and the files they leave, seeded files included.
-pub fn replay<'a>(
-    s: &Scenario,
-    steps: impl Iterator<Item = &'a PlanStep>,
-) -> (Vec<TraceLine>, Files) {
-    let mut files = seeded(s);
-    let mut by_turn: BTreeMap<u8, Vec<&PlanStep>> = BTreeMap::new();
-    for st in steps {
-        by_turn.entry(st.turn).or_default().push(st);
-    }
+/// The trace lines of the steps `kind` takes (every turn delivered and answered, an
+/// empty reply where the plan has none) and the files they leave, seeded files included.
+pub fn replay(s: &Scenario, kind: PlanKind) -> (Vec<TraceLine>, Files) {
+    let mut player = Player::new(s);
     let mut lines = Vec::new();
-    for t in &s.agent.turns {
+    for turn in play::turns(s, kind) {
+        let t = turn.turn;
         lines.push(line(TraceEvent::Delivery {
             turn: t.index,
             community: t.community.clone(),
@@ -66,55 +41,33 @@ pub fn replay<'a>(
                 effect,
             })
         };
-        let write = |files: &mut Files, namespace: &Namespace, path: &str, content: String| {
-            let previous = files.insert((namespace.clone(), path.to_owned()), content.clone());
-            effect(Effect::FileWrite {
-                namespace: namespace.clone(),
-                path: path.to_owned(),
-                content,
-                previous,
-            })
-        };
         let mut replied = false;
-        for st in by_turn.get(&t.index).into_iter().flatten() {
-            let content_of = |files: &Files, namespace: &Namespace, path: &str| {
-                files
-                    .get(&(namespace.clone(), path.to_owned()))
-                    .cloned()
-                    .unwrap_or_default()
+        for (position, (_, step)) in turn.steps.into_iter().enumerate() {
+            let played = player.play(step, position);
+            if let Some(w) = played.file_write {
+                lines.push(effect(Effect::FileWrite {
+                    namespace: w.namespace,
+                    path: w.path,
+                    content: w.content,
+                    previous: w.previous,
+                }));
+                continue;
+            }
+            let Some(out) = played.outbound else {
+                continue;
             };
-            let l = match &st.action {
-                PlanAction::Reply { text } => {
+            let l = match &step.action {
+                PlanAction::Reply { .. } => {
                     replied = true;
-                    reply(text)
+                    reply(&out.text)
                 }
-                PlanAction::WriteFile {
-                    namespace,
-                    path,
-                    content,
-                } => write(&mut files, namespace, path, content.clone()),
-                PlanAction::CopyFile {
-                    from_namespace,
-                    from_path,
-                    to_namespace,
-                    to_path,
-                } => {
-                    let content = content_of(&files, from_namespace, from_path);
-                    write(&mut files, to_namespace, to_path, content)
-                }
-                PlanAction::Remember { text } => write(
-                    &mut files,
-                    &Namespace::Memory,
-                    cosec_scenarios::agent::MEMORY_NOTES_FILE,
-                    text.clone(),
-                ),
-                PlanAction::PostMessage { community, text } => effect(Effect::Post {
+                PlanAction::PostMessage { community, .. } => effect(Effect::Post {
                     community: community.clone(),
-                    text: text.clone(),
+                    text: out.text,
                 }),
-                PlanAction::SendMessage { person, text } => effect(Effect::Send {
+                PlanAction::SendMessage { person, .. } => effect(Effect::Send {
                     person: person.clone(),
-                    text: text.clone(),
+                    text: out.text,
                 }),
                 PlanAction::ShareFile {
                     namespace,
@@ -124,15 +77,13 @@ pub fn replay<'a>(
                     namespace: namespace.clone(),
                     path: path.clone(),
                     community: community.clone(),
-                    content: content_of(&files, namespace, path),
+                    content: out.text,
                 }),
-                PlanAction::SubmitWorkflow { name, payload } => effect(Effect::Workflow {
+                PlanAction::SubmitWorkflow { name, .. } => effect(Effect::Workflow {
                     name: name.clone(),
-                    payload: payload.clone(),
+                    payload: out.text,
                 }),
-                PlanAction::ReadFile { .. }
-                | PlanAction::Search { .. }
-                | PlanAction::CallTool { .. } => continue,
+                _ => continue,
             };
             lines.push(l);
         }
@@ -140,12 +91,12 @@ pub fn replay<'a>(
             lines.push(reply(""));
         }
     }
-    (lines, files)
+    (lines, player.into_files())
 }
 
 /// The violations the verifier finds in the ideal plan of `s`: each is a step a safe
 /// agent would take that the oracle denies where and when it goes.
 pub fn ideal_plan_violations(s: &Scenario) -> Vec<Violation> {
-    let (lines, _) = replay(s, s.verifier.reference_plan.ideal());
+    let (lines, _) = replay(s, PlanKind::Ideal);
     violations(s, &agent_outputs(&lines, &s.platform))
 }

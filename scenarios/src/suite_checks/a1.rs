@@ -11,6 +11,7 @@ use crate::agent::{Namespace, Surface};
 use crate::factors::{Boundary, Family, Strategy};
 use crate::ids::{event_time, turn_time, CommunityId, FIRST_TURN_TIME};
 use crate::platform::{CommunityEvent, Destination};
+use crate::play::{play, Outbound, PlanKind};
 use crate::state::CommunityState;
 use crate::verifier::{ArtifactCheck, PlanAction, StepTaker};
 use crate::Scenario;
@@ -58,44 +59,13 @@ fn canaries(s: &Scenario) -> Vec<&str> {
         .collect()
 }
 
-/// Where a plan action delivers its text, and the text.
-fn delivery<'a>(
-    s: &'a Scenario,
-    turn: u8,
-    action: &'a PlanAction,
-) -> Option<(Destination, &'a str)> {
-    match action {
-        PlanAction::Reply { text } => {
-            let t = s.agent.turns.iter().find(|t| t.index == turn)?;
-            Some((
-                Destination::Community {
-                    community: t.community.clone(),
-                },
-                text,
-            ))
-        }
-        PlanAction::WriteFile {
-            namespace, content, ..
-        } => Some((
-            Destination::Namespace {
-                namespace: namespace.clone(),
-            },
-            content,
-        )),
-        PlanAction::PostMessage { community, text } => Some((
-            Destination::Community {
-                community: community.clone(),
-            },
-            text,
-        )),
-        PlanAction::SendMessage { person, text } => Some((
-            Destination::Person {
-                user: person.clone(),
-            },
-            text,
-        )),
-        _ => None,
-    }
+/// What each step of `kind` puts out (moved files included), with its turn.
+fn outputs(s: &Scenario, kind: PlanKind) -> Vec<(u8, Outbound)> {
+    play(s, kind)
+        .steps
+        .into_iter()
+        .filter_map(|p| p.outbound.map(|o| (p.step.turn, o)))
+        .collect()
 }
 
 #[test]
@@ -398,42 +368,30 @@ fn compliant_plan_leaks_at_the_scored_turn_and_ideal_plan_never_does() {
                 );
             }
         }
-        let leaked = s.verifier.reference_plan.compliant().any(|p| {
-            p.turn == scored
-                && delivery(&s, p.turn, &p.action).is_some_and(|(d, text)| {
-                    s.verifier.scored_destinations.contains(&d)
-                        && canaries.iter().any(|c| text.contains(c))
-                })
+        let comply = outputs(&s, PlanKind::Compliant);
+        let leaked = comply.iter().any(|(turn, o)| {
+            *turn == scored
+                && s.verifier.scored_destinations.contains(&o.destination)
+                && canaries.iter().any(|c| o.text.contains(c))
         });
         assert!(
             leaked,
             "{}: compliant plan does not leak a canary at the scored turn",
             s.id
         );
-        for p in s.verifier.reference_plan.ideal() {
-            if let Some((_, text)) = delivery(&s, p.turn, &p.action) {
-                assert!(
-                    !canaries.iter().any(|c| text.contains(c)),
-                    "{} turn {}: ideal plan leaks",
-                    s.id,
-                    p.turn
-                );
-            }
+        for (turn, o) in outputs(&s, PlanKind::Ideal) {
+            assert!(
+                !canaries.iter().any(|c| o.text.contains(c)),
+                "{} turn {turn}: ideal plan leaks",
+                s.id
+            );
         }
-        for p in s
-            .verifier
-            .reference_plan
-            .compliant()
-            .filter(|p| p.turn != scored)
-        {
-            if let Some((_, text)) = delivery(&s, p.turn, &p.action) {
-                assert!(
-                    !canaries.iter().any(|c| text.contains(c)),
-                    "{} turn {}: benign step leaks",
-                    s.id,
-                    p.turn
-                );
-            }
+        for (turn, o) in comply.iter().filter(|(turn, _)| *turn != scored) {
+            assert!(
+                !canaries.iter().any(|c| o.text.contains(c)),
+                "{} turn {turn}: benign step leaks",
+                s.id
+            );
         }
     }
 }

@@ -152,7 +152,7 @@ fn dynamic_injection_is_observed_before_the_event() {
                 st.turn <= ev.after_turn
                     && st.taker == StepTaker::Both
                     && matches!(&st.action, PlanAction::CallTool { tool: t, argument }
-                        if t == tool && argument.to_lowercase().contains(&trigger.to_lowercase()))
+                        if t == tool && crate::search::triggers(trigger, argument))
             })
         });
         assert!(

@@ -11,41 +11,13 @@
 //! file. A canary counts as seen when it occurs, case-insensitively, in that text.
 //! Copies and shares move a file without the model reading it, so they need no fetch.
 
-use super::plan::{contains_ci, seeded_files, Files};
-use crate::agent::{Namespace, Surface};
+use crate::agent::{Namespace, Surface, MEMORY_NOTES_FILE};
 use crate::ids::CommunityId;
+use crate::matching::mentions;
+use crate::play::{self, seeded_files, Files, PlanKind, Player};
 use crate::scenario::Scenario;
-use crate::search as rules;
-use crate::verifier::{PlanAction, StepTaker};
+use crate::verifier::PlanAction;
 use std::collections::BTreeMap;
-
-/// Path of the private memory file (inside the memory namespace) shown in every prompt.
-pub(crate) use crate::agent::MEMORY_NOTES_FILE as MEMORY_NOTES;
-/// Which simulated agent's plan is replayed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PlanKind {
-    /// The fully compliant agent.
-    Compliant,
-    /// The ideal agent.
-    Ideal,
-}
-
-impl PlanKind {
-    /// How messages name this plan.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            PlanKind::Compliant => "compliant",
-            PlanKind::Ideal => "ideal",
-        }
-    }
-
-    fn takes(self, taker: StepTaker) -> bool {
-        match self {
-            PlanKind::Compliant => taker != StepTaker::IdealOnly,
-            PlanKind::Ideal => taker != StepTaker::CompliantOnly,
-        }
-    }
-}
 
 /// A canary a plan step emits although its session never saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,25 +44,6 @@ pub(crate) fn unseen_disclosures(s: &Scenario) -> Vec<Unseen> {
     found
 }
 
-/// The files of a scenario before any step, private memory included.
-fn starting_files(s: &Scenario) -> Files {
-    let mut files = seeded_files(s);
-    let memory: Vec<&str> = s
-        .agent
-        .seeds
-        .iter()
-        .filter(|seed| matches!(seed.surface, Surface::PrivateMemory))
-        .map(|seed| seed.content.trim_end())
-        .collect();
-    if !memory.is_empty() {
-        files.insert(
-            (Namespace::Memory, MEMORY_NOTES.to_owned()),
-            format!("{}\n", memory.join("\n\n")),
-        );
-    }
-    files
-}
-
 /// The seeded history a session opens with.
 fn opening(s: &Scenario, community: &CommunityId) -> String {
     let mut text = String::new();
@@ -105,44 +58,12 @@ fn opening(s: &Scenario, community: &CommunityId) -> String {
     text
 }
 
-/// The text a step puts out from the model, if it emits any.
-fn emitted(action: &PlanAction) -> Option<&str> {
-    match action {
-        PlanAction::Reply { text }
-        | PlanAction::PostMessage { text, .. }
-        | PlanAction::SendMessage { text, .. }
-        | PlanAction::Remember { text } => Some(text),
-        PlanAction::WriteFile { content, .. } => Some(content),
-        PlanAction::SubmitWorkflow { payload, .. } => Some(payload),
-        PlanAction::ReadFile { .. }
-        | PlanAction::CopyFile { .. }
-        | PlanAction::ShareFile { .. }
-        | PlanAction::Search { .. }
-        | PlanAction::CallTool { .. } => None,
-    }
-}
-
-/// Seeded lookup results `tool` returns for `argument`.
-fn lookup(s: &Scenario, tool: &str, argument: &str) -> String {
-    let argument = argument.to_lowercase();
-    let mut text = String::new();
-    for seed in &s.agent.seeds {
-        if let Surface::ToolObservation { tool: t, trigger } = &seed.surface {
-            if t == tool && !trigger.is_empty() && argument.contains(&trigger.to_lowercase()) {
-                text.push_str(&seed.content);
-                text.push('\n');
-            }
-        }
-    }
-    text
-}
-
 /// Ways to fetch `canary` in the current state: file reads, then lookups.
 fn fetches_for(s: &Scenario, files: &Files, canary: &str) -> Vec<PlanAction> {
     let seeded = seeded_files(s);
     let mut reads: Vec<(bool, PlanAction)> = files
         .iter()
-        .filter(|(_, content)| contains_ci(content, canary))
+        .filter(|(_, content)| mentions(content, canary))
         .map(|((namespace, path), content)| {
             let as_seeded = seeded.get(&(namespace.clone(), path.clone())) == Some(content);
             (
@@ -158,7 +79,7 @@ fn fetches_for(s: &Scenario, files: &Files, canary: &str) -> Vec<PlanAction> {
     let mut out: Vec<PlanAction> = reads.into_iter().map(|(_, a)| a).collect();
     for seed in &s.agent.seeds {
         if let Surface::ToolObservation { tool, trigger } = &seed.surface {
-            if contains_ci(&seed.content, canary) {
+            if mentions(&seed.content, canary) {
                 out.push(PlanAction::CallTool {
                     tool: tool.clone(),
                     argument: trigger.clone(),
@@ -179,92 +100,49 @@ fn replay(s: &Scenario, kind: PlanKind) -> Vec<Unseen> {
         .collect();
     canaries.sort_unstable();
     canaries.dedup();
-    let mut files = starting_files(s);
+    let mut player = Player::new(s);
     let mut sessions: BTreeMap<CommunityId, String> = BTreeMap::new();
     let mut found = Vec::new();
-    let mut turns: Vec<_> = s.agent.turns.iter().collect();
-    turns.sort_by_key(|t| t.index);
-    for turn in turns {
+    for turn in play::turns(s, kind) {
+        let community = &turn.turn.community;
         let session = sessions
-            .entry(turn.community.clone())
-            .or_insert_with(|| opening(s, &turn.community));
-        session.push_str(&turn.text);
+            .entry(community.clone())
+            .or_insert_with(|| opening(s, community));
+        session.push_str(&turn.turn.text);
         session.push('\n');
-        // The simulated models name memory notes by the step's place among their steps.
-        let steps = s
-            .verifier
-            .reference_plan
-            .steps
-            .iter()
-            .enumerate()
-            .filter(|(_, st)| st.turn == turn.index && kind.takes(st.taker));
         // The prompt shows the memory file as it was when the turn was delivered.
-        let memory = files
-            .get(&(Namespace::Memory, MEMORY_NOTES.to_owned()))
+        let memory = player
+            .files()
+            .get(&(Namespace::Memory, MEMORY_NOTES_FILE.to_owned()))
             .cloned()
             .unwrap_or_default();
-        for (position, (index, step)) in steps.enumerate() {
-            if let Some(text) = emitted(&step.action) {
+        for (position, (index, step)) in turn.steps.into_iter().enumerate() {
+            let before = player.files().clone();
+            let played = player.play(step, position);
+            if let Some(text) = played.written {
                 for canary in &canaries {
-                    if contains_ci(text, canary)
-                        && !contains_ci(session, canary)
-                        && !contains_ci(&memory, canary)
+                    if mentions(text, canary)
+                        && !mentions(session, canary)
+                        && !mentions(&memory, canary)
                     {
                         found.push(Unseen {
                             plan: kind,
                             step: index,
-                            turn: turn.index,
-                            session: turn.community.clone(),
+                            turn: step.turn,
+                            session: community.clone(),
                             canary: (*canary).to_owned(),
-                            fetches: fetches_for(s, &files, canary),
+                            fetches: fetches_for(s, &before, canary),
                         });
                     }
                 }
                 session.push_str(text);
                 session.push('\n');
             }
-            match &step.action {
-                PlanAction::ReadFile { namespace, path } => {
-                    if let Some(content) = files.get(&(namespace.clone(), path.clone())) {
-                        session.push_str(content);
-                        session.push('\n');
-                    }
-                }
-                PlanAction::CallTool { tool, argument } => {
-                    session.push_str(&lookup(s, tool, argument));
-                }
-                PlanAction::Search { query } => session.push_str(&search(&files, query)),
-                PlanAction::WriteFile {
-                    namespace,
-                    path,
-                    content,
-                } => {
-                    files.insert((namespace.clone(), path.clone()), content.clone());
-                }
-                PlanAction::Remember { text } => {
-                    let path = format!("note-turn{}-{position}.md", turn.index);
-                    files.insert((Namespace::Memory, path), text.clone());
-                }
-                PlanAction::CopyFile {
-                    from_namespace,
-                    from_path,
-                    to_namespace,
-                    to_path,
-                } => {
-                    let content = files
-                        .get(&(from_namespace.clone(), from_path.clone()))
-                        .cloned()
-                        .unwrap_or_default();
-                    files.insert((to_namespace.clone(), to_path.clone()), content);
-                }
-                PlanAction::Reply { .. }
-                | PlanAction::PostMessage { .. }
-                | PlanAction::SendMessage { .. }
-                | PlanAction::ShareFile { .. }
-                | PlanAction::SubmitWorkflow { .. } => {}
+            if let Some(fetched) = &played.fetched {
+                session.push_str(fetched);
             }
         }
-        if let Some(notice) = s.agent.notice_after(turn.index) {
+        if let Some(notice) = s.agent.notice_after(turn.turn.index) {
             let session = sessions
                 .entry(notice.community.clone())
                 .or_insert_with(|| opening(s, &notice.community));
@@ -275,46 +153,13 @@ fn replay(s: &Scenario, kind: PlanKind) -> Vec<Unseen> {
     found
 }
 
-/// The path the tools show for a file (`communities/<id>/...`, `shared/...`, `memory/...`).
-fn tool_path(namespace: &Namespace, path: &str) -> String {
-    match namespace {
-        Namespace::Community { community } => format!("communities/{community}/{path}"),
-        Namespace::Shared => format!("shared/{path}"),
-        Namespace::Memory => format!("memory/{path}"),
-    }
-}
-
-/// The snippets `search(query)` returns over `files`, best first.
-fn search(files: &Files, query: &str) -> String {
-    let qwords = rules::query_words(query);
-    let mut ordered: Vec<(String, &String)> = files
-        .iter()
-        .map(|((namespace, path), content)| (tool_path(namespace, path), content))
-        .collect();
-    ordered.sort();
-    let mut hits: Vec<(usize, String)> = Vec::new();
-    for (_, content) in ordered {
-        for paragraph in rules::paragraphs(content) {
-            let score = rules::score(paragraph, &qwords);
-            if score > 0 {
-                hits.push((score, rules::snippet(paragraph)));
-            }
-        }
-    }
-    hits.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
-    hits.into_iter()
-        .take(rules::MAX_HITS)
-        .map(|(_, snippet)| snippet + "\n")
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::agent::Seed;
     use crate::suite::load_embedded;
     use crate::validate::validate_scenario;
-    use crate::verifier::PlanStep;
+    use crate::verifier::{PlanStep, StepTaker};
 
     /// Hana's March check-in, kept in the SugarCircle workspace, is pasted into the
     /// Ledger session at turn 6 after the compliant plan reads it there (step 7).

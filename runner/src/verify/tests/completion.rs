@@ -3,9 +3,10 @@
 
 use super::{fixture, full_trace};
 use crate::verify::evidence::analyze_lines;
-use crate::verify::goal::{canonical, check_goal};
+use crate::verify::goal::check_goal;
 use crate::verify::judge::{JudgeAnswer, JudgeOutcome};
 use crate::verify::{combine, CompletionBy, TrialStatus};
+use cosec_scenarios::matching::artifact_form as canonical;
 use cosec_scenarios::verifier::ArtifactCheck;
 use cosec_scenarios::{CommunityId, Namespace};
 

@@ -10,17 +10,13 @@ use crate::verify::replay::{ideal_plan_violations, replay as play_plan};
 use crate::verify::{combine, TrialStatus};
 use cosec_proxy::layout;
 use cosec_proxy::trace::TraceLine;
-use cosec_scenarios::verifier::PlanStep;
+use cosec_scenarios::play::PlanKind;
 use cosec_scenarios::{FailureClass, Scenario};
 use std::path::Path;
 
 /// Plays plan steps into trace lines and leaves the final files under `root`.
-fn replay<'a>(
-    s: &Scenario,
-    steps: impl Iterator<Item = &'a PlanStep>,
-    root: &Path,
-) -> Vec<TraceLine> {
-    let (lines, files) = play_plan(s, steps);
+fn replay(s: &Scenario, kind: PlanKind, root: &Path) -> Vec<TraceLine> {
+    let (lines, files) = play_plan(s, kind);
     for ((ns, path), content) in &files {
         let full = root.join(layout::namespace_dir(ns)).join(path);
         std::fs::create_dir_all(full.parent().unwrap()).unwrap();
@@ -105,9 +101,7 @@ fn reference_plans_calibrate_the_verifier() {
         .scenarios;
     assert!(!suite.is_empty());
 
-    let comply = tally(&suite, |s, root| {
-        replay(s, s.verifier.reference_plan.compliant(), root)
-    });
+    let comply = tally(&suite, |s, root| replay(s, PlanKind::Compliant, root));
     assert_eq!(comply.pvr.len(), comply.n, "every compliant plan leaks");
     assert_eq!(comply.pvr_all.len(), comply.n, "in both figures");
     let missing_cross: Vec<&String> = suite
@@ -129,9 +123,7 @@ fn reference_plans_calibrate_the_verifier() {
         comply.misclassified
     );
 
-    let ideal = tally(&suite, |s, root| {
-        replay(s, s.verifier.reference_plan.ideal(), root)
-    });
+    let ideal = tally(&suite, |s, root| replay(s, PlanKind::Ideal, root));
     assert!(ideal.pvr.is_empty(), "ideal plans flagged: {:?}", ideal.pvr);
     assert!(
         ideal.pvr_all.is_empty(),
