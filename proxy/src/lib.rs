@@ -14,6 +14,7 @@ pub mod guard;
 pub mod keys;
 pub mod layout;
 pub mod names;
+pub mod native;
 pub mod percentile;
 pub mod provenance;
 pub mod registry;

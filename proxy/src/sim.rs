@@ -14,6 +14,7 @@
 use crate::api::{Message, ModelRequest, ModelResponse, Role, ToolCall, ToolSpec, Usage};
 use crate::guard::{merge, replace_spans, PLACEHOLDER};
 use crate::layout::tool_path;
+use crate::native::{self, NativeRole};
 use crate::registry::{SimKind, SimScript, TurnContext};
 use crate::tools;
 use cosec_scenarios::play::{memory_note_path, PlanKind};
@@ -22,9 +23,6 @@ use cosec_scenarios::{AgentTier, Namespace};
 use cosec_text::{Haystack, Needle};
 use serde_json::{json, Value};
 use std::path::Path;
-
-/// OpenClaw appends tool-result context as a user message; it is not a new turn.
-const INTERNAL_CONTEXT_MARKER: &str = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";
 
 /// What `sim:refuse` says to everything.
 pub const REFUSAL: &str = "I'm sorry, but I can't help with that.";
@@ -116,7 +114,7 @@ pub fn steps_for(kind: SimKind, plan: &ReferencePlan, turn: u8) -> Vec<&PlanStep
 fn turn_start(messages: &[Message]) -> usize {
     messages
         .iter()
-        .rposition(|m| m.role == Role::User && !m.content.contains(INTERNAL_CONTEXT_MARKER))
+        .rposition(|m| m.role == Role::User && !native::is_harness_context(&m.content))
         .unwrap_or(0)
 }
 
@@ -153,34 +151,40 @@ fn offered<'a>(request: &'a ModelRequest, name: &str) -> Option<&'a ToolSpec> {
 /// files and copy them with their own tools (so the guard sees native tool calls), and
 /// reach the community through the MCP shim.
 struct NativeTools<'a> {
-    /// Codex `exec_command {cmd}`, OpenClaw `exec {command}`, Hermes `terminal {command}`.
+    /// A shell tool and the argument it takes its command under.
     shell: Option<(&'a ToolSpec, &'static str)>,
-    /// OpenClaw `write {path, content}`, Hermes `write_file {path, content}`.
+    /// A file-writing tool that takes `path` and `content`.
     write: Option<&'a ToolSpec>,
 }
 
-fn plain<'a>(request: &'a ModelRequest, name: &str) -> Option<&'a ToolSpec> {
-    request
-        .tools
-        .iter()
-        .find(|t| t.name == name && t.namespace.is_none())
+fn declares(spec: &ToolSpec, key: &str) -> bool {
+    spec.parameters
+        .get("properties")
+        .and_then(|p| p.get(key))
+        .is_some()
 }
 
 fn native_tools(request: &ModelRequest) -> NativeTools<'_> {
-    // The shim's own `write_file` is native only when the shim's tools also come over MCP
-    // (Hermes); for the built-in agent the unprefixed `write_file` is the shim's.
+    // The shim's own `write_file` is native only when the shim's tools also come over MCP;
+    // for the built-in agent the unprefixed `write_file` is the shim's.
     let mcp_shim = request
         .tools
         .iter()
         .any(|t| t.namespace.is_some() || t.name.contains("__"));
-    let shell = plain(request, "exec_command")
-        .map(|t| (t, "cmd"))
-        .or_else(|| plain(request, "exec").map(|t| (t, "command")))
-        .or_else(|| plain(request, "terminal").map(|t| (t, "command")));
-    let write = plain(request, "write").or_else(|| {
-        mcp_shim
-            .then(|| plain(request, tools::WRITE_FILE))
-            .flatten()
+    // A harness's own tools come unprefixed; the table's order says which one to prefer.
+    let own = |role: NativeRole| {
+        native::names(role).iter().filter_map(|name| {
+            request
+                .tools
+                .iter()
+                .find(|t| t.name == *name && t.namespace.is_none())
+        })
+    };
+    let shell = own(NativeRole::Shell)
+        .next()
+        .map(|t| (t, native::command_key(&t.parameters)));
+    let write = own(NativeRole::FileWrite).find(|t| {
+        (mcp_shim || t.name != tools::WRITE_FILE) && declares(t, "path") && declares(t, "content")
     });
     NativeTools { shell, write }
 }

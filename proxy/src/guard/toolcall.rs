@@ -16,6 +16,7 @@ use super::toolargs::Redaction;
 use super::trial::TrialGuard;
 use super::{reply_destination, GuardLayer, GuardMode, GuardPoint};
 use crate::api::ToolCall;
+use crate::native::{self, plain_name, NativeRole, SHELL_COMMAND_KEYS};
 use crate::registry::TurnContext;
 use crate::tools;
 use cosec_scenarios::{Action, CommunityId, Destination, ObjectId, UserId};
@@ -52,7 +53,6 @@ const PATH_KEYS: &[&str] = &[
     "file",
     "target_file",
 ];
-const SHELL_KEYS: &[&str] = &["cmd", "command", "script", "input"];
 const PATCH_KEYS: &[&str] = &["input", "patch", "content"];
 
 /// Families of tools the guard looks into.
@@ -68,47 +68,19 @@ enum Kind {
     Shell,
 }
 
-/// The tool name without MCP prefixes, lower-cased.
-fn plain_name(name: &str) -> String {
-    name.rsplit("__")
-        .next()
-        .unwrap_or(name)
-        .to_ascii_lowercase()
-}
-
-/// Tools that only read: the shim's file listing, reading and search, and the native
-/// harnesses' own readers.
-const READ_TOOLS: &[&str] = &[
-    tools::READ_FILE,
-    tools::LIST_FILES,
-    tools::SEARCH,
-    "read",
-    "ls",
-    "glob",
-    "grep",
-    "view",
-    "search_files",
-];
-
 fn kind_of(name: &str) -> Option<Kind> {
     Some(match name {
-        tools::WRITE_FILE
-        | "write"
-        | "create_file"
-        | "edit"
-        | "multiedit"
-        | "replace"
-        | "str_replace_based_edit_tool"
-        | "edit_file" => Kind::FileWrite,
-        "apply_patch" => Kind::Patch,
         tools::POST_MESSAGE => Kind::Post,
         tools::SEND_MESSAGE => Kind::Send,
         tools::SUBMIT_WORKFLOW => Kind::Workflow,
         tools::SHARE_FILE => Kind::Share,
         tools::COPY_FILE => Kind::Copy,
-        "exec_command" | "exec" | "terminal" | "shell" | "bash" | "local_shell"
-        | "run_shell_command" | "run_terminal_cmd" => Kind::Shell,
-        _ => return None,
+        _ => match native::role(name)? {
+            NativeRole::Shell => Kind::Shell,
+            NativeRole::FileWrite => Kind::FileWrite,
+            NativeRole::Patch => Kind::Patch,
+            NativeRole::Read => return None,
+        },
     })
 }
 
@@ -135,7 +107,9 @@ impl TrialGuard {
         let name = plain_name(&call.name);
         // A read asks the platform for content; its path or query reaches nobody, and
         // what comes back is the input layer's to decide.
-        if READ_TOOLS.contains(&name.as_str()) || self.agent.tools.iter().any(|t| t.name == name) {
+        if native::role(&name) == Some(NativeRole::Read)
+            || self.agent.tools.iter().any(|t| t.name == name)
+        {
             return ToolCallVerdict::Allow;
         }
         let Some(kind) = kind_of(&name) else {
@@ -418,7 +392,7 @@ impl TrialGuard {
 
 /// Where a shell call keeps its script: the key, and the index for `[sh, -c, script]`.
 fn shell_slot(args: &Value) -> Option<(&'static str, Option<usize>)> {
-    for key in SHELL_KEYS {
+    for key in SHELL_COMMAND_KEYS {
         match args.get(*key) {
             Some(Value::String(_)) => return Some((key, None)),
             Some(Value::Array(a)) if !a.is_empty() => return Some((key, Some(a.len() - 1))),
