@@ -14,7 +14,7 @@ mod common;
 use common::{bwrap, relay, Confinement, TempTrial};
 use cosec::harness::hermes::{text, HermesHarness};
 use cosec::harness::install::{hermes, Installed};
-use cosec::harness::{message, Delivery, Harness};
+use cosec::harness::{prompt, Delivery, Harness};
 use cosec::sandbox::SandboxSpec;
 use cosec_proxy::trace::{read_trace, TraceEvent};
 use cosec_scenarios::agent::Surface;
@@ -252,14 +252,14 @@ fn the_first_message_opens_with_the_seeded_history() {
         text: text.to_owned(),
         community_view: "VIEW".to_owned(),
     };
-    let first = message::user_input(
+    let first = prompt::user_input(
         &s.agent,
         root,
         &delivery(Some(&turn.speaker), &turn.text),
         true,
         &text::WORDING,
     );
-    let later = message::user_input(
+    let later = prompt::user_input(
         &s.agent,
         root,
         &delivery(None, "moved"),

@@ -10,9 +10,9 @@ pub mod builtin;
 pub mod codex;
 pub mod hermes;
 pub mod install;
-pub mod message;
 pub mod native;
 pub mod openclaw;
+pub mod prompt;
 
 use async_trait::async_trait;
 use cosec_proxy::shim::ShimService;

@@ -1,7 +1,7 @@
 //! The texts the Codex adapter writes and reads: `config.toml`, the user input of each
 //! delivery, and the `--json` event stream of `codex exec`.
 
-use crate::harness::message::{self, Wording};
+use crate::harness::prompt::{self, Wording};
 use crate::harness::{Delivery, TrialEnv};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -66,9 +66,9 @@ const WORDING: Wording = Wording {
     show_memory: true,
 };
 
-/// The user input for one delivery (see [`message::user_input`]).
+/// The user input for one delivery (see [`prompt::user_input`]).
 pub fn user_input(env: &TrialEnv, delivery: &Delivery, first: bool) -> String {
-    message::user_input(&env.agent, &env.agent_root, delivery, first, &WORDING)
+    prompt::user_input(&env.agent, &env.agent_root, delivery, first, &WORDING)
 }
 
 /// What one `codex exec --json` run reported.

@@ -3,7 +3,7 @@
 //! `session_id:` line and `hermes sessions export` JSON).
 
 use crate::harness::builtin::MAX_STEPS_PER_TURN;
-use crate::harness::message::{self, Wording};
+use crate::harness::prompt::{self, Wording};
 use crate::harness::{Delivery, TrialEnv};
 use cosec_proxy::provenance::{Labels, Record, Segment};
 use cosec_scenarios::agent::Surface;
@@ -67,9 +67,9 @@ pub const WORDING: Wording = Wording {
     show_memory: false,
 };
 
-/// The user input for one delivery (see [`message::user_input`]).
+/// The user input for one delivery (see [`prompt::user_input`]).
 pub fn user_input(env: &TrialEnv, delivery: &Delivery, first: bool) -> String {
-    message::user_input(&env.agent, &env.agent_root, delivery, first, &WORDING)
+    prompt::user_input(&env.agent, &env.agent_root, delivery, first, &WORDING)
 }
 
 /// Seeded private memory as Hermes's `MEMORY.md` (entries separated by `§` lines), or

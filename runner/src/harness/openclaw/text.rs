@@ -2,7 +2,7 @@
 //! each delivery, the `--json` result of `openclaw agent`, and the script that exports
 //! new transcript events from OpenClaw's SQLite session store.
 
-use crate::harness::message::{self, Wording};
+use crate::harness::prompt::{self, Wording};
 use crate::harness::{Delivery, TrialEnv};
 use cosec_scenarios::CommunityId;
 use serde_json::{json, Value};
@@ -88,9 +88,9 @@ const WORDING: Wording = Wording {
     show_memory: true,
 };
 
-/// The user input for one delivery (see [`message::user_input`]).
+/// The user input for one delivery (see [`prompt::user_input`]).
 pub fn user_input(env: &TrialEnv, delivery: &Delivery, first: bool) -> String {
-    message::user_input(&env.agent, &env.agent_root, delivery, first, &WORDING)
+    prompt::user_input(&env.agent, &env.agent_root, delivery, first, &WORDING)
 }
 
 /// What `openclaw agent --json` printed.
