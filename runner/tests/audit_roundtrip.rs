@@ -4,7 +4,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use cosec::audit::page::escape;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -255,7 +254,7 @@ fn sample_sheet_fill_and_score_round_trip() {
             .unwrap();
         let mut at = 0;
         for turn in &sc.agent.turns {
-            let found = page[at..].find(&escape(&turn.text));
+            let found = page[at..].find(&maud::html! { (turn.text) }.into_string());
             at += found
                 .unwrap_or_else(|| panic!("{item}: turn {} missing or out of order", turn.index));
         }

@@ -479,3 +479,68 @@ fn the_report_shows_both_pvr_figures_and_the_trials_where_they_differ() {
         "{paired}"
     );
 }
+
+/// The page outside its script elements, and the contents of its JSON data islands.
+fn markup_and_islands(page: &str) -> (String, Vec<&str>) {
+    let mut parts = page.split("<script");
+    let mut markup = parts.next().unwrap_or_default().to_owned();
+    let mut islands = Vec::new();
+    for part in parts {
+        let (start, rest) = part.split_once('>').unwrap();
+        let (content, after) = rest.split_once("</script>").unwrap();
+        if start.contains("application/json") {
+            islands.push(content);
+        }
+        markup.push_str(after);
+    }
+    (markup, islands)
+}
+
+#[test]
+fn hostile_names_and_trace_texts_are_escaped_in_the_report() {
+    const HOSTILE: &str = "<script>alert(1)</script>\"onmouseover=alert(2) x='";
+    let (dir, _) = handmade();
+    let b = dir.path().join("b");
+    let mut record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(b.join("run.json")).unwrap()).unwrap();
+    record["label"] = serde_json::json!(HOSTILE);
+    std::fs::write(b.join("run.json"), record.to_string()).unwrap();
+    // B's s5 is listed among the trials whose PVR figures differ, by its scenario id.
+    let results = std::fs::read_to_string(b.join("results.jsonl"))
+        .unwrap()
+        .replace(
+            "\"scenario\":\"s5\"",
+            &format!("\"scenario\":{}", serde_json::json!(HOSTILE)),
+        );
+    std::fs::write(b.join("results.jsonl"), results).unwrap();
+    let trace = crate::run::trial::TrialPaths::new(&b, "s3-proxy").trace;
+    std::fs::create_dir_all(trace.parent().unwrap()).unwrap();
+    let delivery = serde_json::json!({"ms": 1, "type": "delivery", "turn": 1,
+        "community": HOSTILE, "speaker": HOSTILE, "event_notice": false, "text": HOSTILE});
+    std::fs::write(&trace, format!("{delivery}\n")).unwrap();
+    let runs = load_runs(&[dir.path().join("a"), b]).unwrap();
+    assert_eq!(runs[1].name(), HOSTILE);
+    let page = crate::report::render_report(&runs, None).unwrap();
+    let (markup, islands) = markup_and_islands(&page);
+    assert!(!markup.contains("<script>alert"), "{markup}");
+    assert!(!markup.contains("\"onmouseover"), "{markup}");
+    let escaped = "&lt;script&gt;alert(1)&lt;/script&gt;&quot;onmouseover=alert(2) x='";
+    assert!(
+        markup.contains(&format!("R2 {escaped}")),
+        "the matrix names the run"
+    );
+    assert!(
+        markup.contains(&format!("href=\"#trace=2/{escaped}\">{escaped}</a>")),
+        "the differing trial's link and text"
+    );
+    assert!(
+        markup.contains(&format!("title=\"{escaped}: builtin")),
+        "tooltips"
+    );
+    // The trace text reaches the viewer only inside data islands, which hold no `<`.
+    assert!(islands.len() > 4);
+    assert!(islands.iter().all(|i| !i.contains('<')));
+    assert!(islands
+        .iter()
+        .any(|i| i.contains(r#"\u003cscript>alert(1)\u003c/script>\"onmouseover="#)));
+}

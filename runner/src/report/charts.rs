@@ -3,8 +3,7 @@
 //! bars. Every mark carries its numbers in `data-` attributes and a `<title>`, so the
 //! page can be checked (and read) without measuring pixels.
 
-use super::html::esc;
-use std::fmt::Write as _;
+use maud::{html, Markup};
 
 /// One row of a forest plot: a paired difference with its interval, in rate units.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,86 +78,64 @@ fn points(x: f64) -> String {
     format!("{:+.1}", x * 100.0)
 }
 
+/// A coordinate as the plots write it, to a tenth of a pixel.
+fn px(x: f64) -> String {
+    format!("{x:.1}")
+}
+
+/// A rate in a `data-` attribute, precise enough to check against the summaries.
+fn rate(x: f64) -> String {
+    format!("{x:.4}")
+}
+
 /// The forest plot: one row per pair and metric, the difference as a dot on its
 /// interval, a line at zero. Rows without pairs are listed with no mark.
-pub fn render_forest(rows: &[ForestRow]) -> String {
+pub fn render_forest(rows: &[ForestRow]) -> Markup {
     let bound = forest_bound(rows);
     let width = LABEL_W + PLOT_W + VALUE_W;
     let height = AXIS_H + ROW_H * rows.len().max(1) as f64 + 8.0;
     let x_of = |d: f64| LABEL_W + (d * 100.0 + bound) / (2.0 * bound) * PLOT_W;
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "<svg class=\"forest\" id=\"forest\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"paired differences between runs with 95% intervals\">"
-    );
-    for tick in [-bound, -bound / 2.0, 0.0, bound / 2.0, bound] {
-        let x = x_of(tick / 100.0);
-        let _ = write!(
-            out,
-            "<line x1=\"{x:.1}\" y1=\"{}\" x2=\"{x:.1}\" y2=\"{height}\" class=\"{}\"/><text x=\"{x:.1}\" y=\"14\" text-anchor=\"middle\" class=\"tick\">{tick:+}</text>",
-            AXIS_H - 8.0,
-            if tick == 0.0 { "zero" } else { "grid" }
-        );
-    }
-    for (i, r) in rows.iter().enumerate() {
-        let y = AXIS_H + ROW_H * i as f64 + ROW_H / 2.0;
-        let value = match (r.delta, r.ci) {
-            (Some(d), Some([lo, hi])) => {
-                format!("{} [{}, {}] n={}", points(d), points(lo), points(hi), r.n)
+    html! {
+        svg class="forest" id="forest" xmlns="http://www.w3.org/2000/svg" width=(width) height=(height)
+            viewBox={ "0 0 " (width) " " (height) } role="img"
+            aria-label="paired differences between runs with 95% intervals" {
+            @for tick in [-bound, -bound / 2.0, 0.0, bound / 2.0, bound] {
+                @let x = px(x_of(tick / 100.0));
+                line x1=(x) y1=(AXIS_H - 8.0) x2=(x) y2=(height)
+                    class=(if tick == 0.0 { "zero" } else { "grid" }) {}
+                text x=(x) y="14" text-anchor="middle" class="tick" { (format!("{tick:+}")) }
             }
-            (Some(d), None) => format!("{} n={}", points(d), r.n),
-            _ => "no pairs".to_owned(),
-        };
-        let _ = write!(
-            out,
-            "<g class=\"forest-row{}\" data-pair=\"{}\" data-metric=\"{}\" data-n=\"{}\"",
-            if r.significant { " sig" } else { "" },
-            esc(&r.pair),
-            esc(&r.metric),
-            r.n
-        );
-        if let Some(d) = r.delta {
-            let _ = write!(out, " data-delta=\"{:.4}\"", d);
+            @for (i, r) in rows.iter().enumerate() {
+                (forest_row(r, AXIS_H + ROW_H * i as f64 + ROW_H / 2.0, x_of))
+            }
         }
-        if let Some([lo, hi]) = r.ci {
-            let _ = write!(out, " data-lo=\"{lo:.4}\" data-hi=\"{hi:.4}\"");
-        }
-        let _ = write!(
-            out,
-            "><title>{}: {} {}</title><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\" class=\"lbl\">{} {}</text>",
-            esc(&r.title),
-            esc(&r.metric),
-            esc(&value),
-            LABEL_W - 8.0,
-            y + 4.0,
-            esc(&r.pair),
-            esc(&r.metric)
-        );
-        if let Some([lo, hi]) = r.ci {
-            let _ = write!(
-                out,
-                "<line class=\"ci\" x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\"/>",
-                x_of(lo),
-                x_of(hi)
-            );
-        }
-        if let Some(d) = r.delta {
-            let _ = write!(
-                out,
-                "<circle class=\"pt\" cx=\"{:.1}\" cy=\"{y:.1}\" r=\"4\"/>",
-                x_of(d)
-            );
-        }
-        let _ = write!(
-            out,
-            "<text x=\"{}\" y=\"{:.1}\" class=\"val\">{}</text></g>",
-            LABEL_W + PLOT_W + 8.0,
-            y + 4.0,
-            esc(&value)
-        );
     }
-    out.push_str("</svg>");
-    out
+}
+
+/// One row of the forest plot at height `y`, its numbers in `data-` attributes.
+fn forest_row(r: &ForestRow, y: f64, x_of: impl Fn(f64) -> f64) -> Markup {
+    let value = match (r.delta, r.ci) {
+        (Some(d), Some([lo, hi])) => {
+            format!("{} [{}, {}] n={}", points(d), points(lo), points(hi), r.n)
+        }
+        (Some(d), None) => format!("{} n={}", points(d), r.n),
+        _ => "no pairs".to_owned(),
+    };
+    html! {
+        g class={ "forest-row" @if r.significant { " sig" } } data-pair=(r.pair) data-metric=(r.metric)
+            data-n=(r.n) data-delta=[r.delta.map(rate)] data-lo=[r.ci.map(|c| rate(c[0]))]
+            data-hi=[r.ci.map(|c| rate(c[1]))] {
+            title { (r.title) ": " (r.metric) " " (value) }
+            text x=(LABEL_W - 8.0) y=(px(y + 4.0)) text-anchor="end" class="lbl" { (r.pair) " " (r.metric) }
+            @if let Some([lo, hi]) = r.ci {
+                line class="ci" x1=(px(x_of(lo))) y1=(px(y)) x2=(px(x_of(hi))) y2=(px(y)) {}
+            }
+            @if let Some(d) = r.delta {
+                circle class="pt" cx=(px(x_of(d))) cy=(px(y)) r="4" {}
+            }
+            text x=(LABEL_W + PLOT_W + 8.0) y=(px(y + 4.0)) class="val" { (value) }
+        }
+    }
 }
 
 const SIDE: f64 = 300.0;
@@ -167,84 +144,46 @@ const MARGIN: f64 = 40.0;
 /// The scatter of runs: overall PVR (x, lower is better) against overall BCR (y,
 /// higher is better), each with its Wilson interval as whiskers; the best corner is
 /// top left.
-pub fn render_scatter(points: &[ScatterPoint]) -> String {
+pub fn render_scatter(points: &[ScatterPoint]) -> Markup {
     let size = SIDE + 2.0 * MARGIN;
     let x_of = |v: f64| MARGIN + v.clamp(0.0, 1.0) * SIDE;
     let y_of = |v: f64| MARGIN + (1.0 - v.clamp(0.0, 1.0)) * SIDE;
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "<svg class=\"scatter\" id=\"scatter-pvr-bcr\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{size}\" height=\"{size}\" viewBox=\"0 0 {size} {size}\" role=\"img\" aria-label=\"PVR against BCR, one point per run\">"
-    );
-    let _ = write!(
-        out,
-        "<rect x=\"{MARGIN}\" y=\"{MARGIN}\" width=\"{SIDE}\" height=\"{SIDE}\" class=\"frame\"/>"
-    );
-    for tick in [0.0, 0.25, 0.5, 0.75, 1.0] {
-        let _ = write!(
-            out,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" class=\"tick\">{}</text><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" class=\"tick\">{}</text>",
-            x_of(tick),
-            MARGIN + SIDE + 14.0,
-            tick * 100.0,
-            MARGIN - 4.0,
-            y_of(tick) + 4.0,
-            tick * 100.0
-        );
-    }
-    let _ = write!(
-        out,
-        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" class=\"axis\">PVR (%)</text><text x=\"12\" y=\"{:.1}\" text-anchor=\"middle\" class=\"axis\" transform=\"rotate(-90 12 {:.1})\">BCR (%)</text>",
-        MARGIN + SIDE / 2.0,
-        size - 6.0,
-        MARGIN + SIDE / 2.0,
-        MARGIN + SIDE / 2.0
-    );
-    for p in points {
-        let (x, y) = (x_of(p.pvr.0), y_of(p.bcr.0));
-        let _ = write!(
-            out,
-            "<g class=\"run-point\" data-run=\"{}\" data-pvr=\"{:.4}\" data-bcr=\"{:.4}\"><title>{}: PVR {:.1}%, BCR {:.1}%</title>",
-            esc(&p.run),
-            p.pvr.0,
-            p.bcr.0,
-            esc(&p.title),
-            p.pvr.0 * 100.0,
-            p.bcr.0 * 100.0
-        );
-        if let Some([lo, hi]) = p.pvr.1 {
-            let _ = write!(
-                out,
-                "<line class=\"ci\" x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\"/>",
-                x_of(lo),
-                x_of(hi)
-            );
+    let middle = px(MARGIN + SIDE / 2.0);
+    html! {
+        svg class="scatter" id="scatter-pvr-bcr" xmlns="http://www.w3.org/2000/svg" width=(size) height=(size)
+            viewBox={ "0 0 " (size) " " (size) } role="img"
+            aria-label="PVR against BCR, one point per run" {
+            rect x=(MARGIN) y=(MARGIN) width=(SIDE) height=(SIDE) class="frame" {}
+            @for tick in [0.0, 0.25, 0.5, 0.75, 1.0] {
+                text x=(px(x_of(tick))) y=(px(MARGIN + SIDE + 14.0)) text-anchor="middle" class="tick" { (tick * 100.0) }
+                text x=(px(MARGIN - 4.0)) y=(px(y_of(tick) + 4.0)) text-anchor="end" class="tick" { (tick * 100.0) }
+            }
+            text x=(middle) y=(px(size - 6.0)) text-anchor="middle" class="axis" { "PVR (%)" }
+            text x="12" y=(middle) text-anchor="middle" class="axis"
+                transform={ "rotate(-90 12 " (middle) ")" } { "BCR (%)" }
+            @for p in points {
+                @let (x, y) = (x_of(p.pvr.0), y_of(p.bcr.0));
+                g class="run-point" data-run=(p.run) data-pvr=(rate(p.pvr.0)) data-bcr=(rate(p.bcr.0)) {
+                    title { (p.title) ": PVR " (px(p.pvr.0 * 100.0)) "%, BCR " (px(p.bcr.0 * 100.0)) "%" }
+                    @if let Some([lo, hi]) = p.pvr.1 {
+                        line class="ci" x1=(px(x_of(lo))) y1=(px(y)) x2=(px(x_of(hi))) y2=(px(y)) {}
+                    }
+                    @if let Some([lo, hi]) = p.bcr.1 {
+                        line class="ci" x1=(px(x)) y1=(px(y_of(lo))) x2=(px(x)) y2=(px(y_of(hi))) {}
+                    }
+                    circle class="pt" cx=(px(x)) cy=(px(y)) r="5" {}
+                    text x=(px(x + 7.0)) y=(px(y - 6.0)) class="lbl" { (p.run) }
+                }
+            }
         }
-        if let Some([lo, hi]) = p.bcr.1 {
-            let _ = write!(
-                out,
-                "<line class=\"ci\" x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\"/>",
-                y_of(lo),
-                y_of(hi)
-            );
-        }
-        let _ = write!(
-            out,
-            "<circle class=\"pt\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"5\"/><text x=\"{:.1}\" y=\"{:.1}\" class=\"lbl\">{}</text></g>",
-            x + 7.0,
-            y - 6.0,
-            esc(&p.run)
-        );
     }
-    out.push_str("</svg>");
-    out
 }
 
 const BAR_W: f64 = 420.0;
 
 /// Guard decisions as horizontal bars, one per run and layer: allowed and denied
 /// stacked, all bars on one scale.
-pub fn render_guard_bars(bars: &[GuardBar]) -> String {
+pub fn render_guard_bars(bars: &[GuardBar]) -> Markup {
     let most = bars
         .iter()
         .map(|b| b.allowed + b.denied)
@@ -253,47 +192,30 @@ pub fn render_guard_bars(bars: &[GuardBar]) -> String {
         .max(1) as f64;
     let width = 110.0 + BAR_W + 170.0;
     let height = ROW_H * bars.len().max(1) as f64 + 24.0;
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "<svg class=\"bars\" id=\"guard-bars\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"guard decisions per run and layer: allowed and denied\">"
-    );
-    for (i, b) in bars.iter().enumerate() {
-        let y = ROW_H * i as f64 + 2.0;
-        let wa = b.allowed as f64 / most * BAR_W;
-        let wd = b.denied as f64 / most * BAR_W;
-        let _ = write!(
-            out,
-            "<g class=\"guard-bar\" data-run=\"{}\" data-layer=\"{}\" data-allowed=\"{}\" data-denied=\"{}\"><title>{} {}: {} allowed, {} denied</title><text x=\"102\" y=\"{:.1}\" text-anchor=\"end\" class=\"lbl\">{} {}</text><rect class=\"allowed\" x=\"110\" y=\"{y:.1}\" width=\"{wa:.1}\" height=\"{:.1}\"/><rect class=\"denied\" x=\"{:.1}\" y=\"{y:.1}\" width=\"{wd:.1}\" height=\"{:.1}\"/><text x=\"{:.1}\" y=\"{:.1}\" class=\"val\">{} allowed, {} denied</text></g>",
-            esc(&b.run),
-            esc(&b.layer),
-            b.allowed,
-            b.denied,
-            esc(&b.title),
-            esc(&b.layer),
-            b.allowed,
-            b.denied,
-            y + ROW_H / 2.0 + 2.0,
-            esc(&b.run),
-            esc(&b.layer),
-            ROW_H - 6.0,
-            110.0 + wa,
-            ROW_H - 6.0,
-            110.0 + wa + wd + 6.0,
-            y + ROW_H / 2.0 + 2.0,
-            b.allowed,
-            b.denied
-        );
+    let legend = ROW_H * bars.len().max(1) as f64 + 16.0;
+    html! {
+        svg class="bars" id="guard-bars" xmlns="http://www.w3.org/2000/svg" width=(width) height=(height)
+            viewBox={ "0 0 " (width) " " (height) } role="img"
+            aria-label="guard decisions per run and layer: allowed and denied" {
+            @for (i, b) in bars.iter().enumerate() {
+                @let y = ROW_H * i as f64 + 2.0;
+                @let wa = b.allowed as f64 / most * BAR_W;
+                @let wd = b.denied as f64 / most * BAR_W;
+                @let label_y = px(y + ROW_H / 2.0 + 2.0);
+                g class="guard-bar" data-run=(b.run) data-layer=(b.layer) data-allowed=(b.allowed) data-denied=(b.denied) {
+                    title { (b.title) " " (b.layer) ": " (b.allowed) " allowed, " (b.denied) " denied" }
+                    text x="102" y=(label_y) text-anchor="end" class="lbl" { (b.run) " " (b.layer) }
+                    rect class="allowed" x="110" y=(px(y)) width=(px(wa)) height=(px(ROW_H - 6.0)) {}
+                    rect class="denied" x=(px(110.0 + wa)) y=(px(y)) width=(px(wd)) height=(px(ROW_H - 6.0)) {}
+                    text x=(px(110.0 + wa + wd + 6.0)) y=(label_y) class="val" { (b.allowed) " allowed, " (b.denied) " denied" }
+                }
+            }
+            rect class="allowed" x="110" y=(px(legend - 9.0)) width="10" height="10" {}
+            text x="124" y=(px(legend)) class="val" { "allowed" }
+            rect class="denied" x="190" y=(px(legend - 9.0)) width="10" height="10" {}
+            text x="204" y=(px(legend)) class="val" { "denied (withheld, redacted, blocked, restored or shadow)" }
+        }
     }
-    let y = ROW_H * bars.len().max(1) as f64 + 16.0;
-    let _ = write!(
-        out,
-        "<rect class=\"allowed\" x=\"110\" y=\"{:.1}\" width=\"10\" height=\"10\"/><text x=\"124\" y=\"{y:.1}\" class=\"val\">allowed</text><rect class=\"denied\" x=\"190\" y=\"{:.1}\" width=\"10\" height=\"10\"/><text x=\"204\" y=\"{y:.1}\" class=\"val\">denied (withheld, redacted, blocked, restored or shadow)</text>",
-        y - 9.0,
-        y - 9.0
-    );
-    out.push_str("</svg>");
-    out
 }
 
 #[cfg(test)]
@@ -321,7 +243,7 @@ mod tests {
         ];
         assert_eq!(forest_bound(&rows), 100.0);
         assert_eq!(forest_bound(&rows[2..]), 25.0);
-        let svg = render_forest(&rows);
+        let svg = render_forest(&rows).into_string();
         assert_eq!(svg.matches("<circle class=\"pt\"").count(), 2);
         assert_eq!(svg.matches("<line class=\"ci\"").count(), 2);
         assert_eq!(svg.matches("class=\"forest-row").count(), 3);
@@ -338,7 +260,8 @@ mod tests {
             title: "a <run>".to_owned(),
             pvr: (0.25, Some([0.1, 0.4])),
             bcr: (1.0, None),
-        }]);
+        }])
+        .into_string();
         assert!(svg.contains(&format!(
             "cx=\"{:.1}\" cy=\"{:.1}\"",
             MARGIN + 0.25 * SIDE,
@@ -357,7 +280,7 @@ mod tests {
             allowed,
             denied,
         };
-        let svg = render_guard_bars(&[bar("input", 30, 10), bar("output", 5, 15)]);
+        let svg = render_guard_bars(&[bar("input", 30, 10), bar("output", 5, 15)]).into_string();
         assert!(svg.contains(&format!("width=\"{:.1}\"", 30.0 / 40.0 * BAR_W)));
         assert!(svg.contains(&format!("width=\"{:.1}\"", 15.0 / 40.0 * BAR_W)));
         assert_eq!(svg.matches("class=\"guard-bar\"").count(), 2);

@@ -1,30 +1,19 @@
-//! Small HTML building blocks: escaping, JSON data islands and percentages.
+//! Small HTML building blocks of the report: JSON data islands and percentages. All
+//! markup is built with `maud`, which escapes every interpolated value.
 
-/// Escapes text for HTML element content and attribute values.
-pub fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
+use maud::{html, Markup, PreEscaped};
 
 /// A `<script type="application/json">` block holding `json`. A `<` can only occur
 /// inside JSON strings, where `\u003c` means the same, so no text in the data can close
 /// the script element or open a comment.
-pub fn json_island(id: &str, json: &str) -> String {
-    format!(
-        "<script type=\"application/json\" id=\"{}\">{}</script>\n",
-        esc(id),
-        json.replace('<', "\\u003c")
-    )
+pub fn json_island(id: &str, json: &str) -> Markup {
+    html! {
+        script type="application/json" id=(id) {
+            // Script content is raw text, not HTML: entities would reach the JSON parser
+            // as they are. With every `<` written as `\u003c` the JSON is safe as it is.
+            (PreEscaped(json.replace('<', "\\u003c")))
+        }
+    }
 }
 
 /// A rate in percent with one decimal, `-` when absent.
@@ -33,15 +22,15 @@ pub fn pct(rate: Option<f64>) -> String {
 }
 
 /// A rate with its interval, as `12.3 <small>[9.1, 16.0]</small>`.
-pub fn pct_ci(rate: Option<f64>, ci: Option<[f64; 2]>) -> String {
-    match (rate, ci) {
-        (Some(r), Some([lo, hi])) => format!(
-            "{:.1} <small>[{:.1}, {:.1}]</small>",
-            r * 100.0,
-            lo * 100.0,
-            hi * 100.0
-        ),
-        (r, _) => pct(r),
+pub fn pct_ci(rate: Option<f64>, ci: Option<[f64; 2]>) -> Markup {
+    html! {
+        @match (rate, ci) {
+            (Some(r), Some([lo, hi])) => {
+                (format!("{:.1}", r * 100.0)) " "
+                small { (format!("[{:.1}, {:.1}]", lo * 100.0, hi * 100.0)) }
+            }
+            (r, _) => (pct(r)),
+        }
     }
 }
 
@@ -51,16 +40,19 @@ mod tests {
 
     #[test]
     fn data_islands_cannot_close_their_script() {
-        let island = json_island("x", r#"{"t":"</script><script>alert(1)</script>"}"#);
+        let island =
+            json_island("x", r#"{"t":"</script><script>alert(1)</script>"}"#).into_string();
         assert_eq!(island.matches("</script>").count(), 1);
         assert!(island.contains(r"\u003c/script>"));
+        assert!(island.starts_with(r#"<script type="application/json" id="x">"#));
     }
 
     #[test]
-    fn text_is_escaped() {
+    fn a_rate_shows_its_interval() {
         assert_eq!(
-            esc("<a href=\"x\">&'"),
-            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+            pct_ci(Some(0.123), Some([0.091, 0.16])).into_string(),
+            "12.3 <small>[9.1, 16.0]</small>"
         );
+        assert_eq!(pct_ci(None, None).into_string(), "-");
     }
 }

@@ -18,10 +18,10 @@ use crate::compare::paired::METRICS;
 use crate::compare::{compare_all, LoadedRun};
 use crate::cost::{self, PriceError, PriceTable, RunCost};
 use crate::verify::TrialStatus;
-use html::{esc, json_island};
+use html::json_island;
+use maud::{html, Markup, PreEscaped, DOCTYPE};
 use serde_json::json;
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 const STYLE: &str = include_str!("page.css");
 const SCRIPT: &str = include_str!("page.js");
@@ -56,7 +56,7 @@ pub fn render_report(
         None => vec![None; runs.len()],
     };
     let changed = changed_metrics(runs);
-    let mut islands = String::new();
+    let mut islands: Vec<Markup> = Vec::new();
     let mut index = Vec::new();
     let mut guard_by_run = Vec::new();
     let mut packer = pack::Packer::default();
@@ -71,7 +71,7 @@ pub fn render_report(
                     *a += b;
                 }
             }
-            islands.push_str(&json_island(
+            islands.push(json_island(
                 &format!("t{r}-{t}"),
                 &packer.trial(&data.verdict, &data.events, &data.problems),
             ));
@@ -108,83 +108,76 @@ pub fn render_report(
             notes.push(n);
         }
     }
-    let mut page = String::with_capacity(islands.len() + 200_000);
-    let _ = writeln!(page, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>CoSec report: {} run(s)</title><style>{STYLE}</style></head><body>",
-        runs.len()
-    );
-    let _ = writeln!(page, "<header><h1>CoSec report</h1><p>{} run(s), {} trials. Rates in % with 95% Wilson intervals over valid trials; PVR and CCPVR lower is better, BCR and STCR higher is better. PVR is the scored action's (paper-comparable), PVR all every output's.</p></header>",
-        runs.len(),
-        index.len()
-    );
-    page.push_str("<nav><a href=\"#s-matrix\">matrix</a> <a href=\"#s-heatmaps\">heatmaps</a> <a href=\"#s-plots\">differences and trade-off</a> <a href=\"#s-figures\">PVR figures</a> <a href=\"#s-breakdowns\">carriers and failure classes</a> <a href=\"#s-guard\">guard</a> <a href=\"#s-attack\">attackers</a> <a href=\"#s-paired\">paired comparison</a> <a href=\"#s-cost\">cost and time</a> <a href=\"#s-trials\">trials</a></nav>\n");
-    if !notes.is_empty() {
-        page.push_str("<details class=\"notes\"><summary>caveats of these runs</summary><ul>");
-        for n in &notes {
-            let _ = write!(page, "<li>{}</li>", esc(n));
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { "CoSec report: " (runs.len()) " run(s)" }
+                // Our own stylesheet, compiled in: CSS is raw text that escaping would break.
+                style { (PreEscaped(STYLE)) }
+            }
+            body {
+                header {
+                    h1 { "CoSec report" }
+                    p {
+                        (runs.len()) " run(s), " (index.len()) " trials. Rates in % with 95% Wilson intervals over valid trials; PVR and CCPVR lower is better, BCR and STCR higher is better. PVR is the scored action's (paper-comparable), PVR all every output's."
+                    }
+                }
+                (navigation())
+                @if !notes.is_empty() {
+                    details class="notes" {
+                        summary { "caveats of these runs" }
+                        ul { @for n in &notes { li { (n) } } }
+                    }
+                }
+                section id="s-matrix" { h2 { "Matrix" } (sections::matrix_section(runs)) }
+                section id="s-heatmaps" { h2 { "Heatmaps" } (sections::heatmap_section(runs)) }
+                section id="s-plots" {
+                    h2 { "Differences between runs and the leak-work trade-off" }
+                    (sections::plots_section(runs, &comparisons))
+                }
+                section id="s-figures" {
+                    h2 { "PVR of the scored action and over all outputs" }
+                    (sections::differences_section(runs))
+                }
+                section id="s-breakdowns" {
+                    h2 { "Carriers and failure classes" }
+                    (sections::breakdown_section(runs))
+                }
+                section id="s-guard" {
+                    h2 { "Guard decisions per layer" }
+                    (sections::guard_section(runs, &guard_by_run))
+                }
+                section id="s-attack" {
+                    h2 { "Attackers: PVR per attempt budget" }
+                    (attack::attack_section(runs))
+                }
+                section id="s-paired" {
+                    h2 { "Paired comparison" }
+                    @if comparisons.is_empty() {
+                        p { "Give two or more runs to compare them trial by trial against the first." }
+                    } @else {
+                        (sections::paired_section(&comparisons))
+                    }
+                }
+                section id="s-cost" {
+                    h2 { "Cost and time" }
+                    (sections::cost_section(runs, &costs, prices))
+                }
+                (trials_section())
+                (json_island("runs", &runs_json.to_string()))
+                (json_island("index", &serde_json::Value::Array(index).to_string()))
+                (json_island("strings", &packer.strings_json()))
+                (json_island("layouts", &packer.layouts_json()))
+                @for island in &islands { (island) }
+                // Our own script, compiled in; it holds no `</script`, and escaping would break it.
+                script { (PreEscaped(SCRIPT)) }
+            }
         }
-        page.push_str("</ul></details>\n");
-    }
-    let _ = writeln!(
-        page,
-        "<section id=\"s-matrix\"><h2>Matrix</h2>{}</section>",
-        sections::matrix_section(runs)
-    );
-    let _ = writeln!(
-        page,
-        "<section id=\"s-heatmaps\"><h2>Heatmaps</h2>{}</section>",
-        sections::heatmap_section(runs)
-    );
-    let _ = writeln!(
-        page,
-        "<section id=\"s-plots\"><h2>Differences between runs and the leak-work trade-off</h2>{}</section>",
-        sections::plots_section(runs, &comparisons)
-    );
-    let _ = writeln!(
-        page,
-        "<section id=\"s-figures\"><h2>PVR of the scored action and over all outputs</h2>{}</section>",
-        sections::differences_section(runs)
-    );
-    let _ = writeln!(
-        page,
-        "<section id=\"s-breakdowns\"><h2>Carriers and failure classes</h2>{}</section>",
-        sections::breakdown_section(runs)
-    );
-    let _ = writeln!(
-        page,
-        "<section id=\"s-guard\"><h2>Guard decisions per layer</h2>{}</section>",
-        sections::guard_section(runs, &guard_by_run)
-    );
-    let _ = writeln!(
-        page,
-        "<section id=\"s-attack\"><h2>Attackers: PVR per attempt budget</h2>{}</section>",
-        attack::attack_section(runs)
-    );
-    let _ = writeln!(
-        page,
-        "<section id=\"s-paired\"><h2>Paired comparison</h2>{}</section>",
-        if comparisons.is_empty() {
-            "<p>Give two or more runs to compare them trial by trial against the first.</p>"
-                .to_owned()
-        } else {
-            sections::paired_section(&comparisons)
-        }
-    );
-    let _ = writeln!(
-        page,
-        "<section id=\"s-cost\"><h2>Cost and time</h2>{}</section>",
-        sections::cost_section(runs, &costs, prices)
-    );
-    page.push_str(TRIALS_SECTION);
-    page.push_str(&json_island("runs", &runs_json.to_string()));
-    page.push_str(&json_island(
-        "index",
-        &serde_json::Value::Array(index).to_string(),
-    ));
-    page.push_str(&json_island("strings", &packer.strings_json()));
-    page.push_str(&json_island("layouts", &packer.layouts_json()));
-    page.push_str(&islands);
-    let _ = writeln!(page, "<script>{SCRIPT}</script>\n</body></html>");
-    Ok(page)
+    };
+    Ok(page.into_string())
 }
 
 /// Per scenario, the metrics (in [`METRICS`] order, by their JSON names) whose verdict
@@ -223,18 +216,102 @@ fn changed_metrics(runs: &[LoadedRun]) -> BTreeMap<&str, Vec<&'static str>> {
         .collect()
 }
 
-/// The trial list with its filters and the trace viewer; filled in by the script.
-const TRIALS_SECTION: &str = r#"<section id="s-trials"><h2>Trials</h2>
-<div class="filters">
-<label>run <select id="f-run"><option value="">all</option></select></label>
-<label>verdict <select id="f-verdict"><option value="">all</option><option>violation</option><option>safe_completion</option><option>no_completion</option><option>infra_failure</option><option>unadjudicable</option></select></label>
-<label>family <select id="f-family"><option value="">all</option></select></label>
-<label>event <select id="f-event"><option value="">all</option></select></label>
-<label>changed between runs <select id="f-changed"><option value="">all</option><option value="any">on any metric</option><option value="pvr">PVR</option><option value="pvr_all">PVR all</option><option value="ccpvr">CCPVR</option><option value="bcr">BCR</option><option value="stcr">STCR</option></select></label>
-<label>scenario <input id="f-text" type="search" placeholder="id contains"></label>
-<span id="f-count"></span>
-</div>
-<div class="trials-wrap"><table id="trials"><thead><tr><th>run</th><th>scenario</th><th>family</th><th>strategy</th><th>boundary</th><th>event</th><th>verdict</th><th>wall (s)</th><th>cost</th><th>changed</th></tr></thead><tbody></tbody></table></div>
-<div id="trace-view" hidden></div>
-</section>
-"#;
+/// Links to the page's sections.
+fn navigation() -> Markup {
+    const LINKS: [(&str, &str); 10] = [
+        ("#s-matrix", "matrix"),
+        ("#s-heatmaps", "heatmaps"),
+        ("#s-plots", "differences and trade-off"),
+        ("#s-figures", "PVR figures"),
+        ("#s-breakdowns", "carriers and failure classes"),
+        ("#s-guard", "guard"),
+        ("#s-attack", "attackers"),
+        ("#s-paired", "paired comparison"),
+        ("#s-cost", "cost and time"),
+        ("#s-trials", "trials"),
+    ];
+    html! {
+        nav {
+            @for (i, (href, text)) in LINKS.iter().enumerate() {
+                @if i > 0 { " " }
+                a href=(href) { (text) }
+            }
+        }
+    }
+}
+
+/// The trial list with its filters and the trace viewer; filled in by the script,
+/// which finds its parts by these ids.
+fn trials_section() -> Markup {
+    const VERDICTS: [&str; 5] = [
+        "violation",
+        "safe_completion",
+        "no_completion",
+        "infra_failure",
+        "unadjudicable",
+    ];
+    const CHANGED: [(&str, &str); 6] = [
+        ("any", "on any metric"),
+        ("pvr", "PVR"),
+        ("pvr_all", "PVR all"),
+        ("ccpvr", "CCPVR"),
+        ("bcr", "BCR"),
+        ("stcr", "STCR"),
+    ];
+    const COLUMNS: [&str; 10] = [
+        "run", "scenario", "family", "strategy", "boundary", "event", "verdict", "wall (s)",
+        "cost", "changed",
+    ];
+    html! {
+        section id="s-trials" {
+            h2 { "Trials" }
+            div class="filters" {
+                label { "run " select id="f-run" { option value="" { "all" } } }
+                " "
+                label {
+                    "verdict "
+                    select id="f-verdict" {
+                        option value="" { "all" }
+                        @for v in VERDICTS { option { (v) } }
+                    }
+                }
+                " "
+                label { "family " select id="f-family" { option value="" { "all" } } }
+                " "
+                label { "event " select id="f-event" { option value="" { "all" } } }
+                " "
+                label {
+                    "changed between runs "
+                    select id="f-changed" {
+                        option value="" { "all" }
+                        @for (value, text) in CHANGED { option value=(value) { (text) } }
+                    }
+                }
+                " "
+                label { "scenario " input id="f-text" type="search" placeholder="id contains"; }
+                " "
+                span id="f-count" {}
+            }
+            div class="trials-wrap" {
+                table id="trials" {
+                    thead { tr { @for c in COLUMNS { th { (c) } } } }
+                    tbody {}
+                }
+            }
+            div id="trace-view" hidden {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_inlined_script_and_style_cannot_end_their_elements() {
+        // Both are written into the page unescaped.
+        assert!(!SCRIPT.to_ascii_lowercase().contains("</script"));
+        assert!(!SCRIPT.contains("<!--"));
+        assert!(!STYLE.to_ascii_lowercase().contains("</style"));
+    }
+}

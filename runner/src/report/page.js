@@ -4,7 +4,21 @@
   const runs = data("runs");
   const index = data("index"); // [run, trial, scenario, family, event, verdict, strategy, boundary, wall, cost, changed metrics]
   const $ = (id) => document.getElementById(id);
-  const esc = (s) => String(s == null ? "" : s).replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+  // Everything the page adds is built as elements and text nodes, never parsed from a
+  // string, so no text from the data can turn into markup. Children may be nested arrays;
+  // null and undefined are left out.
+  const h = (tag, attrs, ...children) => {
+    const el = document.createElement(tag);
+    for (const k in attrs || {}) el.setAttribute(k, attrs[k]);
+    const add = (c) => {
+      if (c == null) return;
+      if (Array.isArray(c)) c.forEach(add);
+      else el.append(c instanceof Node ? c : String(c));
+    };
+    children.forEach(add);
+    return el;
+  };
+  const str = (s) => (s == null ? "" : String(s));
   const uniq = (k) => [...new Set(index.map((r) => r[k]))].sort();
   const fill = (sel, values, label) => {
     for (const v of values) { const o = document.createElement("option"); o.value = v; o.textContent = label ? label(v) : v; sel.appendChild(o); }
@@ -39,11 +53,16 @@
   // trials, and laying out every row at load would delay the page.
   const CHUNK = 300;
   let matches = [], rendered = 0;
-  const rowHtml = (r) => "<tr data-r=\"" + r[0] + "\" data-t=\"" + r[1] + "\"><td>" + esc(runs[r[0]].name) + "</td><td>" + esc(r[2]) + "</td><td>" + esc(r[3]) + "</td><td>" + esc(r[6]) + "</td><td>" + esc(r[7]) + "</td><td>" + esc(r[4]) + "</td><td class=\"v-" + esc(r[5]) + "\">" + esc(r[5]) + "</td><td>" + esc(r[8]) + "</td><td>" + (r[9] == null ? "-" : esc(r[9].toPrecision(3))) + "</td><td>" + esc((r[10] || []).join(", ")) + "</td></tr>";
+  const td = (text, attrs) => h("td", attrs, text);
+  const row = (r) => h("tr", {"data-r": r[0], "data-t": r[1]},
+    td(runs[r[0]].name), td(r[2]), td(r[3]), td(r[6]), td(r[7]), td(r[4]), td(r[5], {class: "v-" + r[5]}),
+    td(r[8]), td(r[9] == null ? "-" : r[9].toPrecision(3)), td((r[10] || []).join(", ")));
   function renderMore() {
     if (rendered >= matches.length) return;
     const next = matches.slice(rendered, rendered + CHUNK);
-    body.insertAdjacentHTML("beforeend", next.map(rowHtml).join(""));
+    const rows = document.createDocumentFragment();
+    for (const r of next) rows.append(row(r));
+    body.append(rows);
     rendered += next.length;
   }
 
@@ -54,7 +73,7 @@
     // metric for "any") differs between the runs where it is valid.
     const changedOk = (r) => !changed || (changed === "any" ? (r[10] || []).length > 0 : (r[10] || []).includes(changed));
     matches = index.filter((r) => !((run && String(r[0]) !== run) || (verdict && r[5] !== verdict) || (family && r[3] !== family) || (event && r[4] !== event) || (text && !r[2].includes(text)) || !changedOk(r)));
-    body.innerHTML = "";
+    body.replaceChildren();
     rendered = 0;
     renderMore();
     $("f-count").textContent = matches.length + " of " + index.length + " trials";
@@ -64,50 +83,56 @@
     if (wrap.scrollTop + wrap.clientHeight > wrap.scrollHeight - 200) renderMore();
   });
 
-  function highlight(text, canaries) {
-    let html = esc(text);
+  // The text in a <pre>, each canary in it marked.
+  function highlighted(text, canaries) {
+    let parts = [str(text)];
     for (const c of canaries) {
       if (!c) continue;
-      html = html.split(esc(c)).join("<mark>" + esc(c) + "</mark>");
+      parts = parts.flatMap((p) => typeof p !== "string" ? [p] : p.split(c).flatMap((s, i) => (i ? [h("mark", null, c), s] : [s])));
     }
-    return html;
+    return h("pre", null, parts);
   }
 
-  function eventHtml(e, canaries) {
-    const pre = (t) => "<pre>" + highlight(t, canaries) + "</pre>";
-    const k = "<span class=\"k\">" + esc(e.type.replace("_", " ")) + "</span>";
+  function eventNodes(e, canaries) {
+    const pre = (t) => highlighted(t, canaries);
+    const k = h("span", {class: "k"}, e.type.replace("_", " "));
     switch (e.type) {
       case "delivery":
-        return k + (e.notice ? "platform notice" : "from " + esc(e.speaker)) + " in " + esc(e.community) + pre(e.text);
-      case "model_call": {
-        const tools = (e.tool_calls || []).map((t) => "<div>tool call <b>" + esc(t.name) + "</b>" + pre(t.arguments) + "</div>").join("");
-        return "<details><summary>" + k + esc(e.messages) + " messages in, " + esc(e.input_tokens) + " / " + esc(e.output_tokens) + " tokens, " + esc(e.latency_ms || 0) + " ms" + (e.error ? " <b>error</b>" : "") + "</summary>" +
-          "<div>last message (" + esc(e.last_role) + ")" + pre(e.last || "") + "</div>" + (e.response ? "<div>response" + pre(e.response) + "</div>" : "") + tools + (e.error ? pre(e.error) : "") + "</details>";
-      }
+        return [k, (e.notice ? "platform notice" : "from " + str(e.speaker)) + " in " + str(e.community), pre(e.text)];
+      case "model_call":
+        return h("details", null,
+          h("summary", null, k, str(e.messages) + " messages in, " + str(e.input_tokens) + " / " + str(e.output_tokens) + " tokens, " + str(e.latency_ms || 0) + " ms", e.error ? [" ", h("b", null, "error")] : null),
+          h("div", null, "last message (" + str(e.last_role) + ")", pre(e.last || "")),
+          e.response ? h("div", null, "response", pre(e.response)) : null,
+          (e.tool_calls || []).map((t) => h("div", null, "tool call ", h("b", null, t.name), pre(t.arguments))),
+          e.error ? pre(e.error) : null);
       case "tool_call":
-        return k + "<b>" + esc(e.tool) + "</b> in " + esc(e.community) + (e.is_error ? " (error)" : "") + pre(e.arguments) + "<div>result</div>" + pre(e.result);
+        return [k, h("b", null, e.tool), " in " + str(e.community) + (e.is_error ? " (error)" : ""), pre(e.arguments), h("div", null, "result"), pre(e.result)];
       case "object_served":
-        return k + esc(e.object) + " via " + esc(e.via);
+        return [k, str(e.object) + " via " + str(e.via)];
       case "effect":
-        return k + "in " + esc(e.community) + pre(e.effect);
+        return [k, "in " + str(e.community), pre(e.effect)];
       case "reply":
-        return k + "in " + esc(e.community) + pre(e.text);
+        return [k, "in " + str(e.community), pre(e.text)];
       case "guard_decision":
-        return k + "layer " + esc(e.layer) + ", " + esc(e.point) + ": <b>" + esc(e.decision) + "</b> " + esc(e.action) + " of " + esc(e.object) + " to " + esc(e.destination) + (e.enforced === false ? " (shadow)" : "") + " <small>" + esc((e.policies || []).join(", ")) + (e.errors && e.errors.length ? " errors: " + esc(e.errors.join("; ")) : "") + "</small>";
+        return [k, "layer " + str(e.layer) + ", " + str(e.point) + ": ", h("b", null, e.decision),
+          " " + str(e.action) + " of " + str(e.object) + " to " + str(e.destination) + (e.enforced === false ? " (shadow)" : "") + " ",
+          h("small", null, (e.policies || []).join(", ") + (e.errors && e.errors.length ? " errors: " + e.errors.join("; ") : ""))];
       case "workspace_view":
-        return k + "view of the workspace in " + esc(e.community) + ": " + ((e.withheld || []).length ? (e.withheld || []).map((w) => esc(w.path) + " withheld (" + esc((w.labels || []).join(", ")) + ")").join("; ") : "nothing withheld");
+        return [k, "view of the workspace in " + str(e.community) + ": " + ((e.withheld || []).length ? e.withheld.map((w) => str(w.path) + " withheld (" + (w.labels || []).join(", ") + ")").join("; ") : "nothing withheld")];
       case "workspace_writes":
-        return k + "writes in " + esc(e.community) + ": " + ((e.written || []).map((w) => esc(w.path) + " carries " + esc((w.labels || []).join(", ") || "no label")).join("; ") || "none") + ((e.reverted || []).length ? "; <b>undone</b>: " + esc(e.reverted.join(", ")) : "");
+        return [k, "writes in " + str(e.community) + ": " + ((e.written || []).map((w) => str(w.path) + " carries " + ((w.labels || []).join(", ") || "no label")).join("; ") || "none"),
+          (e.reverted || []).length ? ["; ", h("b", null, "undone"), ": " + e.reverted.join(", ")] : null];
       case "harness_output":
-        return "<details><summary>" + k + esc(e.source) + "</summary>" + pre(e.text) + "</details>";
+        return h("details", null, h("summary", null, k, e.source), pre(e.text));
       case "infra":
-        return k + esc(e.cause);
+        return [k, e.cause];
       case "rewrite":
-        return k + "of " + esc(e.speaker) + " (" + esc(e.site) + ") by " + esc(e.by) + ", attempt " + esc((e.attempt || 0) + 1) +
-          (e.rejected ? ": <b>rejected</b> (" + esc(e.rejected) + ": " + esc(e.detail) + "), the seed delivered" + pre(e.proposed || "") : "") +
-          "<div>seed</div>" + pre(e.seed) + (e.rejected ? "" : "<div>delivered</div>" + pre(e.text));
+        return [k, "of " + str(e.speaker) + " (" + str(e.site) + ") by " + str(e.by) + ", attempt " + ((e.attempt || 0) + 1),
+          e.rejected ? [": ", h("b", null, "rejected"), " (" + str(e.rejected) + ": " + str(e.detail) + "), the seed delivered", pre(e.proposed || "")] : null,
+          h("div", null, "seed"), pre(e.seed), e.rejected ? null : [h("div", null, "delivered"), pre(e.text)]];
       default:
-        return k + pre(e.raw || "");
+        return [k, pre(e.raw || "")];
     }
   }
 
@@ -119,23 +144,23 @@
     const entry = index.find((x) => x[0] === r && x[1] === t);
     const v = d.verdict;
     const canaries = (v.violations || []).map((x) => x.canary);
-    const out = [];
-    out.push("<h3 id=\"trace-title\">" + esc(runs[r].name) + " " + esc(entry ? entry[2] : "") + ": <span class=\"v-" + esc(v.class) + "\">" + esc(v.class) + "</span></h3>");
-    out.push("<p>" + esc(runTitle(r)) + " &middot; PVR " + v.pvr + ", PVR all " + (v.pvr_all == null ? v.pvr : v.pvr_all) + ", CCPVR " + v.ccpvr + ", BCR " + v.bcr + ", STCR " + v.stcr + (v.stale_state ? ", stale state" : "") + (v.cause ? " &middot; " + esc(v.cause) : "") + "</p>");
+    const out = document.createDocumentFragment();
+    out.append(h("h3", {id: "trace-title"}, runs[r].name + " " + str(entry ? entry[2] : "") + ": ", h("span", {class: "v-" + v.class}, v.class)));
+    out.append(h("p", null, runTitle(r) + " \u00b7 PVR " + v.pvr + ", PVR all " + (v.pvr_all == null ? v.pvr : v.pvr_all) + ", CCPVR " + v.ccpvr + ", BCR " + v.bcr + ", STCR " + v.stcr + (v.stale_state ? ", stale state" : "") + (v.cause ? " \u00b7 " + v.cause : "")));
     const ev = [];
-    for (const x of v.violations || []) ev.push("<li>turn " + esc(x.turn) + ": <mark>" + esc(x.canary) + "</mark> of " + esc(x.object) + " reached " + esc(x.destination) + (x.audience && x.audience.length ? " (" + esc(x.audience.join(", ")) + ")" : "") + " by " + esc(x.carrier) + (x.effect ? " (" + esc(x.effect) + ")" : "") + (x.scored === false ? ", outside the scored action" : "") + (x.cross_community ? ", cross-community" : "") + (x.after_event ? ", after the event" : "") + "</li>");
-    if (v.failure_class) ev.push("<li>failure class <b>" + esc(v.failure_class.class) + "</b>: " + esc((v.failure_class.evidence || []).join(" | ")) + "</li>");
-    for (const g of v.goal_failures || []) ev.push("<li>goal check failed: " + esc(g) + "</li>");
-    for (const g of v.evidence_gaps || []) ev.push("<li>evidence gap: " + esc(g) + "</li>");
-    for (const p of d.problems || []) ev.push("<li>trace problem: " + esc(p) + "</li>");
-    ev.push("<li>judge: " + esc(typeof v.judge === "string" ? v.judge : JSON.stringify(v.judge)) + "</li>");
-    out.push("<ul class=\"evidence\">" + ev.join("") + "</ul>");
+    for (const x of v.violations || []) ev.push(h("li", null, "turn " + str(x.turn) + ": ", h("mark", null, x.canary), " of " + str(x.object) + " reached " + str(x.destination) + (x.audience && x.audience.length ? " (" + x.audience.join(", ") + ")" : "") + " by " + str(x.carrier) + (x.effect ? " (" + x.effect + ")" : "") + (x.scored === false ? ", outside the scored action" : "") + (x.cross_community ? ", cross-community" : "") + (x.after_event ? ", after the event" : "")));
+    if (v.failure_class) ev.push(h("li", null, "failure class ", h("b", null, v.failure_class.class), ": " + (v.failure_class.evidence || []).join(" | ")));
+    for (const g of v.goal_failures || []) ev.push(h("li", null, "goal check failed: " + str(g)));
+    for (const g of v.evidence_gaps || []) ev.push(h("li", null, "evidence gap: " + str(g)));
+    for (const p of d.problems || []) ev.push(h("li", null, "trace problem: " + str(p)));
+    ev.push(h("li", null, "judge: " + str(typeof v.judge === "string" ? v.judge : JSON.stringify(v.judge))));
+    out.append(h("ul", {class: "evidence"}, ev));
     let turn = null;
     for (const e of d.events) {
-      if (e.turn !== turn) { turn = e.turn; out.push("<div class=\"turn\">turn " + esc(turn == null ? "-" : turn) + "</div>"); }
-      out.push("<div class=\"ev ev-" + esc(e.type) + "\">" + eventHtml(e, canaries) + "</div>");
+      if (e.turn !== turn) { turn = e.turn; out.append(h("div", {class: "turn"}, "turn " + (turn == null ? "-" : turn))); }
+      out.append(h("div", {class: "ev ev-" + e.type}, eventNodes(e, canaries)));
     }
-    view.innerHTML = out.join("");
+    view.replaceChildren(out);
     view.hidden = false;
     for (const row of body.querySelectorAll("tr.open")) row.classList.remove("open");
     const row = body.querySelector("tr[data-r=\"" + r + "\"][data-t=\"" + t + "\"]");

@@ -1,8 +1,7 @@
 //! Inline SVG heatmaps: one row per factor level, one column per run, each cell shaded
 //! by its rate (white 0% to dark red 100%, grey when the run has no trial there).
 
-use super::html::esc;
-use std::fmt::Write as _;
+use maud::{html, Markup};
 
 /// One heatmap cell: a rate and its sample size.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -45,67 +44,56 @@ fn shade(rate: f64) -> String {
     )
 }
 
-/// The heatmap as an `<svg>` element (no scripts, no external references).
-pub fn render_heatmap(h: &Heatmap) -> String {
-    let width = LABEL_W + CELL_W * h.columns.len().max(1) + 2;
-    let height = HEAD_H + CELL_H * h.rows.len().max(1) + 2;
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "<svg class=\"heatmap\" id=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"{}\">",
-        esc(&h.id),
-        esc(&h.title)
-    );
-    for (c, (short, full)) in h.columns.iter().enumerate() {
-        let x = LABEL_W + c * CELL_W + CELL_W / 2;
-        let _ = write!(
-            out,
-            "<text x=\"{x}\" y=\"16\" text-anchor=\"middle\" class=\"hm-col\"><title>{}</title>{}</text>",
-            esc(full),
-            esc(short)
-        );
-    }
-    for (r, label) in h.rows.iter().enumerate() {
-        let y = HEAD_H + r * CELL_H;
-        let _ = write!(
-            out,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"hm-row\">{}</text>",
-            LABEL_W - 8,
-            y + CELL_H / 2 + 4,
-            esc(label)
-        );
-        for (c, cell) in h.cells.get(r).into_iter().flatten().enumerate() {
-            let x = LABEL_W + c * CELL_W;
-            let (fill, text, ink) = match cell.rate {
-                Some(rate) => (
-                    shade(rate),
-                    format!("{:.0}", rate * 100.0),
-                    if rate > 0.55 { "#fff" } else { "#222" },
-                ),
-                None => ("#e6e6e6".to_owned(), "-".to_owned(), "#777"),
-            };
-            let tip = format!(
-                "{label} x {}: {} (n = {})",
-                h.columns.get(c).map_or("", |col| col.1.as_str()),
-                cell.rate.map_or_else(
-                    || "no valid trial".to_owned(),
-                    |v| format!("{:.1}%", v * 100.0)
-                ),
-                cell.n
-            );
-            let _ = write!(
-                out,
-                "<g><title>{}</title><rect x=\"{x}\" y=\"{y}\" width=\"{}\" height=\"{}\" fill=\"{fill}\" stroke=\"#fff\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{ink}\" class=\"hm-val\">{text}</text></g>",
-                esc(&tip),
-                CELL_W,
-                CELL_H,
-                x + CELL_W / 2,
-                y + CELL_H / 2 + 4,
-            );
+/// One cell: its shade, its value and, as a tooltip, its row, run, rate and size.
+fn heat_cell(x: usize, y: usize, tip: &str, cell: &HeatCell) -> Markup {
+    let (fill, text, ink) = match cell.rate {
+        Some(rate) => (
+            shade(rate),
+            format!("{:.0}", rate * 100.0),
+            if rate > 0.55 { "#fff" } else { "#222" },
+        ),
+        None => ("#e6e6e6".to_owned(), "-".to_owned(), "#777"),
+    };
+    html! {
+        g {
+            title { (tip) }
+            rect x=(x) y=(y) width=(CELL_W) height=(CELL_H) fill=(fill) stroke="#fff" {}
+            text x=(x + CELL_W / 2) y=(y + CELL_H / 2 + 4) text-anchor="middle" fill=(ink) class="hm-val" { (text) }
         }
     }
-    out.push_str("</svg>");
-    out
+}
+
+/// The heatmap as an `<svg>` element (no scripts, no external references).
+pub fn render_heatmap(h: &Heatmap) -> Markup {
+    let width = LABEL_W + CELL_W * h.columns.len().max(1) + 2;
+    let height = HEAD_H + CELL_H * h.rows.len().max(1) + 2;
+    html! {
+        svg class="heatmap" id=(h.id) xmlns="http://www.w3.org/2000/svg" width=(width) height=(height)
+            viewBox={ "0 0 " (width) " " (height) } role="img" aria-label=(h.title) {
+            @for (c, (short, full)) in h.columns.iter().enumerate() {
+                text x=(LABEL_W + c * CELL_W + CELL_W / 2) y="16" text-anchor="middle" class="hm-col" {
+                    title { (full) }
+                    (short)
+                }
+            }
+            @for (r, label) in h.rows.iter().enumerate() {
+                @let y = HEAD_H + r * CELL_H;
+                text x=(LABEL_W - 8) y=(y + CELL_H / 2 + 4) text-anchor="end" class="hm-row" { (label) }
+                @for (c, cell) in h.cells.get(r).into_iter().flatten().enumerate() {
+                    @let tip = format!(
+                        "{label} x {}: {} (n = {})",
+                        h.columns.get(c).map_or("", |col| col.1.as_str()),
+                        cell.rate.map_or_else(
+                            || "no valid trial".to_owned(),
+                            |v| format!("{:.1}%", v * 100.0)
+                        ),
+                        cell.n
+                    );
+                    (heat_cell(LABEL_W + c * CELL_W, y, &tip, cell))
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -127,7 +115,7 @@ mod tests {
                 vec![HeatCell { rate: None, n: 0 }],
             ],
         };
-        let svg = render_heatmap(&h);
+        let svg = render_heatmap(&h).into_string();
         assert!(svg.contains("fill=\"#b2182b\""), "{svg}");
         assert!(svg.contains(">100</text>"));
         assert!(svg.contains("fill=\"#e6e6e6\""));
