@@ -74,7 +74,7 @@ pub enum Stopped {
 
 /// `cosec run`.
 pub fn run(args: crate::cli::RunArgs) -> Result<ExitCode, CliError> {
-    let end = execute(&args)?;
+    let end = execute(prepare(&args)?)?;
     let out = end.out.clone();
     let mut text = metrics::render_table(&end.summary);
     text.push('\n');
@@ -98,7 +98,7 @@ pub fn run(args: crate::cli::RunArgs) -> Result<ExitCode, CliError> {
         out.join("results.jsonl").display()
     ));
     crate::commands::print(&text)?;
-    let (code, why) = exit_status(&end, &args);
+    let (code, why) = exit_status(&end, args.max_infra_failures);
     if let Some(why) = why {
         eprintln!("cosec run: {why}");
     }
@@ -114,7 +114,7 @@ pub fn run(args: crate::cli::RunArgs) -> Result<ExitCode, CliError> {
 }
 
 /// The exit code of a finished run and, when not 0, why.
-fn exit_status(end: &RunEnd, args: &crate::cli::RunArgs) -> (ExitCode, Option<String>) {
+fn exit_status(end: &RunEnd, infra_limit: infra::InfraLimit) -> (ExitCode, Option<String>) {
     let t = &end.summary.trials;
     let total = t.total as usize + end.not_run;
     let infra = usize::try_from(t.infra_failure).unwrap_or(usize::MAX);
@@ -137,7 +137,7 @@ fn exit_status(end: &RunEnd, args: &crate::cli::RunArgs) -> (ExitCode, Option<St
             Some("no trial is valid: the rates above mean nothing".to_owned()),
         );
     }
-    if args.max_infra_failures.exceeded(infra, total) {
+    if infra_limit.exceeded(infra, total) {
         return (
             ExitCode::from(1),
             Some(format!(
@@ -197,19 +197,27 @@ fn shell_word(word: &str) -> String {
     }
 }
 
-/// Runs (or resumes) the trials `args` ask for and writes `summary.json`.
-pub fn execute(args: &crate::cli::RunArgs) -> Result<RunEnd, CliError> {
+/// What `cosec run`'s flags ask for, as the run's plan: every endpoint is asked once
+/// (unless `--no-preflight`), then the selection, the guard and the run folder are
+/// settled (a resume is checked against the folder's record).
+pub fn prepare(args: &crate::cli::RunArgs) -> Result<RunPlan, CliError> {
+    if !args.no_preflight {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(CliError::Runtime)?;
+        runtime.block_on(preflight_all(args))?;
+    }
+    options::plan(args)
+}
+
+/// Runs (or resumes) the trials of `plan` and writes `summary.json`.
+pub fn execute(plan: RunPlan) -> Result<RunEnd, CliError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(CliError::Runtime)?;
-    runtime.block_on(async {
-        if !args.no_preflight {
-            preflight_all(args).await?;
-        }
-        let plan = options::plan(args)?;
-        run_plan(plan).await
-    })
+    runtime.block_on(run_plan(plan))
 }
 
 /// Asks the model endpoint and each judge once before anything is created.

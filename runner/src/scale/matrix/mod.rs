@@ -165,10 +165,12 @@ pub fn run(file: &Path, out: Option<&Path>) -> Result<ExitCode, CliError> {
             source,
         })?;
         let started = Instant::now();
-        let end = crate::run::execute(&args).map_err(|e| CliError::Cell {
-            cell: tag.to_string(),
-            source: Box::new(e),
-        })?;
+        let end = crate::run::prepare(&args)
+            .and_then(crate::run::execute)
+            .map_err(|e| CliError::Cell {
+                cell: tag.to_string(),
+                source: Box::new(e),
+            })?;
         if let Some(stopped) = &end.stopped {
             return Err(CliError::Run(format!(
                 "matrix {tag}: stopped ({}); run the matrix again to resume it",
