@@ -1,6 +1,6 @@
 //! Typed errors of the policies crate.
 
-use crate::check::Diagnostic;
+use crate::diagnostic::Diagnostic;
 use std::path::PathBuf;
 
 /// Why a schema, a policy file or the entities of a state could not be built.

@@ -6,6 +6,7 @@
 //! live destinations, revocation on narrowing) is a Cedar policy.
 
 mod check;
+mod diagnostic;
 mod entities;
 mod error;
 pub mod evaluate;
@@ -13,7 +14,8 @@ mod nesting;
 mod oracle;
 mod schema;
 
-pub use check::{check_policy_files, CheckReport, Diagnostic, EmptyPolicy, Severity};
+pub use check::{check_policy_files, CheckReport, EmptyPolicy};
+pub use diagnostic::{Diagnostic, Severity};
 pub use entities::entities;
 pub use error::PolicyError;
 pub use evaluate::{

@@ -2,7 +2,7 @@
 //! level of nesting, so a deeply nested expression would overflow the stack and abort
 //! the process instead of being reported.
 
-use crate::check::{line_col, Diagnostic, Severity};
+use crate::diagnostic::{line_col, Diagnostic, Severity};
 use std::path::Path;
 
 /// Deepest nesting of `(`, `[` and `{` accepted in a policy file. Real policies stay

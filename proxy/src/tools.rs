@@ -23,8 +23,9 @@ pub const SUBMIT_WORKFLOW: &str = "submit_workflow";
 /// Search everything the agent may reach.
 pub const SEARCH: &str = "search";
 
-/// Reports an action the platform blocked (offered only with the guard enforcing).
-pub const POLICY_BLOCKED: &str = crate::guard::POLICY_BLOCKED;
+/// Name of the shim tool a blocked call is rewritten into; the shim answers it with a
+/// "blocked by policy" error so the harness's loop goes on.
+pub const POLICY_BLOCKED: &str = "policy_blocked";
 
 /// A tool as offered to a model: name, description, JSON schema of the arguments.
 #[derive(Debug, Clone, PartialEq)]

@@ -22,6 +22,12 @@ pub enum CliError {
     /// Output could not be serialized.
     #[error("could not serialize output: {0}")]
     Json(#[from] serde_json::Error),
+    /// A JSON file of a run could not be read or written.
+    #[error(transparent)]
+    RunFile(#[from] crate::json_file::JsonFileError),
+    /// A run folder could not be loaded.
+    #[error(transparent)]
+    Load(#[from] crate::compare::LoadError),
     /// An audit command failed.
     #[error(transparent)]
     Audit(#[from] crate::audit::AuditError),
@@ -70,6 +76,9 @@ pub enum CliError {
     /// A harness could not be prepared.
     #[error(transparent)]
     Harness(#[from] crate::harness::HarnessError),
+    /// The harness a run asked for could not be made ready.
+    #[error(transparent)]
+    HarnessSetup(#[from] crate::harness::SetupError),
     /// The run's model-API proxy could not start.
     #[error(transparent)]
     Proxy(#[from] cosec_proxy::server::ProxyError),

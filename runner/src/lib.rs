@@ -14,6 +14,7 @@ pub mod compare;
 pub mod cost;
 pub mod error;
 pub mod harness;
+pub mod json_file;
 pub mod logging;
 pub mod metrics;
 pub mod report;

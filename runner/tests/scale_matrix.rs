@@ -159,3 +159,27 @@ fn a_killed_matrix_resumes_cell_by_cell_losing_and_repeating_nothing() {
         assert!(table.contains(cell), "{table}");
     }
 }
+
+#[test]
+fn a_cell_whose_model_is_unknown_is_refused_before_any_folder_is_made() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("study");
+    let file = tmp.path().join("matrix.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "out = {:?}\nmodels = [\"sim:comply\", \"gpt\"]\ndefenses = [\"none\"]\n",
+            out.display().to_string()
+        ),
+    )
+    .unwrap();
+    let o = cosec(&["matrix", "run", file.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("cell builtin-gpt-none-all"), "{err}");
+    assert!(err.contains("--model `gpt` is not known"), "{err}");
+    assert!(
+        !out.exists(),
+        "nothing is created before every cell is checked"
+    );
+}

@@ -57,9 +57,7 @@ use dashmap::DashMap;
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 
-/// Name of the shim tool a blocked call is rewritten into; the shim answers it with a
-/// "blocked by policy" error so the harness's loop goes on.
-pub const POLICY_BLOCKED: &str = "policy_blocked";
+pub use crate::tools::POLICY_BLOCKED;
 
 /// Whether the guard changes anything.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -60,9 +60,9 @@ pub enum AuditError {
     /// The suite could not be loaded.
     #[error(transparent)]
     Suite(#[from] cosec_scenarios::suite::SuiteError),
-    /// A sampled run folder could not be read.
+    /// A sampled run folder could not be read (its `run.json`).
     #[error(transparent)]
-    Run(Box<crate::error::CliError>),
+    Run(#[from] crate::json_file::JsonFileError),
     /// A sampled run's `results.jsonl` could not be read.
     #[error(transparent)]
     Results(#[from] crate::run::results::ResultsError),
@@ -86,11 +86,6 @@ pub enum AuditError {
 }
 
 impl AuditError {
-    /// A run folder that could not be read (its `run.json`).
-    pub fn run(e: crate::error::CliError) -> AuditError {
-        AuditError::Run(Box::new(e))
-    }
-
     /// An I/O error on `path`.
     pub fn io(path: &Path) -> impl FnOnce(std::io::Error) -> AuditError + '_ {
         move |source| AuditError::Io {

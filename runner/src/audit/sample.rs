@@ -7,7 +7,7 @@ use super::{
     write_json, AuditError, AutomaticVerdict, SampleFile, SampleItem, SampledRun, Stratum,
     StratumCount, VerdictsFile, AUDIT_SCHEMA_VERSION, SAMPLE_FILE, VERDICTS_FILE,
 };
-use crate::run::options::read_record;
+use crate::run::record::read_record;
 use crate::run::results::read_results;
 use crate::verify::{TrialStatus, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
@@ -55,7 +55,7 @@ pub fn load_runs(dirs: &[PathBuf]) -> Result<(Vec<SampledRun>, Vec<Candidate>), 
     let mut seen = BTreeSet::new();
     for (index, dir) in dirs.iter().enumerate() {
         let abs = std::fs::canonicalize(dir).map_err(AuditError::io(dir))?;
-        let record = read_record(&abs).map_err(AuditError::run)?;
+        let record = read_record(&abs)?;
         let results = abs.join("results.jsonl");
         let verdicts: Vec<Verdict> = read_results(&results)?;
         let mut last: BTreeMap<String, Verdict> = BTreeMap::new();

@@ -6,7 +6,7 @@ use super::labels::{read_labels, COMPLETION, ITEM, NOTES, PAGE, PRIVACY_VIOLATIO
 use super::page::render;
 use super::{read_json, AuditError, SampleFile, SAMPLE_FILE, SHEETS_DIR, SHEET_FILES};
 use crate::cli::SuiteSource;
-use crate::run::options::read_record;
+use crate::run::record::read_record;
 use cosec_proxy::trace::read_trace;
 use cosec_scenarios::{suite, Scenario};
 use maud::{html, DOCTYPE};
@@ -30,7 +30,7 @@ fn scenarios_by_run(
     let mut warnings = Vec::new();
     let mut per_run = Vec::new();
     for run in &sample.runs {
-        let record = read_record(&run.dir).map_err(AuditError::run)?;
+        let record = read_record(&run.dir)?;
         if record.suite_digest == loaded.suite_digest {
             per_run.push(Some(
                 loaded

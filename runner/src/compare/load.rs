@@ -1,10 +1,10 @@
 //! Reading a finished run folder back: its record, its verdicts (last line per
 //! scenario) and the summary recomputed from them, for comparison and reports.
 
-use crate::error::CliError;
+use crate::json_file::JsonFileError;
 use crate::metrics::{self, Summary};
-use crate::run::options::{config_from_record, read_record, RunRecord};
-use crate::run::results::read_results;
+use crate::run::record::{config_from_record, read_record, RunRecord};
+use crate::run::results::{read_results, ResultsError};
 use crate::verify::Verdict;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -91,9 +91,20 @@ pub fn short_digest(digest: &str) -> &str {
     digest.get(..8).unwrap_or(digest)
 }
 
+/// Why a run folder could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// Its `run.json` (or a matrix folder's `matrix.json`) could not be read.
+    #[error(transparent)]
+    Record(#[from] JsonFileError),
+    /// Its `results.jsonl` could not be read.
+    #[error(transparent)]
+    Results(#[from] ResultsError),
+}
+
 /// Reads `DIR/run.json` and `DIR/results.jsonl`; the run's own wall time is taken from
 /// `DIR/summary.json` when `cosec run` finished and wrote it.
-pub fn load_run(dir: &Path) -> Result<LoadedRun, CliError> {
+pub fn load_run(dir: &Path) -> Result<LoadedRun, LoadError> {
     let record = read_record(dir)?;
     let all: Vec<Verdict> = read_results(&dir.join("results.jsonl"))?;
     let mut last: BTreeMap<(&str, u32), usize> = BTreeMap::new();
@@ -130,13 +141,13 @@ fn given_label(dir: &Path) -> Option<String> {
 }
 
 /// Loads every folder, naming the one that fails.
-pub fn load_runs(dirs: &[PathBuf]) -> Result<Vec<LoadedRun>, CliError> {
+pub fn load_runs(dirs: &[PathBuf]) -> Result<Vec<LoadedRun>, LoadError> {
     let mut runs = Vec::new();
     for dir in dirs {
-        if crate::scale::matrix::is_matrix_dir(dir) {
+        if crate::scale::matrix::index::is_matrix_dir(dir) {
             // A matrix folder stands for its cells' run folders, in the matrix's order;
             // cells that have not started hold nothing to load.
-            for (_, folder) in crate::scale::matrix::run_folders(dir)? {
+            for (_, folder) in crate::scale::matrix::index::run_folders(dir)? {
                 if folder.join("run.json").is_file() {
                     runs.push(load_run(&folder)?);
                 }

@@ -8,7 +8,7 @@ pub mod paired;
 pub mod render;
 pub mod stats;
 
-pub use load::{load_run, load_runs, LoadedRun};
+pub use load::{load_run, load_runs, LoadError, LoadedRun};
 pub use matrix::{matrix_rows, render_matrix, MatrixRow};
 pub use paired::{
     compare_all, compare_pair, BlockComparison, Changed, Comparison, MetricComparison,

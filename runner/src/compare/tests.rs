@@ -2,7 +2,7 @@
 //! one run only, missing in one run and repeated lines are all handled.
 
 use super::*;
-use crate::run::options::{RunRecord, RUN_RECORD_VERSION};
+use crate::run::record::{RunRecord, RUN_RECORD_VERSION};
 use crate::verify::verdict::CompletionBy;
 use crate::verify::{JudgeOutcome, TrialStatus, UsageTotals, Verdict, RESULTS_SCHEMA_VERSION};
 use cosec_scenarios::{

@@ -81,6 +81,31 @@ pub enum HarnessError {
     Crash(String),
 }
 
+/// Why a harness could not be made ready for a run.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// A native harness is not in the harness cache.
+    #[error("{name} is not installed in {cache}; run `cosec harness install {name}`")]
+    NotInstalled {
+        /// The harness.
+        name: &'static str,
+        /// The harness cache looked in.
+        cache: PathBuf,
+    },
+    /// The running executable, beside which the MCP relay lies, cannot be found.
+    #[error("cosec: {0} (cannot find the running executable, beside which the MCP relay cosec-shim lies)")]
+    NoExecutable(#[source] std::io::Error),
+    /// The MCP relay is not beside the running executable.
+    #[error("the MCP relay {0} is missing; build it with `cargo build -p cosec --bins`")]
+    RelayMissing(PathBuf),
+    /// The sandbox the native harnesses run in is unavailable.
+    #[error("the native harnesses cannot run: {0}")]
+    Sandbox(#[from] crate::sandbox::SandboxError),
+    /// The built-in agent could not be set up.
+    #[error(transparent)]
+    Builtin(#[from] HarnessError),
+}
+
 /// An agent system the runner can drive.
 #[async_trait]
 pub trait Harness: Send + Sync {
@@ -172,7 +197,7 @@ pub async fn select(
     sandbox: crate::sandbox::SandboxChoice,
     turn_timeout: std::time::Duration,
     max_output_tokens: u32,
-) -> Result<Arc<dyn Harness>, crate::error::CliError> {
+) -> Result<Arc<dyn Harness>, SetupError> {
     let cache = install::cache_dir();
     Ok(match kind {
         HarnessKind::Builtin => Arc::new(builtin::BuiltinHarness::new(
@@ -200,29 +225,16 @@ async fn native_harness<A: native::Adapter>(
     installed: Option<install::Installed>,
     sandbox: crate::sandbox::SandboxChoice,
     turn_timeout: std::time::Duration,
-) -> Result<Arc<dyn Harness>, crate::error::CliError> {
-    use crate::error::CliError;
-    let name = A::NAME;
-    let installed = installed.ok_or_else(|| {
-        CliError::Run(format!(
-            "{name} is not installed in {}; run `cosec harness install {name}`",
-            install::cache_dir().display()
-        ))
+) -> Result<Arc<dyn Harness>, SetupError> {
+    let installed = installed.ok_or_else(|| SetupError::NotInstalled {
+        name: A::NAME,
+        cache: install::cache_dir(),
     })?;
     let relay = std::env::current_exe()
-        .map_err(|source| CliError::Io {
-            path: "cosec".into(),
-            source,
-            hint:
-                " (cannot find the running executable, beside which the MCP relay cosec-shim lies)"
-                    .to_owned(),
-        })?
+        .map_err(SetupError::NoExecutable)?
         .with_file_name("cosec-shim");
     if !relay.is_file() {
-        return Err(CliError::Run(format!(
-            "the MCP relay {} is missing; build it with `cargo build -p cosec --bins`",
-            relay.display()
-        )));
+        return Err(SetupError::RelayMissing(relay));
     }
     let sandbox = crate::sandbox::select(sandbox, &relay).await?;
     let harness = native::NativeHarness::<A>::new(installed, sandbox, relay, turn_timeout);

@@ -452,7 +452,7 @@ async fn run_plan(plan: RunPlan) -> Result<RunEnd, CliError> {
         &verdicts,
         Some(started.elapsed().as_secs_f64()),
     );
-    write_json_atomically(&out.join("summary.json"), &summary)?;
+    crate::json_file::write_atomically(&out.join("summary.json"), &summary)?;
     let finished: BTreeSet<(&str, u32)> = verdicts.iter().map(Verdict::key).collect();
     let not_run = planned_trials(&shared.plan)
         .filter(|(s, epoch)| !finished.contains(&(s.id.as_str(), *epoch)))
@@ -518,18 +518,9 @@ pub(super) fn epoch_route(route: &ModelRoute, epoch: u32) -> ModelRoute {
 }
 
 fn summary_config(plan: &RunPlan, harness: &dyn Harness) -> RunConfig {
-    let mut config = options::config_from_record(&plan.record);
+    let mut config = record::config_from_record(&plan.record);
     config.harness_version = Some(harness.version());
     config.sandbox = harness.sandbox().map(str::to_owned);
     config.judge = options::panel_name(&plan.judges);
     config
-}
-
-/// Writes JSON to a temporary file and renames it into place.
-pub fn write_json_atomically<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), CliError> {
-    let mut text = serde_json::to_string_pretty(value)?;
-    text.push('\n');
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, text).map_err(CliError::io(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(CliError::io(path))
 }

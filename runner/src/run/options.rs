@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use super::record::{config_from_record, read_record, RunRecord, RUN_RECORD_VERSION};
+use super::record::{read_record, RunRecord, RUN_RECORD_VERSION};
 
 /// The copy of the defense policy's text a run folder keeps.
 pub const POLICY_COPY: &str = "policy.cedar";
@@ -452,7 +452,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
             .map_or(0, |d| d.as_nanos());
         record.nonce =
             hex::encode(&Sha256::digest(format!("{salt}-{}", std::process::id()).as_bytes())[..8]);
-        super::write_json_atomically(&out.join("run.json"), &record)?;
+        crate::json_file::write_atomically(&out.join("run.json"), &record)?;
     }
     // The record keeps the whole selection so that `cosec merge` can tell a missing
     // trial; this folder runs only its slice.

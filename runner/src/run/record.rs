@@ -1,7 +1,7 @@
 //! The `run.json` record of a run folder: what makes `--resume`, `cosec merge` and
 //! `cosec compare` safe, and the summary's configuration derived from it.
 
-use crate::error::CliError;
+use crate::json_file::JsonFileError;
 use crate::metrics::{Digests, RunConfig};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -71,14 +71,9 @@ pub struct RunRecord {
 }
 
 /// Reads `DIR/run.json`.
-pub fn read_record(dir: &Path) -> Result<RunRecord, CliError> {
-    let path = dir.join("run.json");
-    let text = std::fs::read_to_string(&path).map_err(|source| CliError::Io {
-        path: path.clone(),
-        source,
-        hint: format!(" (is {} a cosec run folder?)", dir.display()),
-    })?;
-    serde_json::from_str(&text).map_err(CliError::json_file(&path))
+pub fn read_record(dir: &Path) -> Result<RunRecord, JsonFileError> {
+    let hint = format!(" (is {} a cosec run folder?)", dir.display());
+    crate::json_file::read(&dir.join("run.json"), &hint)
 }
 
 /// The summary config of a run from its record (for `cosec report`).

@@ -6,10 +6,10 @@
 //! together they hold every trial of the run exactly once. Traces stay in the shard
 //! folders; `shards.json` in the merged folder names them.
 
+use crate::json_file::{write_atomically, JsonFileError};
 use crate::metrics::{self, Summary};
-use crate::run::options::{config_from_record, read_record, RunRecord};
+use crate::run::record::{config_from_record, read_record, RunRecord};
 use crate::run::results::read_results;
-use crate::run::write_json_atomically;
 use crate::verify::{trial_name, Verdict};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -23,7 +23,7 @@ pub enum MergeError {
     NoShards,
     /// A shard's `run.json` could not be read, or a merged file not written.
     #[error(transparent)]
-    Folder(Box<crate::error::CliError>),
+    Folder(#[from] JsonFileError),
     /// A shard's `results.jsonl` could not be read.
     #[error(transparent)]
     Results(#[from] crate::run::results::ResultsError),
@@ -123,7 +123,7 @@ struct ShardRun {
 }
 
 fn read_shard(dir: &Path) -> Result<ShardRun, MergeError> {
-    let record = read_record(dir).map_err(|e| MergeError::Folder(Box::new(e)))?;
+    let record = read_record(dir)?;
     let verdicts = read_results(&dir.join("results.jsonl"))?;
     let summary_path = dir.join("summary.json");
     let summary = match std::fs::read_to_string(&summary_path) {
@@ -316,7 +316,6 @@ pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, MergeError> {
 /// Writes a merged run into `out` (which must not exist yet): `run.json`,
 /// `results.jsonl`, `summary.json` and `shards.json`.
 pub fn write_merged(merged: &Merged, out: &Path) -> Result<(), MergeError> {
-    let folder = |e: crate::error::CliError| MergeError::Folder(Box::new(e));
     if out.exists() {
         return Err(MergeError::OutExists(out.to_owned()));
     }
@@ -324,7 +323,7 @@ pub fn write_merged(merged: &Merged, out: &Path) -> Result<(), MergeError> {
         path: out.to_owned(),
         source,
     })?;
-    write_json_atomically(&out.join("run.json"), &merged.record).map_err(folder)?;
+    write_atomically(&out.join("run.json"), &merged.record)?;
     let mut lines = String::new();
     for v in &merged.verdicts {
         let line = serde_json::to_string(v)?;
@@ -348,6 +347,7 @@ pub fn write_merged(merged: &Merged, out: &Path) -> Result<(), MergeError> {
             })
             .collect(),
     };
-    write_json_atomically(&out.join("shards.json"), &shards).map_err(folder)?;
-    write_json_atomically(&out.join("summary.json"), &merged.summary).map_err(folder)
+    write_atomically(&out.join("shards.json"), &shards)?;
+    write_atomically(&out.join("summary.json"), &merged.summary)?;
+    Ok(())
 }

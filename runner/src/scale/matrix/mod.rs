@@ -8,36 +8,23 @@
 //! `--resume`, re-running only the trials without a results line), and not started
 //! otherwise.
 
+pub mod index;
 pub mod spec;
+
+pub use index::{
+    is_matrix_dir, read_index, run_folders, MatrixIndex, MATRIX_FILE, MATRIX_SCHEMA_VERSION,
+};
 
 use crate::error::CliError;
 use crate::metrics::{self, Summary};
-use crate::run::options::read_record;
+use crate::run::record::read_record;
 use crate::run::results::read_results;
-use crate::run::write_json_atomically;
 use crate::verify::Verdict;
-use serde::{Deserialize, Serialize};
 use spec::{Cell, MatrixSpec};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
-
-/// The file that makes a folder a matrix folder.
-pub const MATRIX_FILE: &str = "matrix.json";
-/// Version of `matrix.json`.
-pub const MATRIX_SCHEMA_VERSION: u32 = 1;
-
-/// `matrix.json`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct MatrixIndex {
-    /// Format version.
-    pub schema_version: u32,
-    /// The matrix file the folder was last run from.
-    pub spec: String,
-    /// The cells; each cell's run folder is the folder of its name.
-    pub cells: Vec<Cell>,
-}
 
 /// How far a cell got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,37 +40,6 @@ pub enum CellState {
     },
     /// Finished: `summary.json` is written.
     Done,
-}
-
-/// Whether `dir` is a matrix folder.
-pub fn is_matrix_dir(dir: &Path) -> bool {
-    dir.join(MATRIX_FILE).is_file()
-}
-
-/// Reads a matrix folder's `matrix.json`.
-pub fn read_index(dir: &Path) -> Result<MatrixIndex, CliError> {
-    let path = dir.join(MATRIX_FILE);
-    let text = std::fs::read_to_string(&path).map_err(|source| CliError::Io {
-        path: path.clone(),
-        source,
-        hint: format!(
-            " (is {} a matrix folder made by `cosec matrix run`?)",
-            dir.display()
-        ),
-    })?;
-    serde_json::from_str(&text).map_err(CliError::json_file(&path))
-}
-
-/// The cells of a matrix folder with their run folders, in the matrix's order.
-pub fn run_folders(dir: &Path) -> Result<Vec<(Cell, PathBuf)>, CliError> {
-    Ok(read_index(dir)?
-        .cells
-        .into_iter()
-        .map(|c| {
-            let folder = dir.join(&c.name);
-            (c, folder)
-        })
-        .collect())
 }
 
 /// The state of the cell whose run folder is `folder`.
@@ -118,9 +74,23 @@ fn matrix_folder(spec: &MatrixSpec, file: &Path, out: Option<&Path>) -> Result<P
         })
 }
 
+/// The matrix file's spec and cells. The model route and URL, price file and policy
+/// of every cell are checked here, before the first cell runs.
 fn load(file: &Path) -> Result<(MatrixSpec, Vec<spec::PlannedCell>), CliError> {
     let spec = MatrixSpec::load(file)?;
     let cells = spec.cells(file)?;
+    for planned in &cells {
+        let args =
+            spec::parse_run_args(&planned.flags).map_err(|source| spec::SpecError::Flags {
+                path: file.to_owned(),
+                cell: planned.cell.name.clone(),
+                source,
+            })?;
+        crate::run::options::preflight(&args).map_err(|e| spec::SpecError::Invalid {
+            path: file.to_owned(),
+            message: format!("cell {}: {e}", planned.cell.name),
+        })?;
+    }
     Ok((spec, cells))
 }
 
@@ -134,7 +104,7 @@ pub fn run(file: &Path, out: Option<&Path>) -> Result<ExitCode, CliError> {
         spec: file.display().to_string(),
         cells: cells.iter().map(|c| c.cell.clone()).collect(),
     };
-    write_json_atomically(&dir.join(MATRIX_FILE), &index)?;
+    crate::json_file::write_atomically(&dir.join(MATRIX_FILE), &index)?;
     let n = cells.len();
     eprintln!("cosec matrix: {n} cell(s) -> {}", dir.display());
     for (i, planned) in cells.iter().enumerate() {
@@ -252,7 +222,7 @@ pub fn cell_summary(folder: &Path) -> Result<Option<Summary>, CliError> {
     }
     let record = read_record(folder)?;
     let verdicts: Vec<Verdict> = read_results(&folder.join("results.jsonl"))?;
-    let config = crate::run::options::config_from_record(&record);
+    let config = crate::run::record::config_from_record(&record);
     Ok(Some(metrics::summarize(config, &verdicts, None)))
 }
 
