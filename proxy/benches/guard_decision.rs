@@ -193,7 +193,11 @@ fn main() {
         }
         pass(&guard, &texts, &mut first, Some((&work, &mut floor)));
         let stats = guard.stats();
-        cedar.push((stats.latency_p50_us, stats.latency_p99_us, stats.decisions));
+        cedar.push((
+            stats.latency_p50_us,
+            stats.latency_p99_us,
+            stats.counts.decisions,
+        ));
         for _ in 0..rounds {
             pass(&guard, &texts, &mut cached, None);
         }

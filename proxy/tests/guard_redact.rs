@@ -69,7 +69,14 @@ fn a_denied_leak_is_redacted_and_the_marker_repeats_nothing() {
     assert_eq!(decision, "redact");
     assert!(errors.is_empty() && *enforced);
     let stats = f.guard.stats();
-    assert_eq!((stats.decisions, stats.denied, stats.redacted), (1, 1, 1));
+    assert_eq!(
+        (
+            stats.counts.decisions,
+            stats.counts.denied,
+            stats.counts.redacted
+        ),
+        (1, 1, 1)
+    );
 }
 
 #[test]
@@ -84,7 +91,7 @@ fn an_allowed_flow_passes_untouched() {
     let rows = decisions(&f.trace_path);
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].5, "allow");
-    assert_eq!(f.guard.stats().allowed, 1);
+    assert_eq!(f.guard.stats().counts.allowed, 1);
 }
 
 #[test]

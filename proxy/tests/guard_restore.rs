@@ -63,7 +63,7 @@ fn files_that_gained_denied_content_are_restored_or_removed() {
     assert!(rows
         .iter()
         .any(|r| r.5 == "allow" && r.4 == "workspace:fellside"));
-    assert_eq!(f.guard.stats().restored, 2);
+    assert_eq!(f.guard.stats().counts.restored, 2);
 }
 
 #[test]

@@ -129,7 +129,7 @@ async fn requests_are_guarded_by_headers_or_session_and_refused_without() {
     assert_eq!(headers["authorization"], "Bearer sk-client");
     assert_eq!(sent["model"], "client-model");
     drop(seen);
-    assert!(server.guard().stats_all().redacted >= 2);
+    assert!(server.guard().stats_all().counts.redacted >= 2);
     assert!(std::fs::read_to_string(&trace)
         .unwrap()
         .contains("guard_decision"));

@@ -44,7 +44,7 @@ pub use policy::{GuardError, GuardPolicy};
 pub(crate) use redact::{merge, replace_spans};
 pub use redact::{Checked, MARKER};
 pub use restore::{apply_restores, snapshot, Restore, Snapshot, MAX_SNAPSHOT_FILE};
-pub use stats::{GuardCounts, GuardOutcome, GuardStats};
+pub use stats::{DecisionCounts, GuardCounts, GuardOutcome, GuardStats};
 pub use stream::StreamGuard;
 pub use toolargs::BLOCKED_NAMES;
 pub use toolcall::{ToolCallVerdict, BLOCKED_MALFORMED, BLOCKED_TRANSFER};

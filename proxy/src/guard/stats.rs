@@ -12,6 +12,16 @@ use serde::{Deserialize, Serialize};
 /// decisions are also counted per layer.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GuardCounts {
+    /// The decisions by outcome and layer.
+    #[serde(flatten)]
+    pub counts: DecisionCounts,
+    /// Decision latencies (detection excluded), microseconds.
+    pub latencies_us: Vec<u64>,
+}
+
+/// How many decisions the guard took, by outcome and by layer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecisionCounts {
     /// Decisions traced.
     pub decisions: u64,
     /// Decisions that allowed the flow.
@@ -35,8 +45,21 @@ pub struct GuardCounts {
     /// Decisions of the output layer.
     #[serde(default)]
     pub output: LayerCounts,
-    /// Decision latencies (detection excluded), microseconds.
-    pub latencies_us: Vec<u64>,
+}
+
+impl DecisionCounts {
+    fn add(&mut self, other: &DecisionCounts) {
+        self.decisions += other.decisions;
+        self.allowed += other.allowed;
+        self.denied += other.denied;
+        self.withheld += other.withheld;
+        self.redacted += other.redacted;
+        self.blocked += other.blocked;
+        self.restored += other.restored;
+        self.shadow_only += other.shadow_only;
+        self.input.add(&other.input);
+        self.output.add(&other.output);
+    }
 }
 
 /// The decisions of one guard layer.
@@ -62,29 +85,9 @@ impl LayerCounts {
 /// and the latency percentiles.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GuardStats {
-    /// Decisions traced.
-    pub decisions: u64,
-    /// Decisions that allowed the flow.
-    pub allowed: u64,
-    /// Decisions that denied it (fail-closed errors included).
-    pub denied: u64,
-    /// Enforced denials answered by keeping content out of the model's context.
-    #[serde(default)]
-    pub withheld: u64,
-    /// Enforced denials answered by redacting spans.
-    pub redacted: u64,
-    /// Enforced denials answered by blocking a whole operation.
-    pub blocked: u64,
-    /// Enforced denials answered by restoring a file after the turn.
-    pub restored: u64,
-    /// Denials only recorded (shadow mode).
-    pub shadow_only: u64,
-    /// Decisions of the input layer.
-    #[serde(default)]
-    pub input: LayerCounts,
-    /// Decisions of the output layer.
-    #[serde(default)]
-    pub output: LayerCounts,
+    /// The decisions by outcome and layer.
+    #[serde(flatten)]
+    pub counts: DecisionCounts,
     /// Median decision latency (detection excluded), microseconds.
     pub latency_p50_us: u64,
     /// 99th percentile decision latency, microseconds.
@@ -130,42 +133,34 @@ impl GuardCounts {
         enforced: bool,
         latency_us: u64,
     ) {
-        self.decisions += 1;
         self.latencies_us.push(latency_us);
+        let c = &mut self.counts;
+        c.decisions += 1;
         let per_layer = match layer {
-            GuardLayer::Input => &mut self.input,
-            GuardLayer::Output => &mut self.output,
+            GuardLayer::Input => &mut c.input,
+            GuardLayer::Output => &mut c.output,
         };
         per_layer.decisions += 1;
         if outcome == GuardOutcome::Allow {
             per_layer.allowed += 1;
-            self.allowed += 1;
+            c.allowed += 1;
             return;
         }
         per_layer.denied += 1;
-        self.denied += 1;
+        c.denied += 1;
         let kind = match (outcome, enforced) {
-            (_, false) => &mut self.shadow_only,
-            (GuardOutcome::Withhold, true) => &mut self.withheld,
-            (GuardOutcome::Redact, true) => &mut self.redacted,
-            (GuardOutcome::Block, true) => &mut self.blocked,
-            (GuardOutcome::Restore | GuardOutcome::Allow, true) => &mut self.restored,
+            (_, false) => &mut c.shadow_only,
+            (GuardOutcome::Withhold, true) => &mut c.withheld,
+            (GuardOutcome::Redact, true) => &mut c.redacted,
+            (GuardOutcome::Block, true) => &mut c.blocked,
+            (GuardOutcome::Restore | GuardOutcome::Allow, true) => &mut c.restored,
         };
         *kind += 1;
     }
 
     /// Adds another trial's counters.
     pub fn merge(&mut self, other: &GuardCounts) {
-        self.decisions += other.decisions;
-        self.allowed += other.allowed;
-        self.denied += other.denied;
-        self.withheld += other.withheld;
-        self.redacted += other.redacted;
-        self.blocked += other.blocked;
-        self.restored += other.restored;
-        self.shadow_only += other.shadow_only;
-        self.input.add(&other.input);
-        self.output.add(&other.output);
+        self.counts.add(&other.counts);
         self.latencies_us.extend_from_slice(&other.latencies_us);
     }
 
@@ -174,16 +169,7 @@ impl GuardCounts {
         let mut sorted = self.latencies_us.clone();
         sorted.sort_unstable();
         GuardStats {
-            decisions: self.decisions,
-            allowed: self.allowed,
-            denied: self.denied,
-            withheld: self.withheld,
-            redacted: self.redacted,
-            blocked: self.blocked,
-            restored: self.restored,
-            shadow_only: self.shadow_only,
-            input: self.input,
-            output: self.output,
+            counts: self.counts,
             latency_p50_us: percentile(&sorted, 50),
             latency_p99_us: percentile(&sorted, 99),
         }
@@ -207,7 +193,8 @@ mod tests {
         c.record(GuardLayer::Input, GuardOutcome::Block, true, 9);
         c.record(GuardLayer::Output, GuardOutcome::Redact, false, 7);
         c.record(GuardLayer::Input, GuardOutcome::Withhold, true, 4);
-        let s = c.stats();
+        let stats = c.stats();
+        let s = stats.counts;
         assert_eq!((s.decisions, s.allowed, s.denied), (5, 1, 4));
         assert_eq!(
             (s.withheld, s.redacted, s.blocked, s.restored),
@@ -219,12 +206,26 @@ mod tests {
             (3, 1, 2)
         );
         assert_eq!(s.shadow_only, 1, "a shadow denial changes nothing");
-        assert_eq!(s.latency_p50_us, 5);
+        assert_eq!(stats.latency_p50_us, 5);
         let mut total = GuardCounts::default();
         total.merge(&c);
         total.merge(&c);
-        assert_eq!((total.decisions, total.shadow_only), (10, 2));
-        assert_eq!(total.input.decisions, 4);
+        assert_eq!((total.counts.decisions, total.counts.shadow_only), (10, 2));
+        assert_eq!(total.counts.input.decisions, 4);
         assert_eq!(total.latencies_us.len(), 10);
+    }
+
+    #[test]
+    fn summaries_keep_their_flat_fields() {
+        let mut c = GuardCounts::default();
+        c.record(GuardLayer::Input, GuardOutcome::Withhold, true, 4);
+        let json = serde_json::to_value(c.stats()).unwrap_or_default();
+        assert_eq!(json["decisions"], 1);
+        assert_eq!(json["withheld"], 1);
+        assert_eq!(json["input"]["denied"], 1);
+        assert_eq!(json["latency_p50_us"], 4);
+        assert!(json.get("counts").is_none(), "{json}");
+        let back: GuardStats = serde_json::from_value(json).unwrap_or_default();
+        assert_eq!(back, c.stats());
     }
 }

@@ -133,12 +133,15 @@ pub fn render_table(s: &Summary) -> String {
         let _ = writeln!(
             out,
             "guard: {} decisions, {} allowed, {} denied ({} withheld, {} redacted, {} blocked, {} restored, {} shadow-only); decision latency p50 {} us, p99 {} us",
-            g.decisions, g.allowed, g.denied, g.withheld, g.redacted, g.blocked, g.restored, g.shadow_only, g.latency_p50_us, g.latency_p99_us
+            g.counts.decisions, g.counts.allowed, g.counts.denied, g.counts.withheld, g.counts.redacted, g.counts.blocked, g.counts.restored, g.counts.shadow_only, g.latency_p50_us, g.latency_p99_us
         );
         let _ = writeln!(
             out,
             "guard layers: input {} decisions ({} denied), output {} decisions ({} denied)",
-            g.input.decisions, g.input.denied, g.output.decisions, g.output.denied
+            g.counts.input.decisions,
+            g.counts.input.denied,
+            g.counts.output.decisions,
+            g.counts.output.denied
         );
     }
     let pct = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |v| format!("{:.1}%", v * 100.0));

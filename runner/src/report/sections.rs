@@ -282,7 +282,7 @@ pub fn guard_section(runs: &[LoadedRun], by_run: &[BTreeMap<String, [u64; 6]>]) 
         let Some(g) = &run.summary.guard else {
             continue;
         };
-        for (layer, c) in [("input", &g.input), ("output", &g.output)] {
+        for (layer, c) in [("input", &g.counts.input), ("output", &g.counts.output)] {
             bars.push(GuardBar {
                 run: run_name(i),
                 layer: layer.to_owned(),

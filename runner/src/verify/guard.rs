@@ -20,5 +20,5 @@ pub fn guard_counts(trace: &[TraceLine]) -> Option<GuardCounts> {
             c.record(*layer, *decision, *enforced, *latency_us);
         }
     }
-    (c.decisions > 0).then_some(c)
+    (c.counts.decisions > 0).then_some(c)
 }
