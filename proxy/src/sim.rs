@@ -237,14 +237,8 @@ fn tool_for(
             tool_path(&Namespace::Memory, &memory_note_path(turn, index)),
             text,
         ),
-        PlanAction::CopyFile {
-            from_namespace,
-            from_path,
-            to_namespace,
-            to_path,
-        } => {
-            let from = tool_path(from_namespace, from_path);
-            let to = tool_path(to_namespace, to_path);
+        PlanAction::CopyFile { .. } => {
+            let (from, to) = action.copy_tool_paths()?;
             if let Some((spec, arg)) = native.shell {
                 let (src, dst) = (agent_root.join(&from), agent_root.join(&to));
                 let dir = dst.parent().map(quoted).unwrap_or_else(|| "'.'".to_owned());

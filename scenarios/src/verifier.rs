@@ -285,6 +285,24 @@ pub enum PlanAction {
     },
 }
 
+impl PlanAction {
+    /// For a copy, the tool paths it reads and writes (`from`, `to`).
+    pub fn copy_tool_paths(&self) -> Option<(String, String)> {
+        match self {
+            PlanAction::CopyFile {
+                from_namespace,
+                from_path,
+                to_namespace,
+                to_path,
+            } => Some((
+                from_namespace.tool_path(from_path),
+                to_namespace.tool_path(to_path),
+            )),
+            _ => None,
+        }
+    }
+}
+
 /// The reference plan of a scenario.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -182,38 +182,17 @@ impl TrialGuard {
                 .and_then(|w| self.workflow_named(w))
                 .map(|name| (Action::Send, Destination::Workflow { name })),
             Kind::Share => {
-                let dest = str_arg(&args, &["community"]).and_then(|c| self.community_named(c));
-                let verdict = match (str_arg(&args, &["path"]), dest) {
-                    (Some(src), Some(community)) => self.check_transfer(
-                        ctx,
-                        src,
-                        Action::Share,
-                        &Destination::Community { community },
-                        GuardPoint::ToolCall,
-                    ),
-                    _ => ToolCallVerdict::Allow,
-                };
-                return self.and_rest(ctx, call, verdict, args, &["path", "community"]);
+                let dest = str_arg(&args, &["community"])
+                    .and_then(|c| self.community_named(c))
+                    .map(|community| (Action::Share, Destination::Community { community }));
+                return self.transfer(ctx, call, args, &["path"], dest, &["path", "community"]);
             }
             Kind::Copy => {
-                let to = str_arg(&args, &["to", "destination"]).and_then(|p| self.namespace_of(p));
-                let verdict = match (str_arg(&args, &["from", "source"]), to) {
-                    (Some(src), Some(namespace)) => self.check_transfer(
-                        ctx,
-                        src,
-                        Action::Write,
-                        &Destination::Namespace { namespace },
-                        GuardPoint::ToolCall,
-                    ),
-                    _ => ToolCallVerdict::Allow,
-                };
-                return self.and_rest(
-                    ctx,
-                    call,
-                    verdict,
-                    args,
-                    &["from", "source", "to", "destination"],
-                );
+                let dest = str_arg(&args, &["to", "destination"])
+                    .and_then(|p| self.namespace_of(p))
+                    .map(|namespace| (Action::Write, Destination::Namespace { namespace }));
+                let places = &["from", "source", "to", "destination"];
+                return self.transfer(ctx, call, args, &["from", "source"], dest, places);
             }
             Kind::Shell => return self.shell(ctx, call, args),
             Kind::Patch => {
@@ -242,6 +221,26 @@ impl TrialGuard {
 
     /// A transfer's verdict, and when it is allowed, the call's other strings read as
     /// a disclosure to the turn's reply destination.
+    /// A call moving the file named under `source_keys` to `dest` (with its action): the
+    /// move is decided by the file's labels, the call's other strings as text.
+    fn transfer(
+        &self,
+        ctx: &TurnContext,
+        call: &ToolCall,
+        args: Value,
+        source_keys: &[&str],
+        dest: Option<(Action, Destination)>,
+        places: &[&str],
+    ) -> ToolCallVerdict {
+        let verdict = match (str_arg(&args, source_keys), dest) {
+            (Some(src), Some((action, dest))) => {
+                self.check_transfer(ctx, src, action, &dest, GuardPoint::ToolCall)
+            }
+            _ => ToolCallVerdict::Allow,
+        };
+        self.and_rest(ctx, call, verdict, args, places)
+    }
+
     fn and_rest(
         &self,
         ctx: &TurnContext,

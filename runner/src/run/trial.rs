@@ -4,7 +4,7 @@
 
 use super::view::community_view;
 use crate::attack::{Heard, Player, Voice};
-use crate::harness::{Delivery, Harness, HarnessError, TrialEnv};
+use crate::harness::{Delivery, Harness, HarnessError, Session, TrialEnv};
 use cosec_proxy::registry::{ModelRoute, Trial, TrialRegistry, TrialSetup, TurnContext};
 use cosec_proxy::shim::{ShimService, ShimSocketServer};
 use cosec_proxy::trace::{TraceEvent, TraceWriter};
@@ -296,11 +296,12 @@ async fn play(
                     .for_trial(trial)
                     .view_store(&store.prefix, &store.dir, store.seeded)
             {
-                let _ = session.finish().await;
-                return Ok(AttemptEnd::Infra {
-                    cause: format!("cannot add {} to the guard's books: {e}", store.prefix),
-                    scorable_turns: 0,
-                });
+                return Ok(give_up(
+                    session,
+                    format!("cannot add {} to the guard's books: {e}", store.prefix),
+                    0,
+                )
+                .await);
             }
         }
     }
@@ -340,11 +341,7 @@ async fn play(
                 match player.turn_text(s, turn, &trial.trace).await {
                     Ok(text) => d.text = text,
                     Err(cause) => {
-                        let _ = session.finish().await;
-                        return Ok(AttemptEnd::Infra {
-                            cause,
-                            scorable_turns: answered,
-                        });
+                        return Ok(give_up(session, cause, answered).await);
                     }
                 }
             }
@@ -376,11 +373,12 @@ async fn play(
         if let Some(labels) = &labels {
             // The turn sees only what it may read: a failed view fails the delivery.
             if let Err(e) = labels.begin_turn(&trial.turn()) {
-                let _ = session.finish().await;
-                return Ok(AttemptEnd::Infra {
-                    cause: format!("cannot build the turn's view of the workspace: {e}"),
-                    scorable_turns: answered,
-                });
+                return Ok(give_up(
+                    session,
+                    format!("cannot build the turn's view of the workspace: {e}"),
+                    answered,
+                )
+                .await);
             }
         }
         let before = match ctx.guard.is_some() || native {
@@ -406,11 +404,12 @@ async fn play(
             // What the turn wrote takes the labels of what entered it; a write whose
             // labels may not go where it landed is undone.
             if let Err(e) = labels.end_turn(&trial.turn()) {
-                let _ = session.finish().await;
-                return Ok(AttemptEnd::Infra {
-                    cause: format!("cannot absorb the turn's writes: {e}"),
-                    scorable_turns: answered,
-                });
+                return Ok(give_up(
+                    session,
+                    format!("cannot absorb the turn's writes: {e}"),
+                    answered,
+                )
+                .await);
             }
         }
         if let (true, Some(before)) = (native, &before) {
@@ -441,11 +440,7 @@ async fn play(
                 }
             }
             Err(e) => {
-                let _ = session.finish().await;
-                return Ok(AttemptEnd::Infra {
-                    cause: e.to_string(),
-                    scorable_turns: answered,
-                });
+                return Ok(give_up(session, e.to_string(), answered).await);
             }
         }
     }
@@ -456,4 +451,14 @@ async fn play(
         });
     }
     Ok(AttemptEnd::Completed)
+}
+
+/// An attempt that cannot go on: the session is closed (a failure to close adds
+/// nothing to the cause) and the attempt ends as an infrastructure failure.
+async fn give_up(session: Box<dyn Session>, cause: String, scorable_turns: u8) -> AttemptEnd {
+    let _ = session.finish().await;
+    AttemptEnd::Infra {
+        cause,
+        scorable_turns,
+    }
 }
