@@ -370,16 +370,11 @@ async fn play(
             .map_err(|e| e.to_string())?;
         let native = ctx.harness.is_native();
         let labels = ctx.guard.map(|g| g.for_trial(trial));
-        if let Some(labels) = &labels {
-            // The turn sees only what it may read: a failed view fails the delivery.
-            if let Err(e) = labels.begin_turn(&trial.turn()) {
-                return Ok(give_up(
-                    session,
-                    format!("cannot build the turn's view of the workspace: {e}"),
-                    answered,
-                )
-                .await);
-            }
+        // The turn sees only what it may read: a failed view fails the delivery.
+        let view = labels.as_ref().map(|l| l.begin_turn(&trial.turn()));
+        if let Some(Err(e)) = view {
+            let cause = format!("cannot build the turn's view of the workspace: {e}");
+            return Ok(give_up(session, cause, answered).await);
         }
         let before = match ctx.guard.is_some() || native {
             true => Some(snapshot(&trial.agent_root).await?),
@@ -400,17 +395,12 @@ async fn play(
             cosec_proxy::guard::apply_restores(&trial.agent_root, &restores)
                 .map_err(|e| format!("post-turn restore failed: {e}"))?;
         }
-        if let Some(labels) = &labels {
-            // What the turn wrote takes the labels of what entered it; a write whose
-            // labels may not go where it landed is undone.
-            if let Err(e) = labels.end_turn(&trial.turn()) {
-                return Ok(give_up(
-                    session,
-                    format!("cannot absorb the turn's writes: {e}"),
-                    answered,
-                )
-                .await);
-            }
+        // What the turn wrote takes the labels of what entered it; a write whose labels
+        // may not go where it landed is undone.
+        let absorbed = labels.as_ref().map(|l| l.end_turn(&trial.turn()));
+        if let Some(Err(e)) = absorbed {
+            let cause = format!("cannot absorb the turn's writes: {e}");
+            return Ok(give_up(session, cause, answered).await);
         }
         if let (true, Some(before)) = (native, &before) {
             // Native harnesses write with their own tools, which the shim never sees: the
