@@ -100,17 +100,20 @@ pub fn is_harness_context(text: &str) -> bool {
     CONTEXT_MARKERS.iter().any(|m| text.contains(m))
 }
 
+/// Whether a tool's JSON schema declares the argument `key`.
+pub fn declares(parameters: &serde_json::Value, key: &str) -> bool {
+    parameters
+        .get("properties")
+        .and_then(|p| p.get(key))
+        .is_some()
+}
+
 /// The argument under which a shell tool with this JSON schema takes its command:
 /// the first of [`SHELL_COMMAND_KEYS`] its schema declares, else `command`.
 pub fn command_key(parameters: &serde_json::Value) -> &'static str {
     SHELL_COMMAND_KEYS
         .iter()
-        .find(|k| {
-            parameters
-                .get("properties")
-                .and_then(|p| p.get(**k))
-                .is_some()
-        })
+        .find(|k| declares(parameters, k))
         .copied()
         .unwrap_or("command")
 }

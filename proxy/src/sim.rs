@@ -157,13 +157,6 @@ struct NativeTools<'a> {
     write: Option<&'a ToolSpec>,
 }
 
-fn declares(spec: &ToolSpec, key: &str) -> bool {
-    spec.parameters
-        .get("properties")
-        .and_then(|p| p.get(key))
-        .is_some()
-}
-
 fn native_tools(request: &ModelRequest) -> NativeTools<'_> {
     // The shim's own `write_file` is native only when the shim's tools also come over MCP;
     // for the built-in agent the unprefixed `write_file` is the shim's.
@@ -184,7 +177,9 @@ fn native_tools(request: &ModelRequest) -> NativeTools<'_> {
         .next()
         .map(|t| (t, native::command_key(&t.parameters)));
     let write = own(NativeRole::FileWrite).find(|t| {
-        (mcp_shim || t.name != tools::WRITE_FILE) && declares(t, "path") && declares(t, "content")
+        (mcp_shim || t.name != tools::WRITE_FILE)
+            && native::declares(&t.parameters, "path")
+            && native::declares(&t.parameters, "content")
     });
     NativeTools { shell, write }
 }

@@ -49,14 +49,19 @@ pub struct DecisionCounts {
 
 impl DecisionCounts {
     fn add(&mut self, other: &DecisionCounts) {
-        self.decisions += other.decisions;
-        self.allowed += other.allowed;
-        self.denied += other.denied;
-        self.withheld += other.withheld;
-        self.redacted += other.redacted;
-        self.blocked += other.blocked;
-        self.restored += other.restored;
-        self.shadow_only += other.shadow_only;
+        let sums = [
+            (&mut self.decisions, other.decisions),
+            (&mut self.allowed, other.allowed),
+            (&mut self.denied, other.denied),
+            (&mut self.withheld, other.withheld),
+            (&mut self.redacted, other.redacted),
+            (&mut self.blocked, other.blocked),
+            (&mut self.restored, other.restored),
+            (&mut self.shadow_only, other.shadow_only),
+        ];
+        for (mine, theirs) in sums {
+            *mine += theirs;
+        }
         self.input.add(&other.input);
         self.output.add(&other.output);
     }
