@@ -444,7 +444,12 @@ async fn sessions_resume_per_community_with_native_writes_and_evidence() {
                 && t.contains("hermes-note.md")),
         "the native write is in the hidden trace: {evidence:?}"
     );
-    assert!(evidence.iter().any(|(src, _)| src == "stdout"));
+    assert!(
+        evidence.iter().any(|(src, t)| src == "events"
+            && t.contains("agent_message_chunk")
+            && t.contains("ACK 2")),
+        "the ACP server's updates of the turn are in the hidden trace: {evidence:?}"
+    );
 }
 
 /// The guard's input layer on content Hermes read with its own `terminal` tool: a

@@ -215,6 +215,96 @@ async fn the_shim_socket_acts_only_for_its_own_trial(kind: Kind) {
     );
 }
 
+/// Sends `line` to a live process and reads its one-line answer.
+async fn ask_live(
+    stdin: &mut (dyn tokio::io::AsyncWrite + Send + Unpin),
+    answers: &mut tokio::io::Lines<
+        tokio::io::BufReader<Box<dyn tokio::io::AsyncRead + Send + Unpin>>,
+    >,
+    line: &str,
+) -> String {
+    stdin
+        .write_all(format!("{line}\n").as_bytes())
+        .await
+        .unwrap();
+    stdin.flush().await.unwrap();
+    let next = tokio::time::timeout(std::time::Duration::from_secs(30), answers.next_line());
+    next.await.unwrap().unwrap().unwrap_or_default()
+}
+
+/// Whether the file `beat` still grows (a background loop writes to it every 0.1 s).
+async fn still_beating(beat: &Path) -> bool {
+    let size = || std::fs::metadata(beat).map(|m| m.len()).unwrap_or(0);
+    // Docker removes a dropped container in the background: give it time.
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    let before = size();
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    size() != before
+}
+
+/// A harness kept alive for a trial is confined like a one-shot run: it answers line
+/// after line, reaches the relayed proxy and not the hidden half; ending it, or
+/// dropping it, stops it and everything it started in the background.
+async fn a_live_process_answers_until_it_ends_and_leaves_nothing_running(kind: Kind) {
+    let proxy = greeter("PROXY-ANSWERED").await;
+    let t = temp_trial(&format!("http://{proxy}"));
+    let spec = spec(&t, vec![proxy]);
+    let hidden = t.env.trace.path().to_owned();
+    std::fs::write(&hidden, "oracle facts").unwrap();
+    let sandbox = sandbox(kind).await;
+    for how in ["end", "drop"] {
+        let beat = t.env.agent_root.join(format!("beat-{how}"));
+        let script = format!(
+            "(while true; do echo . >> {beat}; sleep 0.1; done) &              while read -r line; do case \"$line\" in                hidden) cat {hidden} 2>/dev/null || echo hidden-unreadable ;;                proxy) timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port} && head -c 14 <&3; echo' ;;                *) echo \"got $line\" ;;              esac; done",
+            beat = beat.display(),
+            hidden = hidden.display(),
+            port = proxy.port(),
+        );
+        let args = ["-c", script.as_str()].map(OsString::from);
+        let mut live = sandbox
+            .spawn(&spec, Path::new("/bin/bash"), &args)
+            .await
+            .unwrap();
+        let stdout = std::mem::replace(&mut live.stdout, Box::new(tokio::io::empty()));
+        let mut answers = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
+        assert_eq!(
+            ask_live(&mut live.stdin, &mut answers, "one").await,
+            "got one"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        assert_eq!(
+            ask_live(&mut live.stdin, &mut answers, "two").await,
+            "got two"
+        );
+        assert_eq!(
+            ask_live(&mut live.stdin, &mut answers, "hidden").await,
+            "hidden-unreadable"
+        );
+        assert_eq!(
+            ask_live(&mut live.stdin, &mut answers, "proxy").await,
+            "PROXY-ANSWERED"
+        );
+        assert!(still_beating(&beat).await, "the background loop runs");
+        match how {
+            "end" => live.end().await,
+            _ => drop(live),
+        }
+        assert!(!still_beating(&beat).await, "{how}: something still runs");
+    }
+}
+
+#[tokio::test]
+#[ignore = "tier harnesses: needs bubblewrap"]
+async fn bwrap_a_live_process_answers_until_it_ends_and_leaves_nothing_running() {
+    a_live_process_answers_until_it_ends_and_leaves_nothing_running(Kind::Bwrap).await;
+}
+
+#[tokio::test]
+#[ignore = "tier docker: needs dockerd and the sandbox image"]
+async fn docker_a_live_process_answers_until_it_ends_and_leaves_nothing_running() {
+    a_live_process_answers_until_it_ends_and_leaves_nothing_running(Kind::Docker).await;
+}
+
 #[tokio::test]
 #[ignore = "tier harnesses: needs bubblewrap"]
 async fn bwrap_no_secret_of_etc_and_an_unprivileged_user_that_writes_its_halves() {

@@ -9,6 +9,7 @@
 //! that is killed whole at the deadline (bubblewrap's PID namespace then takes every
 //! process inside with it).
 
+use super::live::{Ending, Live, StderrLog};
 use super::loopback::Relays;
 use super::{Finished, Job, Sandbox, SandboxError, SandboxSpec, SANDBOX_UID};
 use async_trait::async_trait;
@@ -238,7 +239,79 @@ impl Sandbox for Bubblewrap {
             stderr: collect(stderr).await,
         })
     }
+
+    async fn spawn(
+        &self,
+        spec: &SandboxSpec,
+        program: &Path,
+        args: &[OsString],
+    ) -> Result<Live, SandboxError> {
+        // Lives as long as the process: the relays stop when it ends.
+        let relays = Relays::open(&spec.loopback)?;
+        let mut cmd = self.command(spec, program, args, &relays)?;
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .process_group(0);
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| SandboxError::Start(format!("cannot start bwrap: {e}")))?;
+        let (Some(stdin), Some(stdout), Some(err)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(SandboxError::Start(
+                "bwrap started without its pipes".to_owned(),
+            ));
+        };
+        let stderr = StderrLog::default();
+        stderr.follow(err);
+        let ending = BwrapEnding {
+            child,
+            _relays: relays,
+        };
+        Ok(Live::new(
+            Box::new(stdin),
+            Box::new(stdout),
+            stderr,
+            Box::new(ending),
+        ))
+    }
 }
+
+/// A live bubblewrap process and the relays it reaches the proxy through.
+struct BwrapEnding {
+    child: tokio::process::Child,
+    _relays: Relays,
+}
+
+#[async_trait]
+impl Ending for BwrapEnding {
+    async fn end(mut self: Box<Self>) {
+        let exited = tokio::time::timeout(END_GRACE, self.child.wait()).await;
+        if !matches!(exited, Ok(Ok(_))) {
+            kill_group(&mut self.child).await;
+        }
+    }
+}
+
+impl Drop for BwrapEnding {
+    /// A process dropped without [`Ending::end`] (a cancelled trial) is killed whole:
+    /// its group now, and bubblewrap itself by `kill_on_drop`, which takes the PID
+    /// namespace with it.
+    fn drop(&mut self) {
+        if let (Some(pid), Ok(None)) = (self.child.id(), self.child.try_wait()) {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", "--", &format!("-{pid}")])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
+}
+
+/// How long a live process may take to exit after its stdin closed.
+const END_GRACE: Duration = Duration::from_secs(5);
 
 fn reader<R: AsyncRead + Unpin + Send + 'static>(
     stream: Option<R>,

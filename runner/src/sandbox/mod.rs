@@ -7,13 +7,16 @@
 //! of one confined run: it starts the program, feeds its stdin, enforces the deadline,
 //! collects its output and tears everything down, so that bubblewrap (a child process)
 //! and Docker (a one-shot container driven through the Engine API) fit the same shape.
+//! A harness with a long-lived mode runs the same way for a whole trial ([`live`]).
 
 mod bwrap;
 pub mod docker;
+pub mod live;
 mod loopback;
 
 pub use bwrap::Bubblewrap;
 pub use docker::{Docker, DockerConfig};
+pub use live::Live;
 
 use async_trait::async_trait;
 use std::ffi::OsString;
@@ -102,6 +105,15 @@ pub trait Sandbox: Send + Sync {
     /// Runs `job` to its end or its deadline and releases everything it used (process
     /// group, container, relay sockets), also when the returned future is dropped.
     async fn run(&self, job: Job<'_>) -> Result<Finished, SandboxError>;
+    /// Starts `program args` confined to `spec` and keeps it running with its stdin and
+    /// stdout as pipes, until [`Live::end`] or until the [`Live`] is dropped (then it is
+    /// killed whole, with everything it started).
+    async fn spawn(
+        &self,
+        spec: &SandboxSpec,
+        program: &Path,
+        args: &[OsString],
+    ) -> Result<Live, SandboxError>;
 }
 
 /// Which sandbox `cosec run` confines native harnesses with.

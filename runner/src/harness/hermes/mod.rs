@@ -32,18 +32,25 @@
 //! Hermes runs with `--yolo` (no approval prompts for its terminal): that is safe only
 //! because the whole process runs inside bubblewrap.
 
+pub mod acp;
 pub mod text;
 
-use super::native::turn::Evidence;
+use super::native::lines::{self, JsonLines, LineError};
+use super::native::turn::{tail, Evidence, STDERR_TAIL};
 use super::native::{self, Adapter, Native, NativeHarness, NativeTrial, DUMMY_KEY};
 use super::{Delivery, HarnessError, Session, TrialEnv, TurnOutput, ViewedStore};
 use crate::sandbox::SandboxSpec;
+use acp::{Acp, AcpError, Prompted};
 use async_trait::async_trait;
 use cosec_scenarios::CommunityId;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
+use tokio::time::Instant;
+
+/// The ACP server script in `HERMES_HOME` (see `acp_server.py`).
+const ACP_SERVER: &str = "cosec-acp-server.py";
 
 /// Runs Hermes Agent as a CoSec harness.
 pub type HermesHarness = NativeHarness<Hermes>;
@@ -94,11 +101,15 @@ impl Adapter for Hermes {
         .map_err(|e| HarnessError::Crash(format!("hermes: config.yaml: {e}")))?;
         let path = home.join("config.yaml");
         std::fs::write(&path, config).map_err(|e| Self::crash("write", &path, e))?;
+        let path = home.join(ACP_SERVER);
+        std::fs::write(&path, include_str!("acp_server.py"))
+            .map_err(|e| Self::crash("write", &path, e))?;
         Ok(Box::new(HermesSession {
             shared,
             env,
             spec,
             home,
+            server: None,
             sessions: BTreeMap::new(),
             memory: memory.unwrap_or_default(),
         }))
@@ -112,9 +123,12 @@ impl HermesHarness {
     }
 }
 
-/// A community's native Hermes session.
+/// A community's Hermes session.
 struct CommunitySession {
-    /// Hermes's session id.
+    /// The ACP server's handle for it.
+    acp: String,
+    /// Hermes's internal session id, which its store and export use (the ACP handle
+    /// at first; it moves when Hermes compresses a long session).
     id: String,
     /// How many of its messages are already in the trace.
     seen: usize,
@@ -125,14 +139,73 @@ struct HermesSession {
     env: TrialEnv,
     spec: SandboxSpec,
     home: PathBuf,
+    /// The trial's ACP server, started by the first delivery.
+    server: Option<Acp>,
     sessions: BTreeMap<CommunityId, CommunitySession>,
     /// `MEMORY.md` as last recorded.
     memory: String,
 }
 
 impl HermesSession {
+    /// The running ACP server, started (and introduced to) when there is none.
+    async fn server(&mut self, deadline: Instant) -> Result<&mut Acp, HarnessError> {
+        if self.server.is_none() {
+            let python = self.shared.installed.entry.with_file_name("python");
+            let args = [self.home.join(ACP_SERVER).into_os_string()];
+            let live = self
+                .shared
+                .sandbox
+                .spawn(&self.spec, &python, &args)
+                .await
+                .map_err(|e| {
+                    HarnessError::Crash(format!(
+                        "cannot start hermes's ACP server in the {} sandbox: {e}",
+                        self.shared.sandbox.name()
+                    ))
+                })?;
+            let lines = JsonLines::new(live);
+            let stderr = lines.stderr().clone();
+            let acp = Acp::initialize(lines, deadline).await.map_err(|e| {
+                HarnessError::Crash(format!(
+                    "hermes's ACP server did not start ({e}); stderr tail:\n{}",
+                    tail(&stderr.since(0), STDERR_TAIL)
+                ))
+            })?;
+            self.server = Some(acp);
+        }
+        self.server
+            .as_mut()
+            .ok_or_else(|| HarnessError::Crash("hermes's ACP server is gone".to_owned()))
+    }
+
+    /// Sends the delivery's message to its community's session and follows the turn.
+    async fn prompt(&mut self, d: &Delivery, deadline: Instant) -> Result<Prompted, AcpError> {
+        let first = !self.sessions.contains_key(&d.community);
+        let message = text::user_input(&self.env, d, first);
+        let cwd = self.env.agent_root.clone();
+        let server = self
+            .server
+            .as_mut()
+            .ok_or(AcpError::Line(LineError::Ended))?;
+        if first {
+            let acp = server.new_session(&cwd, deadline).await?;
+            let session = CommunitySession {
+                id: acp.clone(),
+                acp,
+                seen: 0,
+            };
+            self.sessions.insert(d.community.clone(), session);
+        }
+        let acp = self
+            .sessions
+            .get(&d.community)
+            .map(|s| s.acp.clone())
+            .unwrap_or_default();
+        server.prompt(&acp, &message, deadline).await
+    }
+
     /// The session's messages from Hermes's own store, or why they are unavailable.
-    async fn export(&self, id: &str) -> Result<Vec<serde_json::Value>, String> {
+    async fn export(&mut self, id: &str) -> Result<Vec<serde_json::Value>, String> {
         let args = ["sessions", "export", "--session-id", id, "-"].map(OsString::from);
         let entry = &self.shared.installed.entry;
         let export = self
@@ -169,38 +242,67 @@ impl Session for HermesSession {
     }
 
     async fn deliver(&mut self, d: &Delivery) -> Result<TurnOutput, HarnessError> {
-        let previous = self.sessions.get(&d.community);
-        let message = text::user_input(&self.env, d, previous.is_none());
-        let mut args: Vec<OsString> = ["chat", "-Q", "--yolo", "-q"].map(OsString::from).to_vec();
-        args.push(message.into());
-        if let Some(known) = previous {
-            args.extend([OsString::from("--resume"), OsString::from(&known.id)]);
-        }
+        let deadline = lines::deadline(self.shared.turn_timeout);
         // The trace is held apart from `self`, which the memory record updates.
         let trace = Arc::clone(&self.env.trace);
         let evidence = Evidence {
             trace: &trace,
             delivery: d,
         };
-        let done = self
-            .shared
-            .turn(Hermes::NAME, &self.spec, &evidence, &args, None)
-            .await?;
-        evidence.record("stdout", &done.stdout)?;
-        if !done.status.success() {
-            return Err(done.crash(Hermes::NAME, &format!("exited with {}", done.status)));
-        }
-        let Some(id) = text::session_id(&done.stderr).or_else(|| text::session_id(&done.stdout))
-        else {
-            return Err(done.crash(Hermes::NAME, "printed no session_id"));
+        let stderr = self.server(deadline).await?.stderr().clone();
+        let mark = stderr.mark();
+        let prompted = self.prompt(d, deadline).await;
+        let stderr_tail = tail(&stderr.since(mark), STDERR_TAIL);
+        evidence.record("stderr_tail", &stderr_tail)?;
+        let prompted = match prompted {
+            Ok(prompted) => prompted,
+            Err(e) => {
+                // A server that missed the deadline or broke the protocol holds the
+                // turn half done: it is ended, and the attempt with it.
+                if let Some(server) = self.server.take() {
+                    server.end().await;
+                }
+                let why = match e {
+                    AcpError::Line(LineError::Timeout) => format!(
+                        "did not finish turn {} in {} within {} s and was killed",
+                        d.turn,
+                        d.community,
+                        self.shared.turn_timeout.as_secs()
+                    ),
+                    other => format!("failed turn {} in {}: {other}", d.turn, d.community),
+                };
+                return Err(HarnessError::Crash(format!(
+                    "{} {why}; stderr tail:\n{stderr_tail}",
+                    Hermes::NAME
+                )));
+            }
         };
+        evidence.record("events", &prompted.updates.join("\n"))?;
+        let Some(known) = self.sessions.get(&d.community) else {
+            return Err(HarnessError::Crash(
+                "hermes: the community's session was lost".to_owned(),
+            ));
+        };
+        let id = prompted
+            .moved_to
+            .clone()
+            .unwrap_or_else(|| known.id.clone());
         // A compressed session continues under a new id, starting with a summary.
-        let seen = match self.sessions.get(&d.community) {
-            Some(known) if known.id == id => known.seen,
-            _ => 0,
+        let seen = if id == known.id { known.seen } else { 0 };
+        let failed = |what: &str| {
+            HarnessError::Crash(format!(
+                "{} {what} in turn {} of {}: {}; stderr tail:\n{stderr_tail}",
+                Hermes::NAME,
+                d.turn,
+                d.community,
+                prompted.text.trim()
+            ))
         };
+        if prompted.stop_reason == "refusal" {
+            return Err(failed("refused the prompt"));
+        }
         let mut out = TurnOutput {
-            reply: text::reply_from_stdout(&done.stdout),
+            reply: prompted.text.trim().to_owned(),
             model_calls: 1,
         };
         let mut total = seen;
@@ -209,10 +311,15 @@ impl Session for HermesSession {
                 let new = messages.get(seen..).unwrap_or_default();
                 let lines: Vec<String> = new.iter().map(|m| m.to_string()).collect();
                 evidence.record(&format!("session_file:state.db/{id}"), &lines.join("\n"))?;
+                // ACP reports a failed model call as the turn's text: the store then
+                // holds no assistant message for the turn, as a failed CLI run's does.
+                if text::model_calls(new) == 0 {
+                    return Err(failed("ended without an answer of the model"));
+                }
                 if let Some(reply) = text::final_reply(new) {
                     out.reply = reply;
                 }
-                out.model_calls = text::model_calls(new).max(1);
+                out.model_calls = text::model_calls(new);
                 total = messages.len();
             }
             Err(why) => {
@@ -220,12 +327,17 @@ impl Session for HermesSession {
             }
         }
         self.record_memory(&evidence)?;
-        self.sessions
-            .insert(d.community.clone(), CommunitySession { id, seen: total });
+        if let Some(known) = self.sessions.get_mut(&d.community) {
+            known.id = id;
+            known.seen = total;
+        }
         Ok(out)
     }
 
-    async fn finish(self: Box<Self>) -> Result<(), HarnessError> {
+    async fn finish(mut self: Box<Self>) -> Result<(), HarnessError> {
+        if let Some(server) = self.server.take() {
+            server.end().await;
+        }
         Ok(())
     }
 }

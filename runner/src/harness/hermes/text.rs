@@ -45,6 +45,9 @@ pub fn config_yaml(
             "memory_char_limit": memory_chars.max(MEMORY_CHAR_LIMIT) + MEMORY_CHAR_LIMIT,
         },
         "skills": {"creation_nudge_interval": 0},
+        // The ACP server titles a session with a model call of its own after its first
+        // exchange; the one-shot CLI makes no such call.
+        "auxiliary": {"title_generation": {"enabled": false}},
     });
     if let (Some((socket, trial)), Some(map)) = (shim, config.as_object_mut()) {
         map.insert(

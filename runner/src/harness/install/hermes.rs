@@ -1,4 +1,5 @@
-//! Hermes Agent from PyPI (`hermes-agent[mcp]`), pinned, in a Python venv.
+//! Hermes Agent from PyPI (`hermes-agent[mcp,acp]`: its MCP client, and the ACP server
+//! CoSec keeps alive for a trial), pinned, in a Python venv.
 //!
 //! The venv is made with the machine's `python3`, resolved to its real interpreter first
 //! (pyenv puts a shell shim on the PATH), so the venv's `python` links to a real prefix.
@@ -16,15 +17,20 @@ pub const VERSION: &str = "0.19.0";
 
 /// The PyPI requirement installed.
 pub fn requirement() -> String {
-    format!("hermes-agent[mcp]=={VERSION}")
+    format!("hermes-agent[mcp,acp]=={VERSION}")
 }
+
+/// The folder name's suffix after the version, naming the extras: an install made
+/// without the ACP server is another folder, installed afresh (and a sandbox image
+/// holding only the older one is rebuilt, as it lacks this path).
+const EXTRAS: &str = "acp";
 
 /// Harness name used for the cache folder and in results.
 const NAME: &str = crate::harness::HarnessKind::Hermes.as_str();
 
 /// The install folder of the pinned version.
 pub fn install_dir(cache: &Path) -> PathBuf {
-    super::versioned_dir(cache, NAME, VERSION)
+    super::versioned_dir(cache, NAME, &format!("{VERSION}-{EXTRAS}"))
 }
 
 /// `key = value` from a venv's `pyvenv.cfg`.
@@ -59,6 +65,16 @@ fn prefix_outside(venv: &Path, user_home: Option<&Path>) -> Option<PathBuf> {
 
 /// The version of `hermes-agent` in a venv, from its `.dist-info` folder name.
 fn installed_version(venv: &Path) -> Option<String> {
+    dist_version(venv, "hermes_agent-")
+}
+
+/// Whether the venv holds the ACP server's library (`agent-client-protocol`).
+fn has_acp(venv: &Path) -> bool {
+    dist_version(venv, "agent_client_protocol-").is_some()
+}
+
+/// The version of the distribution whose `.dist-info` folder starts with `prefix`.
+fn dist_version(venv: &Path, prefix: &str) -> Option<String> {
     let lib = std::fs::read_dir(venv.join("lib")).ok()?;
     for python in lib.flatten() {
         let Ok(packages) = std::fs::read_dir(python.path().join("site-packages")) else {
@@ -66,7 +82,7 @@ fn installed_version(venv: &Path) -> Option<String> {
         };
         for entry in packages.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if let Some(rest) = name.strip_prefix("hermes_agent-") {
+            if let Some(rest) = name.strip_prefix(prefix) {
                 if let Some(version) = rest.strip_suffix(".dist-info") {
                     return Some(version.to_owned());
                 }
@@ -80,7 +96,7 @@ fn installed_version(venv: &Path) -> Option<String> {
 fn describe(root: &Path) -> Option<Installed> {
     let venv = root.join("venv");
     let entry = venv.join("bin").join("hermes");
-    if !entry.is_file() || installed_version(&venv).as_deref() != Some(VERSION) {
+    if !entry.is_file() || installed_version(&venv).as_deref() != Some(VERSION) || !has_acp(&venv) {
         return None;
     }
     let prefix = base_prefix(&venv)?;
@@ -206,7 +222,7 @@ fn build(
         });
     }
     let requirement = requirement();
-    progress(&format!("pip install {requirement} (about 30 s, 230 MB)"));
+    progress(&format!("pip install {requirement} (about 30 s, 240 MB)"));
     run(
         Command::new(venv.join("bin").join("pip"))
             .args([
@@ -220,11 +236,13 @@ fn build(
         &requirement,
     )?;
     relocate_scripts(&venv.join("bin"), &venv, &final_root.join("venv"))?;
-    if installed_version(&venv).as_deref() != Some(VERSION) {
+    if installed_version(&venv).as_deref() != Some(VERSION) || !has_acp(&venv) {
         return Err(InstallError::Broken {
             harness: NAME,
             path: final_root.to_owned(),
-            problem: format!("pip did not leave hermes-agent {VERSION} in the venv"),
+            problem: format!(
+                "pip did not leave hermes-agent {VERSION} with its ACP server in the venv"
+            ),
         });
     }
     if base_prefix(&venv).is_none() {

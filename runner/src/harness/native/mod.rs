@@ -3,6 +3,7 @@
 //! one way to run a turn and record native evidence in the hidden trace ([`turn`]). Each adapter says only what differs: its name,
 //! its variables in the sandbox and how it starts a trial.
 
+pub mod lines;
 pub mod process;
 pub mod turn;
 

@@ -31,7 +31,14 @@ pub(super) async fn run(docker: &Docker, job: Job<'_>) -> Result<Finished, Sandb
         Some(paths) => Some(blocking(move || Lease::lend(&paths, SANDBOX_USER)).await?),
         None => None,
     };
-    let body = create_body(docker, &job, &relays, run_as.user)?;
+    let body = create_body(
+        docker,
+        job.spec,
+        (job.program, job.args),
+        &relays,
+        run_as.user,
+        job.input.is_some(),
+    )?;
     let created = docker
         .client
         .create_container(None::<CreateContainerOptions>, body)
@@ -51,17 +58,20 @@ pub(super) async fn run(docker: &Docker, job: Job<'_>) -> Result<Finished, Sandb
 }
 
 /// Who a container runs as.
-struct RunAs {
+pub(super) struct RunAs {
     /// Its uid and gid.
-    user: (u32, u32),
+    pub(super) user: (u32, u32),
     /// What is lent to that user for the run (`None`: it owns its halves already).
-    lent: Option<Vec<PathBuf>>,
+    pub(super) lent: Option<Vec<PathBuf>>,
 }
 
 /// Who the container runs as: the owner of the agent half when that is not root (the
 /// runner's own user, as with bubblewrap), nothing lent; otherwise [`SANDBOX_USER`],
 /// lent the writable trees and the sockets it connects to (the shim's and the relays').
-fn run_as(spec: &crate::sandbox::SandboxSpec, relays: &Relays) -> Result<RunAs, SandboxError> {
+pub(super) fn run_as(
+    spec: &crate::sandbox::SandboxSpec,
+    relays: &Relays,
+) -> Result<RunAs, SandboxError> {
     let owner = match spec.writable.first() {
         Some(path) => {
             let meta =
@@ -90,7 +100,7 @@ fn run_as(spec: &crate::sandbox::SandboxSpec, relays: &Relays) -> Result<RunAs, 
 }
 
 /// Runs the file walk `work` off the async threads.
-async fn blocking<T: Send + 'static>(
+pub(super) async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, SandboxError> + Send + 'static,
 ) -> Result<T, SandboxError> {
     tokio::task::spawn_blocking(work)
@@ -98,16 +108,18 @@ async fn blocking<T: Send + 'static>(
         .map_err(|e| SandboxError::Start(format!("the sandbox's file walk failed: {e}")))?
 }
 
-/// The container for `job`: the run image, `cosec-shim launch` serving the loopback
-/// relays in front of the program, the spec's variables and working folder, `user`, and
-/// the mounts and limits of the module docs.
-fn create_body(
+/// The container running `program args` confined to `spec`: the run image,
+/// `cosec-shim launch` serving the loopback relays in front of the program, the spec's
+/// variables and working folder, `user`, the mounts and limits of the module docs, and
+/// an attachable stdin when `stdin` (closed when the one attached client closes it).
+pub(super) fn create_body(
     docker: &Docker,
-    job: &Job<'_>,
+    spec: &crate::sandbox::SandboxSpec,
+    (program, args): (&Path, &[std::ffi::OsString]),
     relays: &Relays,
     user: (u32, u32),
+    stdin: bool,
 ) -> Result<ContainerCreateBody, SandboxError> {
-    let spec = job.spec;
     let mut mounts = Vec::new();
     for path in &spec.writable {
         mounts.push(bind(path, &path.to_string_lossy(), false)?);
@@ -134,8 +146,8 @@ fn create_body(
         cmd.extend(arg);
     }
     cmd.push("--".to_owned());
-    cmd.push(job.program.to_string_lossy().into_owned());
-    cmd.extend(job.args.iter().map(|a| a.to_string_lossy().into_owned()));
+    cmd.push(program.to_string_lossy().into_owned());
+    cmd.extend(args.iter().map(|a| a.to_string_lossy().into_owned()));
     let host = HostConfig {
         mounts: Some(mounts),
         network_mode: Some("none".to_owned()),
@@ -150,7 +162,6 @@ fn create_body(
         init: Some(true),
         ..Default::default()
     };
-    let stdin = job.input.is_some();
     Ok(ContainerCreateBody {
         image: Some(docker.run_image.clone()),
         entrypoint: Some(Vec::new()),
@@ -282,13 +293,14 @@ async fn collect(
 
 /// Removes a container: awaited through [`Removal::now`], or in the background when
 /// dropped first (a run cancelled by the trial timeout).
-struct Removal {
-    client: bollard::Docker,
-    id: Option<String>,
+pub(super) struct Removal {
+    pub(super) client: bollard::Docker,
+    pub(super) id: Option<String>,
 }
 
 impl Removal {
-    async fn now(mut self) {
+    /// Removes the container now.
+    pub(super) async fn now(mut self) {
         if let Some(id) = self.id.take() {
             remove(&self.client, &id).await;
         }

@@ -16,6 +16,7 @@
 mod container;
 pub mod image;
 mod lease;
+mod live;
 
 use super::{Finished, Job, Sandbox, SandboxError};
 use async_trait::async_trait;
@@ -237,6 +238,15 @@ impl Sandbox for Docker {
 
     async fn run(&self, job: Job<'_>) -> Result<Finished, SandboxError> {
         container::run(self, job).await
+    }
+
+    async fn spawn(
+        &self,
+        spec: &super::SandboxSpec,
+        program: &Path,
+        args: &[std::ffi::OsString],
+    ) -> Result<super::Live, SandboxError> {
+        live::spawn(self, spec, program, args).await
     }
 }
 
