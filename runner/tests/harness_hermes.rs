@@ -370,6 +370,15 @@ async fn sessions_resume_per_community_with_native_writes_and_evidence() {
         .await
         .unwrap();
     assert_eq!(out.reply, "ACK 1", "another community gets its own session");
+    // The ACP server lives for the trial: between deliveries it calls no model of its
+    // own (no session titles, no background reviews).
+    let calls = server.requests().len();
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(
+        server.requests().len(),
+        calls,
+        "a model call outside a delivery"
+    );
     session.finish().await.unwrap();
 
     let seen = server.requests();

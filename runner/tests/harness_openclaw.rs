@@ -249,6 +249,15 @@ async fn sessions_continue_per_community_with_native_writes_and_the_shim_over_mc
         other.reply, "seen 1 participant messages",
         "another community gets its own session"
     );
+    // The gateway lives for the trial: between deliveries it calls no model of its own
+    // (no heartbeat, scheduled job or wake-up).
+    let calls = server.requests().len();
+    tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+    assert_eq!(
+        server.requests().len(),
+        calls,
+        "a model call outside a delivery"
+    );
     session.finish().await.unwrap();
     assert!(
         !t.env.harness_home.join("node-compile-cache").exists(),

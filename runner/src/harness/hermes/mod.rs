@@ -1,16 +1,23 @@
-//! The Hermes Agent adapter: every delivery is one `hermes chat -Q --yolo -q TEXT` run
-//! inside the trial's sandbox (bubblewrap or Docker), with stdin closed.
+//! The Hermes Agent adapter: one Hermes ACP server per trial inside the trial's sandbox
+//! (bubblewrap or Docker), started by the first delivery and stopped when the trial
+//! ends ([`acp`]); each delivery is one `session/prompt` to it. The server runs the
+//! agent `hermes chat -Q --yolo` would build (`acp_server.py`: platform `cli`, the
+//! `hermes-cli` toolset with the MCP tools, `agent.max_turns` as step budget, no edit
+//! approvals), so a delivery sees the same system prompt, tools and budget as a
+//! one-shot CLI run, without Python's start-up every time. A delivery that misses the
+//! turn timeout, or a server that breaks the protocol, ends the server and fails the
+//! attempt as a crash.
 //!
 //! Native state, per trial: `HOME` is the trial's harness home and `HERMES_HOME` is
 //! `<harness home>/.hermes`, holding the generated `config.yaml` (the proxy as the only
 //! provider, `custom` with the trial's base URL and model; the shim relay as MCP server
 //! `cosec`, so its tools reach the model as `mcp__cosec__TOOL`), Hermes's SQLite session
-//! store `state.db`, its `memories/` and its logs.
+//! store `state.db`, its `memories/`, its logs and the server script.
 //!
-//! Sessions: one Hermes session per community, created by the community's first
-//! delivery and continued with `--resume ID` (the id Hermes prints as `session_id:` on
-//! stderr; it changes when Hermes compresses a long session, and the adapter follows
-//! it); sessions are never shared between communities.
+//! Sessions: one ACP session per community, opened by the community's first delivery
+//! (`session/new` in the agent half); sessions are never shared between communities.
+//! Hermes stores each under an internal id that moves when it compresses a long session;
+//! the server says so (`session_info_update`) and the adapter follows it.
 //!
 //! Seeded state: the community's seeded session history opens that session's first
 //! message ("Earlier in this community:"). Seeded private memory goes into Hermes's own
@@ -19,18 +26,20 @@
 //! tool; the shim's copy in the agent half's `memory/notes.md` stays as well, so the
 //! files the agent sees are the same under every harness.
 //!
-//! Evidence: after every run the adapter exports the session (`hermes sessions export
-//! --session-id ID -`) and records the messages the run added (tool calls with their
-//! arguments, tool results, replies) in the hidden trace as `HarnessOutput`, with
-//! Hermes's stdout (tool previews and the reply), the stderr tail of failed runs and
-//! every change Hermes made to `MEMORY.md`. The reply is the run's last assistant
-//! message without tool calls.
+//! Evidence: after every delivery the adapter exports the session (`hermes sessions
+//! export --session-id ID -`, a one-shot run in the same sandbox) and records the
+//! messages the turn added (tool calls with their arguments, tool results, replies) in
+//! the hidden trace as `HarnessOutput`, with the server's updates of the turn
+//! (`events`), its stderr during the turn and every change Hermes made to `MEMORY.md`.
+//! The reply is the turn's last assistant message without tool calls. The ACP server
+//! reports a failed model call as the turn's text; a turn whose export holds no
+//! assistant message is therefore a failure, as a failed CLI run's is.
 //!
-//! Quirks handled: stdin closed; `GET {base}/../api/v1/models` and similar probes are
-//! answered (404 is fine) by the proxy; no tirith download, lazy pip installs, update
-//! checks or background memory and skill reviews at run time (`config.yaml`).
-//! Hermes runs with `--yolo` (no approval prompts for its terminal): that is safe only
-//! because the whole process runs inside bubblewrap.
+//! Quirks handled: `GET {base}/../api/v1/models` and similar probes are answered (404
+//! is fine) by the proxy; no tirith download, lazy pip installs, update checks, session
+//! titles or background memory and skill reviews at run time (`config.yaml`). Hermes
+//! runs in yolo mode (no approval prompts for its terminal): that is safe only because
+//! the whole process runs inside the sandbox.
 
 pub mod acp;
 pub mod text;
@@ -249,8 +258,10 @@ impl Session for HermesSession {
             trace: &trace,
             delivery: d,
         };
+        // A delivery that starts the process keeps its start-up in the evidence too.
+        let starting = self.server.is_none();
         let stderr = self.server(deadline).await?.stderr().clone();
-        let mark = stderr.mark();
+        let mark = if starting { 0 } else { stderr.mark() };
         let prompted = self.prompt(d, deadline).await;
         let stderr_tail = tail(&stderr.since(mark), STDERR_TAIL);
         evidence.record("stderr_tail", &stderr_tail)?;

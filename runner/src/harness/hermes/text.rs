@@ -1,6 +1,6 @@
 //! The texts the Hermes adapter writes and reads: `config.yaml`, the seeded
-//! `memories/MEMORY.md`, the user input of a delivery, and Hermes's outputs (the
-//! `session_id:` line and `hermes sessions export` JSON).
+//! `memories/MEMORY.md`, the user input of a delivery, and Hermes's session export
+//! (`hermes sessions export` JSON).
 
 use crate::harness::builtin::MAX_STEPS_PER_TURN;
 use crate::harness::prompt::{self, Wording};
@@ -104,16 +104,6 @@ pub fn memory_record(agent: &AgentTier) -> Option<Record> {
     Some(Record { segments })
 }
 
-/// The session id Hermes prints last (`session_id: ID`, on stderr in quiet mode).
-pub fn session_id(output: &str) -> Option<String> {
-    output
-        .lines()
-        .rev()
-        .find_map(|l| l.trim().strip_prefix("session_id:"))
-        .map(|id| id.trim().to_owned())
-        .filter(|id| !id.is_empty())
-}
-
 /// The messages of a session from `hermes sessions export --session-id ID -` (one JSON
 /// object per session with a `messages` array).
 pub fn exported_messages(export: &str) -> Vec<Value> {
@@ -160,31 +150,10 @@ pub fn model_calls(new: &[Value]) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-/// The reply from stdout when the export is unavailable: Hermes prints the final
-/// response last, after tool previews whose lines end in `\r`.
-pub fn reply_from_stdout(stdout: &str) -> String {
-    let lines: Vec<&str> = stdout.split('\n').collect();
-    let start = lines
-        .iter()
-        .rposition(|l| l.ends_with('\r'))
-        .map_or(0, |i| i + 1);
-    lines[start..].join("\n").trim().to_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn the_session_id_is_the_last_one_printed() {
-        let stderr = "↻ Resumed session a (1 user message)\n\nsession_id: 20261129_134621_cd23a0\n";
-        assert_eq!(
-            session_id(stderr).as_deref(),
-            Some("20261129_134621_cd23a0")
-        );
-        assert_eq!(session_id("Error: boom\n"), None);
-    }
 
     #[test]
     fn the_reply_is_the_last_text_message_without_tool_calls() {
@@ -200,14 +169,6 @@ mod tests {
         assert_eq!(final_reply(&messages).as_deref(), Some("Done, Bob."));
         assert_eq!(model_calls(&messages), 2);
         assert_eq!(final_reply(&messages[..3]), None);
-    }
-
-    #[test]
-    fn stdout_tool_previews_are_not_the_reply() {
-        let stdout =
-            "  ⚠ scanner off\r\n  ┊ review diff\r\n+hello\r\nThe file is written.\nSee you.\n";
-        assert_eq!(reply_from_stdout(stdout), "The file is written.\nSee you.");
-        assert_eq!(reply_from_stdout("plain\n"), "plain");
     }
 
     #[test]
@@ -230,6 +191,7 @@ mod tests {
         );
         assert_eq!(read["memory"]["memory_char_limit"], 12_200, "{yaml}");
         assert_eq!(read["security"]["tirith_enabled"], false);
+        assert_eq!(read["auxiliary"]["title_generation"]["enabled"], false);
         let without_shim = config_yaml("http://h/v1", "m", Path::new("/r"), None, 0).unwrap();
         let read: Value = serde_yaml_ng::from_str(&without_shim).unwrap();
         assert!(read.get("mcp_servers").is_none(), "{without_shim}");

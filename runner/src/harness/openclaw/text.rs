@@ -19,6 +19,23 @@ pub const MCP_SERVER: &str = "cosec";
 /// is written to disk; the proxy holds the real upstream key.
 pub const API_KEY_VAR: &str = "COSEC_MODEL_API_KEY";
 
+/// Variable holding the trial's gateway token, referenced from the config as `${...}`.
+pub const GATEWAY_TOKEN_VAR: &str = "OPENCLAW_GATEWAY_TOKEN";
+
+/// The gateway's port on the sandbox's own loopback (each trial has its own network
+/// namespace), unless the model proxy is relayed in on that port.
+const GATEWAY_PORT: u16 = 18789;
+
+/// The gateway's port for a trial whose model proxy is at `model_base_url`.
+pub fn gateway_port(model_base_url: &str) -> u16 {
+    let proxy = crate::harness::native::loopback_addr(model_base_url).map(|a| a.port());
+    if proxy == Some(GATEWAY_PORT) {
+        GATEWAY_PORT + 1
+    } else {
+        GATEWAY_PORT
+    }
+}
+
 /// OpenClaw substitutes `${VAR}` in every config string; `$${` keeps a literal.
 fn literal(s: &str) -> String {
     s.replace("${", "$${")
@@ -29,6 +46,12 @@ fn literal(s: &str) -> String {
 /// the agent's files, and its memory folder `memory/` is the agent's private memory),
 /// no update checks or telemetry, and the shim relay as MCP server `cosec` with its
 /// tools listed directly rather than behind OpenClaw's tool-search bridge.
+///
+/// The gateway that runs the trial listens on the sandbox's loopback only, with the
+/// trial's token, and does nothing of its own between deliveries: no heartbeat runs,
+/// no scheduled jobs (which include memory "dreaming"), no wake-up when a background
+/// command ends, no discovery, no control UI. Each of these would make model calls that
+/// belong to no delivery; a one-shot `--local` run ended before any could happen.
 pub fn config_json(env: &TrialEnv, relay: &Path, socket: Option<&Path>) -> Value {
     let mut args = Vec::new();
     if let Some(socket) = socket {
@@ -43,6 +66,7 @@ pub fn config_json(env: &TrialEnv, relay: &Path, socket: Option<&Path>) -> Value
             "model": {"primary": format!("{PROVIDER}/{model}")},
             "workspace": literal(&env.agent_root.to_string_lossy()),
             "skipBootstrap": true,
+            "heartbeat": {"every": "0m"},
         }},
         "models": {"providers": {PROVIDER: {
             "baseUrl": literal(&env.model_base_url),
@@ -55,13 +79,24 @@ pub fn config_json(env: &TrialEnv, relay: &Path, socket: Option<&Path>) -> Value
                 "maxTokens": 8192,
             }],
         }}},
-        "tools": {"toolSearch": false},
+        "tools": {"toolSearch": false, "exec": {"notifyOnExit": false}},
         "mcp": {"servers": {MCP_SERVER: {
             "command": literal(&relay.to_string_lossy()),
             "args": args,
         }}},
         "update": {"checkOnStart": false},
         "telemetry": {"enabled": false},
+        "gateway": {
+            "mode": "local",
+            "bind": "loopback",
+            "port": gateway_port(&env.model_base_url),
+            "auth": {"mode": "token", "token": format!("${{{GATEWAY_TOKEN_VAR}}}")},
+            "controlUi": {"enabled": false},
+            "tailscale": {"mode": "off"},
+        },
+        "discovery": {"mdns": {"mode": "off"}},
+        "cron": {"enabled": false},
+        "plugins": {"entries": {"memory-core": {"config": {"dreaming": {"enabled": false}}}}},
     })
 }
 
@@ -193,9 +228,10 @@ for (const r of rows) {
 }
 "#;
 
-/// The session key OpenClaw files `--session-id ID` under.
+/// The session key OpenClaw files the session `session_id` under (OpenClaw lowercases
+/// keys).
 pub fn session_key(session_id: &str) -> String {
-    format!("agent:main:explicit:{session_id}")
+    format!("agent:main:explicit:{}", session_id.to_lowercase())
 }
 
 /// The highest row id among exported transcript lines.
@@ -251,6 +287,14 @@ mod tests {
         assert_eq!(a, "cosec-c-1");
         assert_eq!(b, "cosec-c_2_x");
         assert_eq!(session_key(&a), "agent:main:explicit:cosec-c-1");
+    }
+
+    #[test]
+    fn the_gateway_port_avoids_the_relayed_proxy_and_keys_are_lowercase() {
+        assert_eq!(gateway_port("http://127.0.0.1:4100/t/x/v1"), GATEWAY_PORT);
+        let taken = format!("http://127.0.0.1:{GATEWAY_PORT}/t/x/v1");
+        assert_eq!(gateway_port(&taken), GATEWAY_PORT + 1);
+        assert_eq!(session_key("cosec-Team"), "agent:main:explicit:cosec-team");
     }
 
     #[test]
