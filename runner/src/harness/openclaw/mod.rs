@@ -152,6 +152,7 @@ impl Adapter for OpenClaw {
             gateway: None,
             sessions: BTreeMap::new(),
             deliveries: 0,
+            memory: Vec::new(),
         };
         Ok(Box::new(session))
     }
@@ -171,6 +172,41 @@ struct OpenClawSession {
     sessions: BTreeMap<CommunityId, i64>,
     /// Deliveries so far (numbers the message files).
     deliveries: u32,
+    /// The memory files as the previous delivery left them (see [`memory_stamp`]).
+    memory: Vec<(PathBuf, std::time::SystemTime, u64)>,
+}
+
+/// How long a changed memory file takes to reach OpenClaw's memory index: the watcher's
+/// 1.5 s debounce and a margin for the reindex itself.
+const MEMORY_INDEX_SETTLE: std::time::Duration = std::time::Duration::from_millis(2500);
+
+/// Path, modification time and size of every file OpenClaw indexes as memory in the
+/// workspace `root` (`MEMORY.md`, `USER.md` and `memory/`), sorted.
+fn memory_stamp(root: &std::path::Path) -> Vec<(PathBuf, std::time::SystemTime, u64)> {
+    let mut files = Vec::new();
+    let mut todo = vec![root.join("memory")];
+    for top in ["MEMORY.md", "USER.md"] {
+        files.push(root.join(top));
+    }
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => todo.push(path),
+                Ok(_) => files.push(path),
+                Err(_) => {}
+            }
+        }
+    }
+    let mut stamp: Vec<_> = files
+        .into_iter()
+        .filter_map(|path| {
+            let meta = std::fs::symlink_metadata(&path).ok()?;
+            Some((path, meta.modified().ok()?, meta.len()))
+        })
+        .collect();
+    stamp.sort();
+    stamp
 }
 
 /// A fresh random token for a trial's gateway (it guards a listener that only the
@@ -267,6 +303,18 @@ impl OpenClawSession {
         Ok(())
     }
 
+    /// Waits for the live gateway's memory index when a memory file changed since the
+    /// previous delivery (the turn's view, a restored write): `memory_search` answers
+    /// from an index a file watcher refreshes about 1.5 s after a change, and a search
+    /// must not return what this turn's view withholds.
+    async fn settle_memory_index(&mut self) {
+        let now = memory_stamp(&self.env.agent_root);
+        if self.gateway.is_some() && now != self.memory {
+            tokio::time::sleep(MEMORY_INDEX_SETTLE).await;
+        }
+        self.memory = now;
+    }
+
     /// Model calls recorded in the trial's trace so far (the proxy writes one line per
     /// call; OpenClaw's own result does not count its calls).
     fn model_calls_so_far(&self) -> usize {
@@ -305,6 +353,7 @@ impl Session for OpenClawSession {
         };
         // A delivery that starts the process keeps its start-up in the evidence too.
         let starting = self.gateway.is_none();
+        self.settle_memory_index().await;
         let stderr = self.gateway(deadline).await?.stderr().clone();
         let mark = if starting { 0 } else { stderr.mark() };
         let key = text::session_key(&session_id);
@@ -378,6 +427,8 @@ impl Session for OpenClawSession {
             )));
         }
         let calls = self.model_calls_so_far().saturating_sub(calls_before);
+        // What the turn itself wrote to memory was indexed by the gateway as it went.
+        self.memory = memory_stamp(&self.env.agent_root);
         Ok(TurnOutput {
             reply: parsed.reply.unwrap_or_default(),
             model_calls: u32::try_from(calls).unwrap_or(u32::MAX),
