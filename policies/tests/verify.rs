@@ -8,9 +8,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use cosec_policies::verify::{
-    verify, Counterexample, PolicyText, VerifyReport, VerifyRequest,
-};
+use cosec_policies::verify::{verify, Counterexample, PolicyText, VerifyReport, VerifyRequest};
 use cosec_policies::{evaluate_policy, EmptyPolicy};
 use cosec_scenarios::Scenario;
 use serde_json::Value;
@@ -105,7 +103,13 @@ fn a_loosened_default_is_refuted_with_replayed_counterexamples() {
         assert_false_allow(cex);
         // The situation the dropped test guarded: someone meant for the object who is
         // not a member of its source community.
-        assert!(cex.replay[0].reasons.iter().any(|r| r == "defense-creation-audience"), "{cex:?}");
+        assert!(
+            cex.replay[0]
+                .reasons
+                .iter()
+                .any(|r| r == "defense-creation-audience"),
+            "{cex:?}"
+        );
     }
     assert!(report.oracle_counterexample().is_some());
 }
@@ -122,7 +126,11 @@ fn example_defenses_have_the_verdicts_their_readme_states() {
         let report = verify(&request(text(file))).unwrap();
         assert!(check(&report, "never-errors").holds(), "{file}");
         assert_eq!(check(&report, "implies-oracle").holds(), sound, "{file}");
-        assert_eq!(check(&report, "read-implies-oracle").holds(), sound, "{file}");
+        assert_eq!(
+            check(&report, "read-implies-oracle").holds(),
+            sound,
+            "{file}"
+        );
         for cex in check(&report, "implies-oracle").counterexamples() {
             assert_false_allow(cex);
         }
@@ -200,13 +208,20 @@ fn mutants() -> Vec<(String, String)> {
     let policies: Vec<Value> = pset.policies().map(|p| p.to_json().unwrap()).collect();
     let render = |list: &[Value]| -> String {
         list.iter()
-            .map(|j| cedar_policy::Policy::from_json(None, j.clone()).unwrap().to_string())
+            .map(|j| {
+                cedar_policy::Policy::from_json(None, j.clone())
+                    .unwrap()
+                    .to_string()
+            })
             .collect::<Vec<_>>()
             .join("\n")
     };
     let mut out = Vec::new();
     for i in 0..policies.len() {
-        let id = policies[i]["annotations"]["id"].as_str().unwrap_or("?").to_owned();
+        let id = policies[i]["annotations"]["id"]
+            .as_str()
+            .unwrap_or("?")
+            .to_owned();
         let mut rest = policies.clone();
         rest.remove(i);
         out.push((format!("without {id}"), render(&rest)));
@@ -262,10 +277,15 @@ fn proofs_never_contradict_the_suite_on_generated_mutants() {
             && check(&report, "read-implies-oracle").holds();
         if sound {
             // Proof ⇒ the suite agrees: no false allow on any flow or read.
-            let tested =
-                evaluate_policy(&src, &what, suite(), None, EmptyPolicy::Allow).unwrap();
-            assert_eq!(tested.false_allow, 0, "{what}: proved sound, yet the suite leaks");
-            assert_eq!(tested.read.false_allow, 0, "{what}: proved sound, yet a read leaks");
+            let tested = evaluate_policy(&src, &what, suite(), None, EmptyPolicy::Allow).unwrap();
+            assert_eq!(
+                tested.false_allow, 0,
+                "{what}: proved sound, yet the suite leaks"
+            );
+            assert_eq!(
+                tested.read.false_allow, 0,
+                "{what}: proved sound, yet a read leaks"
+            );
         } else {
             refuted += 1;
             for c in report.checks.iter().filter(|c| c.name.contains("oracle")) {
@@ -275,5 +295,8 @@ fn proofs_never_contradict_the_suite_on_generated_mutants() {
             }
         }
     }
-    assert!(refuted > 0, "no mutant was refuted: the checks prove nothing");
+    assert!(
+        refuted > 0,
+        "no mutant was refuted: the checks prove nothing"
+    );
 }

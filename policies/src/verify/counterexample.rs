@@ -156,7 +156,9 @@ impl<'a> Store<'a> {
 
     /// A boolean attribute (false when absent).
     pub(super) fn flag(&self, uid: &str, name: &str) -> bool {
-        self.attr(uid, name).and_then(Value::as_bool).unwrap_or(false)
+        self.attr(uid, name)
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
     }
 
     /// A string attribute (empty when absent).
@@ -192,7 +194,11 @@ pub(super) fn describe(cex: &Counterexample) -> Vec<String> {
     let ctx = |k: &str| cex.context.get(k).and_then(entity_ref).unwrap_or_default();
     let destination = ctx("destination");
     let requester = ctx("requester");
-    let time = cex.context.get("time").and_then(Value::as_i64).unwrap_or_default();
+    let time = cex
+        .context
+        .get("time")
+        .and_then(Value::as_i64)
+        .unwrap_or_default();
     let object = &cex.resource;
     let mut words = Vec::new();
     words.push(if cex.action == "receive" {
@@ -209,7 +215,12 @@ pub(super) fn describe(cex: &Counterexample) -> Vec<String> {
     let sensitivity: Vec<String> = store
         .attr(object, "sensitivity")
         .and_then(Value::as_array)
-        .map(|l| l.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .map(|l| {
+            l.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default();
     let mut label = format!(
         "object {object}: owner {}, source {}, audience \"{}\", sensitivity [{}], {}; meant at creation for {}; grants in force to {}",
@@ -268,7 +279,11 @@ pub(super) fn describe(cex: &Counterexample) -> Vec<String> {
     for community in store.of_type("Community") {
         let mut line = format!(
             "{community}: {}",
-            if store.flag(&community, "active") { "active" } else { "closed or not yet created" }
+            if store.flag(&community, "active") {
+                "active"
+            } else {
+                "closed or not yet created"
+            }
         );
         for (attr, what) in [
             ("partners", "partnership of"),
@@ -324,8 +339,18 @@ mod tests {
                 {"uid": {"type": "Destination", "id": "d"}, "attrs": {"kind": "community", "delivers_to": "community", "community": ent("Community", "c")}, "parents": []}
             ]),
             replay: vec![
-                Replay { policies: "loose.cedar".into(), allowed: true, reasons: vec!["loose-rule".into()], errors: vec![] },
-                Replay { policies: "oracle".into(), allowed: false, reasons: vec![], errors: vec![] },
+                Replay {
+                    policies: "loose.cedar".into(),
+                    allowed: true,
+                    reasons: vec!["loose-rule".into()],
+                    errors: vec![],
+                },
+                Replay {
+                    policies: "oracle".into(),
+                    allowed: false,
+                    reasons: vec![],
+                    errors: vec![],
+                },
             ],
             words: vec![],
         }
@@ -336,17 +361,35 @@ mod tests {
         let words = describe(&sample()).join("\n");
         assert!(words.contains("User::\"A\" (requester User::\"A\") asks to disclose DataObject::\"\" to Destination::\"d\""), "{words}");
         assert!(words.contains("owner User::\"B\", source Community::\"c\", audience \"users\", sensitivity [health]"), "{words}");
-        assert!(words.contains("meant at creation for User::\"A\", User::\"B\""), "{words}");
+        assert!(
+            words.contains("meant at creation for User::\"A\", User::\"B\""),
+            "{words}"
+        );
         assert!(words.contains("in community Community::\"c\""), "{words}");
-        assert!(words.contains("User::\"A\": member of Community::\"c\""), "{words}");
-        assert!(words.contains("User::\"B\": member of nobody/nothing"), "{words}");
-        assert!(words.contains("loose.cedar: ALLOWS (by loose-rule)"), "{words}");
-        assert!(words.contains("oracle: denies (no permit applies)"), "{words}");
+        assert!(
+            words.contains("User::\"A\": member of Community::\"c\""),
+            "{words}"
+        );
+        assert!(
+            words.contains("User::\"B\": member of nobody/nothing"),
+            "{words}"
+        );
+        assert!(
+            words.contains("loose.cedar: ALLOWS (by loose-rule)"),
+            "{words}"
+        );
+        assert!(
+            words.contains("oracle: denies (no permit applies)"),
+            "{words}"
+        );
     }
 
     #[test]
     fn entity_references_read_both_json_forms() {
-        assert_eq!(entity_ref(&json!({"type": "User", "id": ""})).unwrap(), "User::\"\"");
+        assert_eq!(
+            entity_ref(&json!({"type": "User", "id": ""})).unwrap(),
+            "User::\"\""
+        );
         assert_eq!(
             entity_ref(&json!({"__entity": {"type": "User", "id": "a\"b"}})).unwrap(),
             "User::\"a\\\"b\""

@@ -14,7 +14,7 @@ mod sets;
 mod solver;
 
 pub use counterexample::{Counterexample, Replay};
-pub use prove::verify;
+pub use prove::{find_exportable, verify};
 pub use scenario::{export_scenario, ScenarioExport};
 pub use sets::{assumptions_source, with_read_as_egress, ASSUMPTIONS_SOURCE};
 pub use solver::{find_cvc5, INSTALL_HINT};

@@ -107,6 +107,50 @@ pub fn verify(request: &VerifyRequest) -> Result<VerifyReport, VerifyError> {
     })
 }
 
+/// A counterexample of `defense ⇒ oracle` that a static world can reproduce: a
+/// disclose into a community or a write into its workspace, with the extra facts of
+/// [`super::scenario::EXPORTABLE`]; `None` when there is none.
+pub fn find_exportable(
+    defense: &PolicyText,
+    timeout: std::time::Duration,
+) -> Result<Option<super::Counterexample>, VerifyError> {
+    let cvc5 = solver::find_cvc5()?;
+    let schema = builtin_schema()?;
+    let mut loose = load(&defense.name, &defense.text, &schema)?;
+    let exportable = load("exportable.cedar", super::scenario::EXPORTABLE, &schema)?;
+    for p in exportable.policies() {
+        let label = p.annotation("id").unwrap_or("unnamed").to_owned();
+        loose
+            .add(p.new_id(cedar_policy::PolicyId::new(format!("export:{label}"))))
+            .map_err(|e| crate::PolicyError::cedar("export assumption", e))?;
+    }
+    let oracle = load(ORACLE_FILE_NAME, ORACLE_SOURCE, &schema)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| VerifyError::Runtime(e.to_string()))?;
+    runtime.block_on(async {
+        let solver = solver::start(&cvc5, timeout)?;
+        let mut prover = Prover {
+            symcc: CedarSymCompiler::new(solver).map_err(|e| symbolic("start", "-", &e))?,
+            schema: &schema,
+        };
+        let check = prover
+            .relation(
+                Relation::Implies,
+                "exportable-implies-oracle",
+                String::new(),
+                Role::Verdict,
+                (defense.name.as_str(), &loose),
+                ("oracle", &oracle),
+                |env| matches!(env.action().id().unescaped(), "disclose" | "write"),
+            )
+            .await?;
+        let found = check.counterexamples().next().cloned();
+        Ok(found)
+    })
+}
+
 /// How two policy sets are compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Relation {
@@ -224,13 +268,13 @@ impl Prover<'_> {
                         }
                         Verdict::Fails {
                             counterexample: Box::new(
-                                record(&cex.request, &cex.entities, replayed).map_err(|message| {
-                                    VerifyError::Replay {
+                                record(&cex.request, &cex.entities, replayed).map_err(
+                                    |message| VerifyError::Replay {
                                         check: "never-errors".into(),
                                         environment: environment.clone(),
                                         message,
-                                    }
-                                })?,
+                                    },
+                                )?,
                             ),
                         }
                     }
@@ -276,16 +320,35 @@ impl Prover<'_> {
             let cb = CompiledPolicySet::compile(&b, &env, self.schema)
                 .map_err(|e| symbolic(name, &environment, &e))?;
             let found = match relation {
-                Relation::Implies => self.symcc.check_implies_with_counterexample_opt(&ca, &cb).await,
-                Relation::ImpliedBy => self.symcc.check_implies_with_counterexample_opt(&cb, &ca).await,
-                Relation::Equivalent => self.symcc.check_equivalent_with_counterexample_opt(&ca, &cb).await,
-                Relation::Disjoint => self.symcc.check_disjoint_with_counterexample_opt(&ca, &cb).await,
+                Relation::Implies => {
+                    self.symcc
+                        .check_implies_with_counterexample_opt(&ca, &cb)
+                        .await
+                }
+                Relation::ImpliedBy => {
+                    self.symcc
+                        .check_implies_with_counterexample_opt(&cb, &ca)
+                        .await
+                }
+                Relation::Equivalent => {
+                    self.symcc
+                        .check_equivalent_with_counterexample_opt(&ca, &cb)
+                        .await
+                }
+                Relation::Disjoint => {
+                    self.symcc
+                        .check_disjoint_with_counterexample_opt(&ca, &cb)
+                        .await
+                }
             };
             let verdict = match answer(found, name, &environment)? {
                 Ok(None) => Verdict::Holds,
                 Ok(Some(cex)) => {
-                    let replayed =
-                        replay(&cex.request, &cex.entities, &[(first.0, &a), (second.0, &b)]);
+                    let replayed = replay(
+                        &cex.request,
+                        &cex.entities,
+                        &[(first.0, &a), (second.0, &b)],
+                    );
                     let claimed = match replayed.as_slice() {
                         [x, y] => relation.refuted_by(x, y),
                         _ => false,

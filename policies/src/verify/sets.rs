@@ -33,7 +33,10 @@ pub(super) fn load(name: &str, src: &str, schema: &Schema) -> Result<PolicySet, 
 
 /// `pset` with every domain assumption added, each under an id no parsed file uses
 /// (Cedar numbers parsed policies `policy0`, `policy1`, ...).
-pub(super) fn with_assumptions(pset: &PolicySet, schema: &Schema) -> Result<PolicySet, PolicyError> {
+pub(super) fn with_assumptions(
+    pset: &PolicySet,
+    schema: &Schema,
+) -> Result<PolicySet, PolicyError> {
     let assumptions = load(ASSUMPTIONS_NAME, ASSUMPTIONS_SOURCE, schema)?;
     let mut out = pset.clone();
     for p in assumptions.policies() {
