@@ -102,7 +102,10 @@ fn a_loosened_copy_fails_and_its_counterexample_runs_as_a_scenario() {
     let all = text(&out);
     assert_eq!(out.status.code(), Some(1), "{all}");
     assert!(all.contains("implies-oracle       FAILS"), "{all}");
-    assert!(all.contains("ALLOWS (by defense-creation-audience)"), "{all}");
+    assert!(
+        all.contains("ALLOWS (by defense-creation-audience)"),
+        "{all}"
+    );
     assert!(all.contains("oracle: denies"), "{all}");
     let cex: Value = serde_json::from_str(
         &std::fs::read_to_string(worlds.join("cx-loose/counterexample.json")).unwrap(),

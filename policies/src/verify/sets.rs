@@ -143,7 +143,7 @@ mod tests {
             }
             // Conditions are untouched.
             let json = |p: &Policy| p.to_json().unwrap()["conditions"].clone();
-            assert_eq!(json(&p), json(&oracle.policy(p.id()).unwrap()));
+            assert_eq!(json(p), json(oracle.policy(p.id()).unwrap()));
         }
     }
 
