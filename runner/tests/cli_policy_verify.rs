@@ -3,7 +3,7 @@
 //! which the simulated compliant agent leaks through the guard with the loosened policy
 //! but not with the default, `--against` relations, and the missing-solver message.
 //!
-//! All but the last need cvc5 and run in the `policy-proofs` tier.
+//! All but the last two need cvc5 and run in the `policy-proofs` tier.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
