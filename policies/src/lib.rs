@@ -13,6 +13,7 @@ pub mod evaluate;
 mod nesting;
 mod oracle;
 mod schema;
+pub mod verify;
 
 pub use check::{check_policy_files, CheckReport, EmptyPolicy};
 pub use diagnostic::{Diagnostic, Severity};

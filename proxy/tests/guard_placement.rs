@@ -53,7 +53,7 @@ impl Rng {
         (self.next() % n as u64) as usize
     }
     fn chance(&mut self) -> bool {
-        self.next() % 2 == 0
+        self.next().is_multiple_of(2)
     }
     fn word(&mut self) -> &'static str {
         WORDS[self.below(WORDS.len())]

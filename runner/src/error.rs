@@ -11,6 +11,9 @@ pub enum CliError {
     /// Loading or checking policies failed.
     #[error(transparent)]
     Policy(#[from] cosec_policies::PolicyError),
+    /// A proof could not run (the outcome of one that ran is the exit code).
+    #[error(transparent)]
+    Verify(#[from] cosec_policies::verify::VerifyError),
     /// An id that is not in the suite.
     #[error("no scenario `{id}` in the suite; `cosec scenarios list` shows the ids{hint}")]
     UnknownScenario {

@@ -431,6 +431,40 @@ pub enum PolicyCommand {
         #[arg(long)]
         allow_empty_policy: bool,
     },
+    /// Prove properties of a defense policy with Cedar's symbolic compiler and cvc5
+    /// (docs/verify.md): it never errors, and it never allows what the oracle denies
+    /// (egress, receive and read) for any entity store the schema allows under CoSec's
+    /// domain assumptions. A failed check prints a counterexample. Exit code 0 when
+    /// every verdict is proved, 1 when any is refuted or undecided, 2 when verification
+    /// could not run (invalid policy, cvc5 missing: set CVC5=/path or install it).
+    Verify {
+        /// The defense policy (`.cedar`).
+        #[arg(value_name = "FILE.cedar")]
+        file: PathBuf,
+        /// Also relate the policy to another defense: implies, implied by, equivalent,
+        /// disjoint, each with a counterexample when it does not hold. These describe;
+        /// they do not change the exit code.
+        #[arg(long, value_name = "OTHER.cedar")]
+        against: Option<PathBuf>,
+        /// Also prove that the policy implies this policy set (a property written in
+        /// Cedar: every request the defense allows, it allows); a verdict.
+        #[arg(long, value_name = "FILE.cedar")]
+        property: Option<PathBuf>,
+        /// Time limit of each solver query, in seconds.
+        #[arg(long, value_name = "SECS", default_value_t = 60)]
+        timeout: u64,
+        /// Print the report as JSON (every check, environment, time and counterexample
+        /// with its entities in Cedar's JSON format).
+        #[arg(long)]
+        json: bool,
+        /// Turn the first counterexample of the oracle checks into a world and variant
+        /// under DIR (`cosec scenarios generate --worlds DIR` expands it).
+        #[arg(long, value_name = "DIR")]
+        scenario_out: Option<PathBuf>,
+        /// Print the domain assumptions the proofs rely on and exit.
+        #[arg(long, conflicts_with_all = ["against", "property", "json", "scenario_out"])]
+        show_assumptions: bool,
+    },
 }
 
 /// `cosec audit ...` (docs/audit.md).

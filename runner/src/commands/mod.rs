@@ -5,6 +5,7 @@ mod compare;
 mod harness;
 mod policy;
 mod policy_test;
+mod policy_verify;
 mod proxy;
 mod report;
 mod sandbox;
@@ -61,6 +62,25 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
                 source: &source,
                 scenario_files: &scenario_files,
                 empty: empty_policy(allow_empty_policy),
+            },
+        ),
+        Command::Policy(PolicyCommand::Verify {
+            file,
+            against,
+            property,
+            timeout,
+            json,
+            scenario_out,
+            show_assumptions,
+        }) => policy_verify::verify(
+            &file,
+            &policy_verify::Options {
+                against: against.as_deref(),
+                property: property.as_deref(),
+                timeout: std::time::Duration::from_secs(timeout.max(1)),
+                json,
+                scenario_out: scenario_out.as_deref(),
+                show_assumptions,
             },
         ),
         Command::Audit(audit) => audit::dispatch(audit),

@@ -30,7 +30,7 @@ pub(super) fn base32(text: &Mapped) -> Decoded {
     for r in runs(s, |b| b.is_ascii_alphanumeric() || b == b'=') {
         let token = &s[r.clone()];
         let body = token.trim_end_matches('=');
-        let padded = body.len() < token.len() && token.len() % 8 == 0;
+        let padded = body.len() < token.len() && token.len().is_multiple_of(8);
         if body.len() < if padded { 2 } else { MIN_BASE32_LEN } || body.contains('=') {
             continue;
         }
@@ -166,7 +166,9 @@ pub(super) fn ascii85(text: &Mapped) -> Decoded {
         let decoded = ascii85_decode(token, false)
             .and_then(|b| payload(text, r.clone(), b))
             .or_else(|| {
-                (token.len() % 5 == 0)
+                token
+                    .len()
+                    .is_multiple_of(5)
                     .then(|| ascii85_decode(token, true))
                     .flatten()
                     .and_then(|b| payload(text, r.clone(), b))

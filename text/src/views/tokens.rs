@@ -119,7 +119,7 @@ pub(super) fn hex(text: &Mapped) -> Vec<(Vec<View>, Mapped)> {
             .or_else(|| token.strip_prefix("0X"))
             .unwrap_or(token);
         if digits.len() < MIN_HEX_LEN
-            || digits.len() % 2 != 0
+            || !digits.len().is_multiple_of(2)
             || !digits.bytes().all(|b| b.is_ascii_hexdigit())
         {
             continue;
