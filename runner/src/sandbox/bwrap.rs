@@ -9,7 +9,7 @@
 //! that is killed whole at the deadline (bubblewrap's PID namespace then takes every
 //! process inside with it).
 
-use super::live::{Ending, Live, StderrLog};
+use super::live::{Ending, Live, StderrLog, END_GRACE};
 use super::loopback::Relays;
 use super::{Finished, Job, Sandbox, SandboxError, SandboxSpec, SANDBOX_UID};
 use async_trait::async_trait;
@@ -310,8 +310,6 @@ impl Drop for BwrapEnding {
     }
 }
 
-/// How long a live process may take to exit after its stdin closed.
-const END_GRACE: Duration = Duration::from_secs(5);
 
 fn reader<R: AsyncRead + Unpin + Send + 'static>(
     stream: Option<R>,

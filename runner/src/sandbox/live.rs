@@ -12,10 +12,16 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 /// Most bytes of a live process's stderr kept (the newest).
 pub const STDERR_KEPT: usize = 64 * 1024;
 
+/// How long a live process may take to exit after its stdin closed before it is killed.
+/// Short on purpose: a harness keeps nothing unwritten between deliveries (each
+/// delivery's evidence is exported when the delivery ends), so a longer grace would only
+/// add to every trial's wall time.
+pub const END_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// How a backend ends a live process: asked to stop, and killed when dropped first.
 #[async_trait]
 pub trait Ending: Send {
-    /// Waits up to a few seconds for the process to exit after its stdin closed, then
+    /// Waits up to [`END_GRACE`] for the process to exit after its stdin closed, then
     /// kills whatever is left and releases what the run used (relays, container, lease).
     async fn end(self: Box<Self>);
 }

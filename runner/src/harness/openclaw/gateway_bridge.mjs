@@ -26,7 +26,7 @@ function stop(code) {
   setTimeout(() => {
     gateway.kill("SIGKILL");
     process.exit(code);
-  }, 3000).unref();
+  }, 500).unref();
 }
 
 gateway.on("exit", (code, signal) => {

@@ -7,7 +7,7 @@
 use super::container::{blocking, create_body, run_as, Removal};
 use super::lease::{Lease, SANDBOX_USER};
 use super::{api, Docker};
-use crate::sandbox::live::{Ending, Live, StderrLog};
+use crate::sandbox::live::{Ending, Live, StderrLog, END_GRACE};
 use crate::sandbox::loopback::Relays;
 use crate::sandbox::{SandboxError, SandboxSpec};
 use async_trait::async_trait;
@@ -17,11 +17,8 @@ use bollard::query_parameters::{KillContainerOptions, WaitContainerOptions};
 use futures_util::StreamExt;
 use std::ffi::OsString;
 use std::path::Path;
-use std::time::Duration;
 use tokio::io::AsyncWriteExt;
 
-/// How long a live container may take to exit after its stdin closed.
-const END_GRACE: Duration = Duration::from_secs(5);
 
 /// Bytes of stdout buffered between the container and the caller.
 const STDOUT_BUFFER: usize = 1 << 20;
