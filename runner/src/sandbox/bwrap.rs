@@ -310,7 +310,6 @@ impl Drop for BwrapEnding {
     }
 }
 
-
 fn reader<R: AsyncRead + Unpin + Send + 'static>(
     stream: Option<R>,
 ) -> tokio::task::JoinHandle<Vec<u8>> {

@@ -19,7 +19,6 @@ use std::ffi::OsString;
 use std::path::Path;
 use tokio::io::AsyncWriteExt;
 
-
 /// Bytes of stdout buffered between the container and the caller.
 const STDOUT_BUFFER: usize = 1 << 20;
 
