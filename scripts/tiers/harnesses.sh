@@ -24,5 +24,5 @@ cargo run -q -p cosec -- harness install all
 cargo test -p cosec --lib -- --ignored sandbox:: harness::
 cargo test -p cosec \
   --test sandbox_probes --test harness_codex --test harness_hermes --test harness_openclaw \
-  --test harness_acceptance \
+  --test harness_acceptance --test harness_labels \
   -- --ignored --skip docker_
