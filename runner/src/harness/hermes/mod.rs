@@ -214,6 +214,8 @@ impl HermesSession {
     }
 
     /// The session's messages from Hermes's own store, or why they are unavailable.
+    /// (`&mut`: the live server makes the session `Send` but not `Sync`, so no shared
+    /// borrow of it may be held across an await.)
     async fn export(&mut self, id: &str) -> Result<Vec<serde_json::Value>, String> {
         let args = ["sessions", "export", "--session-id", id, "-"].map(OsString::from);
         let entry = &self.shared.installed.entry;
