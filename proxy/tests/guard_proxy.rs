@@ -9,7 +9,7 @@ mod guard_fixture;
 mod guard_server;
 
 use cosec_proxy::api::{ModelResponse, ToolCall, WireApi};
-use cosec_proxy::guard::{GuardMode, GuardPolicy, MARKER, POLICY_BLOCKED};
+use cosec_proxy::guard::{GuardLayers, GuardMode, GuardPolicy, MARKER, POLICY_BLOCKED};
 use guard_fixture::{assert_clean, decisions, OLE_POST, OLE_SECRETS, REFUND_SECRETS};
 use guard_server::{assemble, chat_chunk, default_policy, named, pieces, Options, Setup};
 use serde_json::{json, Value};
@@ -62,6 +62,58 @@ fn json_text(api: WireApi, body: &str) -> String {
             .unwrap()
             .into(),
     }
+}
+
+/// An upstream Chat Completions stream whose content deltas are `parts`.
+fn chat_stream(parts: &[String]) -> Vec<bytes::Bytes> {
+    let mut chat = vec![chat_chunk(
+        json!({"role": "assistant", "content": ""}),
+        None,
+    )];
+    chat.extend(
+        parts
+            .iter()
+            .map(|p| chat_chunk(json!({"content": p}), None)),
+    );
+    chat.push(chat_chunk(json!({}), Some("stop")));
+    chat.push(bytes::Bytes::from_static(b"data: [DONE]\n\n"));
+    chat
+}
+
+/// An upstream Responses stream of one message whose text deltas are `parts`.
+fn responses_stream(parts: &[String]) -> Vec<bytes::Bytes> {
+    let whole = parts.concat();
+    let item = |t: &str| {
+        json!({"type": "message", "id": "m1", "role": "assistant", "status": "completed",
+        "content": [{"type": "output_text", "text": t, "annotations": []}]})
+    };
+    let mut resp = vec![
+        named(
+            "response.created",
+            json!({"response": {"id": "r1"}, "sequence_number": 0}),
+        ),
+        named(
+            "response.output_item.added",
+            json!({"output_index": 0, "item": item("")}),
+        ),
+    ];
+    resp.extend(parts.iter().map(|p| {
+        named(
+            "response.output_text.delta",
+            json!({"item_id": "m1", "output_index": 0, "content_index": 0, "delta": p}),
+        )
+    }));
+    resp.push(named(
+        "response.output_text.done",
+        json!({"item_id": "m1", "output_index": 0, "content_index": 0, "text": whole}),
+    ));
+    resp.push(named(
+        "response.output_item.done",
+        json!({"output_index": 0, "item": item(&whole)}),
+    ));
+    resp.push(named("response.completed", json!({"response": {"id": "r1", "status": "completed",
+        "output": [item(&whole)], "usage": {"input_tokens": 3, "output_tokens": 4, "total_tokens": 7}}})));
+    resp
 }
 
 #[tokio::test]
@@ -124,18 +176,7 @@ async fn a_leak_split_across_upstream_chunks_is_caught_in_both_formats() {
     );
     let parts = pieces(&leak, 7);
     assert!(parts.iter().all(|p| !p.contains("900412")));
-    let mut chat = vec![chat_chunk(
-        json!({"role": "assistant", "content": ""}),
-        None,
-    )];
-    chat.extend(
-        parts
-            .iter()
-            .map(|p| chat_chunk(json!({"content": p}), None)),
-    );
-    chat.push(chat_chunk(json!({}), Some("stop")));
-    chat.push(bytes::Bytes::from_static(b"data: [DONE]\n\n"));
-    s.fake.answer("text/event-stream", chat);
+    s.fake.answer("text/event-stream", chat_stream(&parts));
     let (status, text) = s.post("up", "chat/completions", &chat_body(true)).await;
     assert_eq!(status, 200);
     assert_clean(&text, OLE_SECRETS);
@@ -144,37 +185,7 @@ async fn a_leak_split_across_upstream_chunks_is_caught_in_both_formats() {
     // The lead-in was released chunk by chunk, not held to the end.
     assert!(text.matches("\"content\"").count() > 30, "{text}");
 
-    let item = |t: &str| {
-        json!({"type": "message", "id": "m1", "role": "assistant", "status": "completed",
-        "content": [{"type": "output_text", "text": t, "annotations": []}]})
-    };
-    let mut resp = vec![
-        named(
-            "response.created",
-            json!({"response": {"id": "r1"}, "sequence_number": 0}),
-        ),
-        named(
-            "response.output_item.added",
-            json!({"output_index": 0, "item": item("")}),
-        ),
-    ];
-    resp.extend(parts.iter().map(|p| {
-        named(
-            "response.output_text.delta",
-            json!({"item_id": "m1", "output_index": 0, "content_index": 0, "delta": p}),
-        )
-    }));
-    resp.push(named(
-        "response.output_text.done",
-        json!({"item_id": "m1", "output_index": 0, "content_index": 0, "text": LEAK}),
-    ));
-    resp.push(named(
-        "response.output_item.done",
-        json!({"output_index": 0, "item": item(LEAK)}),
-    ));
-    resp.push(named("response.completed", json!({"response": {"id": "r1", "status": "completed",
-        "output": [item(LEAK)], "usage": {"input_tokens": 3, "output_tokens": 4, "total_tokens": 7}}})));
-    s.fake.answer("text/event-stream", resp);
+    s.fake.answer("text/event-stream", responses_stream(&parts));
     let (status, text) = s.post("up", "responses", &responses_body(true)).await;
     assert_eq!(status, 200);
     assert_clean(&text, OLE_SECRETS);
@@ -195,6 +206,58 @@ async fn a_non_streamed_upstream_reply_is_redacted() {
     let (status, text) = s.post("up", "chat/completions", &chat_body(false)).await;
     assert_eq!(status, 200);
     assert_redacted(&json_text(WireApi::ChatCompletions, &text));
+}
+
+/// Without the output layer (`--guard-layers input`) replies are not read: a leak in a
+/// reply, streamed or not, simulated or upstream, reaches the client as the model wrote
+/// it and no response decision is traced, while the input layer still withholds the
+/// post from the request.
+#[tokio::test]
+async fn without_the_output_layer_replies_pass_unread() {
+    let s = Setup::new(Options {
+        layers: GuardLayers::parse("input").unwrap(),
+        ..Options::default()
+    })
+    .await;
+    *s.canned.0.lock().unwrap() = ModelResponse {
+        text: LEAK.into(),
+        ..ModelResponse::default()
+    };
+    for (api, path) in [
+        (WireApi::ChatCompletions, "chat/completions"),
+        (WireApi::Responses, "responses"),
+    ] {
+        for stream in [false, true] {
+            let body = match api {
+                WireApi::ChatCompletions => chat_body(stream),
+                WireApi::Responses => responses_body(stream),
+            };
+            let (status, text) = s.post("sim", path, &body).await;
+            assert_eq!(status, 200, "{text}");
+            let reply = if stream {
+                assemble(api, &text).text
+            } else {
+                json_text(api, &text)
+            };
+            assert_eq!(reply, LEAK, "{api:?} stream={stream}");
+        }
+    }
+    let parts = pieces(LEAK, 7);
+    s.fake.answer("text/event-stream", chat_stream(&parts));
+    let (_, text) = s.post("up", "chat/completions", &chat_body(true)).await;
+    assert_eq!(assemble(WireApi::ChatCompletions, &text).text, LEAK);
+    s.fake.answer("text/event-stream", responses_stream(&parts));
+    let (_, text) = s.post("up", "responses", &responses_body(true)).await;
+    assert_eq!(assemble(WireApi::Responses, &text).text, LEAK);
+
+    for trial in ["sim", "up"] {
+        let rows = decisions(&s.trace_path(trial));
+        assert!(rows.iter().all(|r| r.0 == "context"), "{trial}: {rows:?}");
+        assert!(
+            rows.iter().any(|r| r.5 == "withhold"),
+            "{trial}: the input layer still withholds the post: {rows:?}"
+        );
+    }
 }
 
 const COPY: &str = "cp shared/finance/refund.md communities/fellside/refund.md";

@@ -8,6 +8,8 @@
 //! reply flows chunk by chunk. [`StreamGuard::finish`] releases the tail. The
 //! concatenated output is exactly what [`TrialGuard::check_text`] returns for the whole
 //! text. In shadow mode chunks pass through at once and decisions are still traced.
+//! Without the output layer (`--guard-layers input`) chunks pass through unread, as
+//! [`TrialGuard::check_text`] lets a whole text pass.
 
 use super::decide::Flow;
 use super::redact::Redactor;
@@ -22,6 +24,8 @@ use std::sync::Arc;
 pub struct StreamGuard {
     guard: Arc<TrialGuard>,
     redactor: Redactor,
+    /// Whether the output layer runs; without it the stream is not read.
+    reads: bool,
     finished: bool,
 }
 
@@ -44,22 +48,31 @@ impl StreamGuard {
             GuardOutcome::Redact,
         );
         let redactor = Redactor::new(&guard, flow);
+        let reads = guard.layers.output;
         StreamGuard {
             guard,
             redactor,
+            reads,
             finished: false,
         }
     }
 
-    /// The hold-back window of this stream, in characters.
+    /// The hold-back window of this stream, in characters (0 when it is not read).
     pub fn window(&self) -> usize {
-        self.redactor.window()
+        if self.reads {
+            self.redactor.window()
+        } else {
+            0
+        }
     }
 
     /// Adds a chunk; returns the text safe to release now (possibly empty).
     pub fn push(&mut self, delta: &str) -> String {
         if self.finished {
             return String::new();
+        }
+        if !self.reads {
+            return delta.to_owned();
         }
         let out = self.redactor.push(&self.guard, delta);
         match self.guard.mode {
@@ -74,6 +87,9 @@ impl StreamGuard {
             return String::new();
         }
         self.finished = true;
+        if !self.reads {
+            return String::new();
+        }
         let out = self.redactor.finish(&self.guard);
         match self.guard.mode {
             GuardMode::Enforce => out,
@@ -83,7 +99,7 @@ impl StreamGuard {
 
     /// Whether a span was denied so far (in shadow mode: would have been).
     pub fn denied(&self) -> bool {
-        self.redactor.summary().0
+        self.reads && self.redactor.summary().0
     }
 }
 

@@ -10,7 +10,9 @@
 //! (arguments redacted) or replaced by a `policy_blocked` call that keeps the original
 //! id. Content the guard cannot read (image or audio data) is removed in enforce
 //! mode, and `logprobs`, which repeat the reply token by token, are dropped when their
-//! joined tokens hold anything denied.
+//! joined tokens hold anything denied. Text and unreadable content are the output
+//! layer's: with `--guard-layers input` they pass unchanged, and only tool calls are
+//! decided (a call that moves labeled content is blocked by its labels).
 
 use crate::api::{ModelRequest, ToolCall, ToolSpec};
 use crate::guard::{
@@ -79,6 +81,12 @@ impl ReplyGuard {
     /// Whether the guard changes responses (enforce) or only decides (shadow).
     pub fn enforcing(&self) -> bool {
         self.guard.mode() == GuardMode::Enforce
+    }
+
+    /// Whether the output layer runs: without it reply text and content the guard
+    /// cannot read pass unchanged, and only tool calls are decided (by label).
+    pub fn reads_text(&self) -> bool {
+        self.guard.layers().output
     }
 
     /// The trial guard.
@@ -185,7 +193,7 @@ impl ReplyGuard {
                 .iter_mut()
                 .fold(false, |changed, item| self.value(key, item) | changed),
             Value::Object(map) => {
-                if let Some(what) = opaque_output(key, map) {
+                if let Some(what) = opaque_output(key, map).filter(|_| self.reads_text()) {
                     self.unreadable(&format!("{what}: the guard reads text only"));
                     replace_opaque(key, v);
                     return true;

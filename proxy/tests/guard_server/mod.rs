@@ -8,7 +8,7 @@ use crate::guard_fixture::{tiers, REFUND, REFUND_PATH, ROUTE_CARD};
 use bytes::Bytes;
 use cosec_policies::{DEFAULT_DEFENSE_FILE_NAME, DEFAULT_DEFENSE_SOURCE};
 use cosec_proxy::api::{ModelRequest, ModelResponse, WireApi};
-use cosec_proxy::guard::{Guard, GuardMode, GuardPolicy};
+use cosec_proxy::guard::{Guard, GuardLayers, GuardMode, GuardPolicy};
 use cosec_proxy::registry::{ModelRoute, Trial, TrialRegistry, TrialSetup, TurnContext, Upstream};
 use cosec_proxy::server::limits::ServerLimits;
 use cosec_proxy::server::{ModelBackend, ProxyOptions, ProxyServer, DEFAULT_ADDR};
@@ -127,6 +127,8 @@ pub struct Setup {
 
 pub struct Options {
     pub guard: Option<(GuardPolicy, GuardMode)>,
+    /// The guard's layers (both by default).
+    pub layers: GuardLayers,
     pub guardrail: Option<&'static str>,
     pub requester: &'static str,
     pub limits: ServerLimits,
@@ -139,6 +141,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             guard: Some((default_policy(), GuardMode::Enforce)),
+            layers: GuardLayers::default(),
             guardrail: None,
             requester: "nadia",
             limits: ServerLimits::default(),
@@ -204,7 +207,9 @@ impl Setup {
             });
             registry.insert(trial);
         }
-        let guard = options.guard.map(|(p, m)| Guard::new(p, m));
+        let guard = options
+            .guard
+            .map(|(p, m)| Guard::new(p, m).with_layers(options.layers));
         let canned = Arc::new(Canned::default());
         let server = ProxyServer::bind_with(
             DEFAULT_ADDR,

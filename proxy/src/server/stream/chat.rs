@@ -5,9 +5,9 @@
 //! guard of its own, keyed by choice and field path, so a leak split across chunks is
 //! caught in every field. Tool-call deltas (and the legacy `function_call`) are held
 //! per choice and call and emitted whole, checked, just before the chunk that carries
-//! that choice's finish reason (or at the end of the stream). `logprobs` are dropped,
-//! since they repeat the reply token by token and cannot be held back with it. Every
-//! other string of a chunk is read whole.
+//! that choice's finish reason (or at the end of the stream). With the output layer on,
+//! `logprobs` are dropped, since they repeat the reply token by token and cannot be held
+//! back with it. Every other string of a chunk is read whole.
 
 use super::{frame, raw_frame};
 use crate::api::ToolCall;
@@ -142,7 +142,10 @@ impl ChatRewriter {
         let Some(obj) = choice.as_object_mut() else {
             return true;
         };
-        if obj.get("logprobs").is_some_and(|l| !l.is_null()) && self.guard.enforcing() {
+        if obj.get("logprobs").is_some_and(|l| !l.is_null())
+            && self.guard.enforcing()
+            && self.guard.reads_text()
+        {
             obj.insert("logprobs".into(), Value::Null);
         }
         for (k, item) in obj.iter_mut() {
@@ -183,7 +186,10 @@ impl ChatRewriter {
                 if fields::is_structural(&key, s) {
                     return true;
                 }
-                if key == "data" && path.first().is_some_and(|p| p == "audio") {
+                if key == "data"
+                    && path.first().is_some_and(|p| p == "audio")
+                    && self.guard.reads_text()
+                {
                     // Audio data cannot be read: removed in enforce mode.
                     if !s.is_empty() {
                         self.guard

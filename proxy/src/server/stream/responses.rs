@@ -228,7 +228,7 @@ impl ResponsesRewriter {
             return true;
         };
         if OPAQUE_DELTAS.contains(&base) {
-            if self.guard.enforcing() {
+            if self.guard.enforcing() && self.guard.reads_text() {
                 self.guard
                     .unreadable(&format!("`{base}.delta` data: the guard reads text only"));
                 return false;
