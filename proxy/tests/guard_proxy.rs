@@ -116,9 +116,10 @@ fn responses_stream(parts: &[String]) -> Vec<bytes::Bytes> {
     resp
 }
 
-#[tokio::test]
-async fn simulated_replies_of_both_apis_are_redacted_streamed_or_not() {
-    let s = Setup::new(Options::default()).await;
+/// Asks the simulated model, canned to answer `LEAK`, through both wire APIs, streamed
+/// and not; `check` gets each API, whether it streamed, the whole body the client read
+/// and the reply text in it, right after its call.
+async fn ask_simulated_leak(s: &Setup, mut check: impl FnMut(WireApi, bool, &str, &str)) {
     *s.canned.0.lock().unwrap() = ModelResponse {
         text: LEAK.into(),
         ..ModelResponse::default()
@@ -134,18 +135,27 @@ async fn simulated_replies_of_both_apis_are_redacted_streamed_or_not() {
             };
             let (status, text) = s.post("sim", path, &body).await;
             assert_eq!(status, 200, "{text}");
-            assert_clean(&text, OLE_SECRETS);
             let reply = if stream {
                 assemble(api, &text).text
             } else {
                 json_text(api, &text)
             };
-            assert_redacted(&reply);
-            // The trace records what the client received.
-            let (_, traced) = s.calls("sim").pop().unwrap();
-            assert_eq!(traced.unwrap().text, reply, "{api:?} stream={stream}");
+            check(api, stream, &text, &reply);
         }
     }
+}
+
+#[tokio::test]
+async fn simulated_replies_of_both_apis_are_redacted_streamed_or_not() {
+    let s = Setup::new(Options::default()).await;
+    ask_simulated_leak(&s, |api, stream, text, reply| {
+        assert_clean(text, OLE_SECRETS);
+        assert_redacted(reply);
+        // The trace records what the client received.
+        let (_, traced) = s.calls("sim").pop().unwrap();
+        assert_eq!(traced.unwrap().text, reply, "{api:?} stream={stream}");
+    })
+    .await;
     let rows = decisions(&s.trace_path("sim"));
     // The request held the post too: the input layer kept it from the model (`read`,
     // withheld), and the output layer redacted the reply (`disclose`).
@@ -219,29 +229,10 @@ async fn without_the_output_layer_replies_pass_unread() {
         ..Options::default()
     })
     .await;
-    *s.canned.0.lock().unwrap() = ModelResponse {
-        text: LEAK.into(),
-        ..ModelResponse::default()
-    };
-    for (api, path) in [
-        (WireApi::ChatCompletions, "chat/completions"),
-        (WireApi::Responses, "responses"),
-    ] {
-        for stream in [false, true] {
-            let body = match api {
-                WireApi::ChatCompletions => chat_body(stream),
-                WireApi::Responses => responses_body(stream),
-            };
-            let (status, text) = s.post("sim", path, &body).await;
-            assert_eq!(status, 200, "{text}");
-            let reply = if stream {
-                assemble(api, &text).text
-            } else {
-                json_text(api, &text)
-            };
-            assert_eq!(reply, LEAK, "{api:?} stream={stream}");
-        }
-    }
+    ask_simulated_leak(&s, |api, stream, _, reply| {
+        assert_eq!(reply, LEAK, "{api:?} stream={stream}");
+    })
+    .await;
     let parts = pieces(LEAK, 7);
     s.fake.answer("text/event-stream", chat_stream(&parts));
     let (_, text) = s.post("up", "chat/completions", &chat_body(true)).await;

@@ -23,9 +23,8 @@ use std::sync::Arc;
 /// The guard over one streamed outbound text (e.g. a model reply).
 pub struct StreamGuard {
     guard: Arc<TrialGuard>,
-    redactor: Redactor,
-    /// Whether the output layer runs; without it the stream is not read.
-    reads: bool,
+    /// `None` without the output layer: the stream is not read.
+    redactor: Option<Redactor>,
     finished: bool,
 }
 
@@ -39,31 +38,27 @@ impl StreamGuard {
         destination: &Destination,
         point: GuardPoint,
     ) -> Self {
-        let flow = Flow::new(
-            ctx.clone(),
-            action,
-            destination.clone(),
-            point,
-            GuardLayer::Output,
-            GuardOutcome::Redact,
-        );
-        let redactor = Redactor::new(&guard, flow);
-        let reads = guard.layers.output;
+        let redactor = guard.layers.output.then(|| {
+            let flow = Flow::new(
+                ctx.clone(),
+                action,
+                destination.clone(),
+                point,
+                GuardLayer::Output,
+                GuardOutcome::Redact,
+            );
+            Redactor::new(&guard, flow)
+        });
         StreamGuard {
             guard,
             redactor,
-            reads,
             finished: false,
         }
     }
 
     /// The hold-back window of this stream, in characters (0 when it is not read).
     pub fn window(&self) -> usize {
-        if self.reads {
-            self.redactor.window()
-        } else {
-            0
-        }
+        self.redactor.as_ref().map_or(0, Redactor::window)
     }
 
     /// Adds a chunk; returns the text safe to release now (possibly empty).
@@ -71,10 +66,10 @@ impl StreamGuard {
         if self.finished {
             return String::new();
         }
-        if !self.reads {
+        let Some(redactor) = self.redactor.as_mut() else {
             return delta.to_owned();
-        }
-        let out = self.redactor.push(&self.guard, delta);
+        };
+        let out = redactor.push(&self.guard, delta);
         match self.guard.mode {
             GuardMode::Enforce => out,
             GuardMode::Shadow => delta.to_owned(),
@@ -87,10 +82,10 @@ impl StreamGuard {
             return String::new();
         }
         self.finished = true;
-        if !self.reads {
+        let Some(redactor) = self.redactor.as_mut() else {
             return String::new();
-        }
-        let out = self.redactor.finish(&self.guard);
+        };
+        let out = redactor.finish(&self.guard);
         match self.guard.mode {
             GuardMode::Enforce => out,
             GuardMode::Shadow => String::new(),
@@ -99,7 +94,7 @@ impl StreamGuard {
 
     /// Whether a span was denied so far (in shadow mode: would have been).
     pub fn denied(&self) -> bool {
-        self.reads && self.redactor.summary().0
+        self.redactor.as_ref().is_some_and(|r| r.summary().0)
     }
 }
 
