@@ -1,0 +1,4 @@
+//! What the placement fuzzer plants into and sends: generated documents and streams.
+
+pub mod documents;
+pub mod streams;
