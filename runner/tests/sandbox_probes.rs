@@ -293,6 +293,50 @@ async fn a_live_process_answers_until_it_ends_and_leaves_nothing_running(kind: K
     }
 }
 
+/// A live process that does not exit when its stdin closes is killed at the end of the
+/// grace, and `end` returns only once nothing inside writes any more: the harness's
+/// folders may be cleaned or snapshotted right after it.
+async fn a_live_process_that_will_not_exit_has_stopped_when_end_returns(kind: Kind) {
+    let t = temp_trial("http://127.0.0.1:9");
+    let spec = spec(&t, Vec::new());
+    let sandbox = sandbox(kind).await;
+    let beat = t.env.agent_root.join("beat-kill");
+    // A writer as fast as the shell goes, and a foreground that ignores stdin and TERM.
+    let script = format!(
+        "trap '' TERM; (trap '' TERM; while true; do echo . >> {beat}; done) & exec sleep 600",
+        beat = beat.display(),
+    );
+    let args = ["-c", script.as_str()].map(OsString::from);
+    let live = sandbox
+        .spawn(&spec, Path::new("/bin/bash"), &args)
+        .await
+        .unwrap();
+    let size = || std::fs::metadata(&beat).map(|m| m.len()).unwrap_or(0);
+    for _ in 0..300 {
+        if size() > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(size() > 0, "the writer runs");
+    live.end().await;
+    let at_end = size();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert_eq!(size(), at_end, "something wrote after end returned");
+}
+
+#[tokio::test]
+#[ignore = "tier harnesses: needs bubblewrap"]
+async fn bwrap_a_live_process_that_will_not_exit_has_stopped_when_end_returns() {
+    a_live_process_that_will_not_exit_has_stopped_when_end_returns(Kind::Bwrap).await;
+}
+
+#[tokio::test]
+#[ignore = "tier docker: needs dockerd and the sandbox image"]
+async fn docker_a_live_process_that_will_not_exit_has_stopped_when_end_returns() {
+    a_live_process_that_will_not_exit_has_stopped_when_end_returns(Kind::Docker).await;
+}
+
 #[tokio::test]
 #[ignore = "tier harnesses: needs bubblewrap"]
 async fn bwrap_a_live_process_answers_until_it_ends_and_leaves_nothing_running() {

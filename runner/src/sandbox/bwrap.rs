@@ -7,10 +7,11 @@
 //! (the model proxy) is relayed through a unix socket that `cosec-shim launch` serves
 //! again on the same address inside. The process runs in a process group of its own
 //! that is killed whole at the deadline (bubblewrap's PID namespace then takes every
-//! process inside with it).
+//! process inside with it), and the kill returns once they have all stopped.
 
 use super::live::{Ending, Live, StderrLog, END_GRACE};
 use super::loopback::Relays;
+use super::reap;
 use super::{Finished, Job, Sandbox, SandboxError, SandboxSpec, SANDBOX_UID};
 use async_trait::async_trait;
 use std::ffi::OsString;
@@ -331,7 +332,10 @@ async fn collect(handle: tokio::task::JoinHandle<Vec<u8>>) -> String {
 }
 
 /// Kills the process group of a timed-out run and reaps the child.
+/// Kills bubblewrap's process group and waits until every process of the sandbox has
+/// stopped, so nothing inside still writes when the caller goes on.
 async fn kill_group(child: &mut tokio::process::Child) {
+    let inside = child.id().map(reap::tree).unwrap_or_default();
     if let Some(pid) = child.id() {
         let _ = tokio::process::Command::new("kill")
             .args(["-KILL", "--", &format!("-{pid}")])
@@ -341,6 +345,13 @@ async fn kill_group(child: &mut tokio::process::Child) {
             .await;
     }
     let _ = child.kill().await;
+    if !reap::wait_stopped(&inside, reap::REAP_LIMIT).await {
+        tracing::warn!(
+            processes = inside.len(),
+            "bubblewrap: processes of a killed sandbox still run after {} s",
+            reap::REAP_LIMIT.as_secs()
+        );
+    }
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ mod bwrap;
 pub mod docker;
 pub mod live;
 mod loopback;
+mod reap;
 
 pub use bwrap::Bubblewrap;
 pub use docker::{Docker, DockerConfig};

@@ -440,10 +440,13 @@ impl Session for OpenClawSession {
             gateway.end().await;
         }
         // Node's compile cache (about 36 MB) only speeds up this trial's later turns;
-        // the session store and message files stay for inspection.
+        // the session store and message files stay for inspection. A cache left behind
+        // costs disk, not evidence, so it never fails a trial whose turns all ran.
         let cache = OpenClawHarness::compile_cache(&self.env);
         if cache.exists() {
-            std::fs::remove_dir_all(&cache).map_err(|e| OpenClaw::crash("remove", &cache, e))?;
+            if let Err(e) = std::fs::remove_dir_all(&cache) {
+                tracing::warn!("openclaw: cannot remove {}: {e}", cache.display());
+            }
         }
         Ok(())
     }
