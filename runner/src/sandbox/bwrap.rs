@@ -331,7 +331,6 @@ async fn collect(handle: tokio::task::JoinHandle<Vec<u8>>) -> String {
     }
 }
 
-/// Kills the process group of a timed-out run and reaps the child.
 /// Kills bubblewrap's process group and waits until every process of the sandbox has
 /// stopped, so nothing inside still writes when the caller goes on.
 async fn kill_group(child: &mut tokio::process::Child) {

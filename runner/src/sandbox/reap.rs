@@ -7,8 +7,8 @@
 
 use std::time::{Duration, Instant};
 
-/// Longest wait for killed processes to be gone; a process in uninterruptible sleep
-/// dies when its system call returns, which is not bounded, so neither is waiting.
+/// Longest wait for killed processes to be gone: a process in uninterruptible sleep
+/// dies only when its system call returns, which nothing bounds, so the wait is.
 pub const REAP_LIMIT: Duration = Duration::from_secs(5);
 
 /// How often the process table is read again while waiting.
