@@ -321,6 +321,28 @@ impl Redactor {
 }
 
 impl TrialGuard {
+    /// The output layer's redactor for a text of `action` to `destination` at `point`
+    /// in the turn `ctx`; `None` when the output layer is off (the text is not read).
+    pub(crate) fn output_redactor(
+        &self,
+        ctx: &TurnContext,
+        action: Action,
+        destination: &Destination,
+        point: GuardPoint,
+    ) -> Option<Redactor> {
+        self.layers.output.then(|| {
+            let flow = Flow::new(
+                ctx.clone(),
+                action,
+                destination.clone(),
+                point,
+                GuardLayer::Output,
+                GuardOutcome::Redact,
+            );
+            Redactor::new(self, flow)
+        })
+    }
+
     /// Checks an outbound text of `action` to `destination` at `point` in the turn
     /// `ctx`: every detected candidate is decided, denied spans are replaced by
     /// [`MARKER`] (enforce mode) and every decision is traced. Without the output
@@ -333,23 +355,14 @@ impl TrialGuard {
         destination: &Destination,
         point: GuardPoint,
     ) -> Checked {
-        if !self.layers.output {
+        let Some(mut r) = self.output_redactor(ctx, action, destination, point) else {
             return Checked {
                 text: text.to_owned(),
                 denied: false,
                 allowed_all: true,
                 detected: 0,
             };
-        }
-        let flow = Flow::new(
-            ctx.clone(),
-            action,
-            destination.clone(),
-            point,
-            GuardLayer::Output,
-            GuardOutcome::Redact,
-        );
-        let mut r = Redactor::new(self, flow);
+        };
         let mut out = r.push(self, text);
         out.push_str(&r.finish(self));
         let (denied, detected) = r.summary();

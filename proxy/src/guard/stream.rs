@@ -11,11 +11,9 @@
 //! Without the output layer (`--guard-layers input`) chunks pass through unread, as
 //! [`TrialGuard::check_text`] lets a whole text pass.
 
-use super::decide::Flow;
 use super::redact::Redactor;
-use super::stats::GuardOutcome;
 use super::trial::TrialGuard;
-use super::{GuardLayer, GuardMode, GuardPoint};
+use super::{GuardMode, GuardPoint};
 use crate::registry::TurnContext;
 use cosec_scenarios::{Action, Destination};
 use std::sync::Arc;
@@ -38,17 +36,7 @@ impl StreamGuard {
         destination: &Destination,
         point: GuardPoint,
     ) -> Self {
-        let redactor = guard.layers.output.then(|| {
-            let flow = Flow::new(
-                ctx.clone(),
-                action,
-                destination.clone(),
-                point,
-                GuardLayer::Output,
-                GuardOutcome::Redact,
-            );
-            Redactor::new(&guard, flow)
-        });
+        let redactor = guard.output_redactor(ctx, action, destination, point);
         StreamGuard {
             guard,
             redactor,
