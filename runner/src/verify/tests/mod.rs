@@ -8,6 +8,7 @@ mod completion;
 mod disguise;
 mod guard_disguise;
 mod judge;
+mod judge_server;
 mod placement;
 mod suite;
 mod timing;
