@@ -63,37 +63,30 @@ async fn handle(
         .unwrap_or_default();
     // `!status N` answers with that HTTP status; `!busy S` a 429 asking to wait S
     // seconds; `!stall` never answers in time.
-    if let Some(seconds) = content.strip_prefix("!busy ") {
-        let resp = format!(
+    let resp = if let Some(seconds) = content.strip_prefix("!busy ") {
+        format!(
             "HTTP/1.1 429 Too Many Requests\r\nRetry-After: {seconds}\r\nContent-Length: 4\r\nConnection: close\r\n\r\nbusy"
-        );
-        sock.write_all(resp.as_bytes()).await.unwrap();
-        sock.shutdown().await.ok();
-        return;
-    }
-    if let Some(code) = content.strip_prefix("!status ") {
-        let resp = format!(
+        )
+    } else if let Some(code) = content.strip_prefix("!status ") {
+        format!(
             "HTTP/1.1 {code} Scripted\r\nContent-Type: text/plain\r\nContent-Length: 4\r\nConnection: close\r\n\r\nbusy"
-        );
-        sock.write_all(resp.as_bytes()).await.unwrap();
-        sock.shutdown().await.ok();
-        return;
-    }
-    if content == "!stall" {
+        )
+    } else if content == "!stall" {
         tokio::time::sleep(std::time::Duration::from_secs(2)).await;
         return;
-    }
-    let reply = json!({
-        "id": format!("judge-{i}"),
-        "object": "chat.completion",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 20}
-    })
-    .to_string();
-    let resp = format!(
-        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
-        reply.len()
-    );
+    } else {
+        let reply = json!({
+            "id": format!("judge-{i}"),
+            "object": "chat.completion",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 20}
+        })
+        .to_string();
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
+            reply.len()
+        )
+    };
     sock.write_all(resp.as_bytes()).await.unwrap();
     sock.shutdown().await.ok();
 }
