@@ -8,10 +8,9 @@
 
 mod bare_trial;
 
-use bare_trial::bare_trial;
-use cosec_proxy::api::{ModelRequest, ModelResponse};
-use cosec_proxy::registry::{ModelRoute, Trial, TrialRegistry, TurnContext, Upstream};
-use cosec_proxy::server::{ModelBackend, ProxyOptions, ProxyServer, DEFAULT_ADDR};
+use bare_trial::{bare_trial, NoSim};
+use cosec_proxy::registry::{ModelRoute, Trial, TrialRegistry, Upstream};
+use cosec_proxy::server::{ProxyOptions, ProxyServer, DEFAULT_ADDR};
 use cosec_proxy::trace::{read_trace, TraceEvent, TraceWriter};
 use cosec_proxy::upstream::RetryPolicy;
 use serde_json::{json, Value};
@@ -94,19 +93,6 @@ async fn scripted(script: Vec<Step>) -> (String, Arc<Mutex<usize>>) {
         }
     });
     (format!("http://{addr}/v1"), requests)
-}
-
-struct NoSim;
-
-impl ModelBackend for NoSim {
-    fn respond(
-        &self,
-        _: &Trial,
-        _: &TurnContext,
-        _: &ModelRequest,
-    ) -> Result<ModelResponse, String> {
-        Err("not a simulated trial".into())
-    }
 }
 
 struct Setup {

@@ -11,12 +11,11 @@ mod bare_trial;
 mod guard_fixture;
 mod guard_server;
 
-use bare_trial::bare_trial;
-use cosec_proxy::api::{ModelRequest, ModelResponse};
+use bare_trial::{bare_trial, NoSim};
 use cosec_proxy::guard::GuardMode;
-use cosec_proxy::registry::{ModelRoute, Secret, Trial, TrialRegistry, TurnContext, Upstream};
+use cosec_proxy::registry::{ModelRoute, Secret, TrialRegistry, Upstream};
 use cosec_proxy::server::limits::ServerLimits;
-use cosec_proxy::server::{ModelBackend, ProxyOptions, ProxyServer, DEFAULT_ADDR};
+use cosec_proxy::server::{ProxyOptions, ProxyServer, DEFAULT_ADDR};
 use cosec_proxy::standalone::{serve_standalone, StandaloneConfig};
 use cosec_proxy::trace::TraceWriter;
 use cosec_proxy::upstream::{RetryPolicy, UpstreamTimeouts};
@@ -30,19 +29,6 @@ use tokio::net::{TcpListener, TcpStream};
 /// The proxy's configured key and the key a client forwards.
 const CONFIGURED: &str = "sk-Zq8vXw3TnR5yLp2M";
 const FORWARDED: &str = "Kx7Wq2Zr9Vb4Nm6Jt1Hs";
-
-struct NoSim;
-
-impl ModelBackend for NoSim {
-    fn respond(
-        &self,
-        _: &Trial,
-        _: &TurnContext,
-        _: &ModelRequest,
-    ) -> Result<ModelResponse, String> {
-        Err("no simulated model here".into())
-    }
-}
 
 /// How the scripted upstream ends its reply.
 #[derive(Clone, Copy, Debug, PartialEq)]

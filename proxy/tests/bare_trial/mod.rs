@@ -3,7 +3,9 @@
 
 #![allow(clippy::unwrap_used)]
 
-use cosec_proxy::registry::{ModelRoute, Trial, TrialSetup};
+use cosec_proxy::api::{ModelRequest, ModelResponse};
+use cosec_proxy::registry::{ModelRoute, Trial, TrialSetup, TurnContext};
+use cosec_proxy::server::ModelBackend;
 use cosec_proxy::trace::TraceWriter;
 use cosec_scenarios::{AgentTier, CommunityId, PlatformTier};
 use serde_json::json;
@@ -34,4 +36,19 @@ pub fn bare_trial(id: &str, model: ModelRoute, dir: &Path, trace: TraceWriter) -
         },
         CommunityId("club".into()),
     ))
+}
+
+/// The simulated-model backend of a proxy whose trials all route upstream: never asked.
+#[allow(dead_code)] // tests that answer with the simulated model do not need it
+pub struct NoSim;
+
+impl ModelBackend for NoSim {
+    fn respond(
+        &self,
+        _: &Trial,
+        _: &TurnContext,
+        _: &ModelRequest,
+    ) -> Result<ModelResponse, String> {
+        Err("not a simulated trial".into())
+    }
 }

@@ -2,11 +2,10 @@
 //! it: the upstream records what arrives, holds a chat stream open until released,
 //! and echoes credentials back on its `/bad/` path like a careless server would.
 
-use crate::bare_trial::bare_trial;
+use crate::bare_trial::{bare_trial, NoSim};
 use bytes::Bytes;
-use cosec_proxy::api::{ModelRequest, ModelResponse};
-use cosec_proxy::registry::{ModelRoute, Secret, Trial, TrialRegistry, TurnContext, Upstream};
-use cosec_proxy::server::{ModelBackend, ProxyOptions, ProxyServer, DEFAULT_ADDR};
+use cosec_proxy::registry::{ModelRoute, Secret, Trial, TrialRegistry, Upstream};
+use cosec_proxy::server::{ProxyOptions, ProxyServer, DEFAULT_ADDR};
 use cosec_proxy::trace::{read_trace, TraceEvent, TraceWriter};
 use cosec_proxy::upstream::RetryPolicy;
 use http_body_util::combinators::UnsyncBoxBody;
@@ -168,20 +167,6 @@ async fn start_fake(fake: Fake) -> SocketAddr {
         }
     });
     addr
-}
-
-/// Upstream trials never reach the simulated backend.
-struct NoSim;
-
-impl ModelBackend for NoSim {
-    fn respond(
-        &self,
-        _: &Trial,
-        _: &TurnContext,
-        _: &ModelRequest,
-    ) -> Result<ModelResponse, String> {
-        Err("not a simulated trial".into())
-    }
 }
 
 fn trial(dir: &Path, id: &str, base_url: String, key: Option<&str>) -> Arc<Trial> {
