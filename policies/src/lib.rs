@@ -5,6 +5,7 @@
 //! The schema carries facts only; every rule (who may hold an object, owner consent,
 //! live destinations, revocation on narrowing) is a Cedar policy.
 
+pub mod ask;
 mod check;
 mod diagnostic;
 mod entities;
@@ -15,6 +16,7 @@ mod oracle;
 mod schema;
 pub mod verify;
 
+pub use ask::{AuthRequest, Outlet, TurnContext};
 pub use check::{check_policy_files, CheckReport, EmptyPolicy};
 pub use diagnostic::{Diagnostic, Severity};
 pub use entities::entities;

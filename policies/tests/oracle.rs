@@ -241,6 +241,7 @@ fn flow(requester: &str, action: Action, object: &str, destination: Destination)
         action,
         object: o(object),
         destination,
+        turn: None,
     }
 }
 

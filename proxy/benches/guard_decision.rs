@@ -51,6 +51,7 @@ fn outbound(s: &Scenario) -> Vec<Outbound> {
             community: turn.community.clone(),
             requester: Some(turn.speaker.clone()),
             time: turn_time(step.turn),
+            earlier_requesters: Vec::new(),
         };
         // Text the model writes; moved files are decided by label, not by their text.
         let Some(o) = player.play(step, 0).outbound.filter(|o| o.moved.is_none()) else {

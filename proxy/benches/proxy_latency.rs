@@ -54,6 +54,7 @@ fn main() {
         community: turn.community.clone(),
         requester: Some(turn.speaker.clone()),
         time: turn_time(1),
+        earlier_requesters: Vec::new(),
     };
     trial.set_turn(ctx.clone());
     let tools: Vec<Value> = tool_defs_for(&scenario.agent)

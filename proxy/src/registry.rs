@@ -4,7 +4,7 @@
 
 use crate::trace::TraceWriter;
 use cosec_scenarios::verifier::ReferencePlan;
-use cosec_scenarios::{AgentTier, CommunityId, PlatformTier, Time, UserId};
+use cosec_scenarios::{AgentTier, CommunityId, PlatformTier, Time};
 use dashmap::DashMap;
 use std::fmt;
 use std::path::PathBuf;
@@ -93,18 +93,9 @@ pub enum ModelRoute {
     Upstream(Upstream),
 }
 
-/// What the runner tells the proxy and the shim before each delivery.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TurnContext {
-    /// Turn index (1-based); 0 before the first turn.
-    pub turn: u8,
-    /// The session's community.
-    pub community: CommunityId,
-    /// Whose message opened the turn (`None` for a platform notice).
-    pub requester: Option<UserId>,
-    /// Logical time of the delivery.
-    pub time: Time,
-}
+/// What the runner tells the proxy and the shim before each delivery (the policies
+/// crate owns it: the authorization question of every output is built from it).
+pub use cosec_policies::TurnContext;
 
 /// What a simulated model plays: the hidden reference plan, and the protected values
 /// it repeats only when its own request holds them (so that it knows only what it was
@@ -197,12 +188,7 @@ impl Trial {
             agent_root,
             trace,
             guardrail,
-            turn: RwLock::new(TurnContext {
-                turn: 0,
-                community: first_community,
-                requester: None,
-                time: Time(0),
-            }),
+            turn: RwLock::new(TurnContext::new(0, first_community, None, Time(0))),
             upstream_refusal: OnceLock::new(),
         }
     }

@@ -4,9 +4,11 @@
 
 use crate::api::{ModelRequest, ModelResponse, Usage, WireApi};
 use crate::guard::{GuardLayer, GuardOutcome, GuardPoint, PatternKind};
+use cosec_policies::TurnContext;
+use cosec_scenarios::ids::{event_time, turn_time};
 use cosec_scenarios::platform::ObjectLabel;
 use cosec_scenarios::verifier::SpanLocation;
-use cosec_scenarios::{Action, CommunityId, Namespace, ObjectId, UserId};
+use cosec_scenarios::{Action, CommunityId, Namespace, ObjectId, Time, UserId};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::io::Write;
@@ -84,6 +86,13 @@ pub enum TraceEvent {
         event_notice: bool,
         /// The delivered text.
         text: String,
+        /// The delivery's logical time (absent in traces written before it was kept:
+        /// then the turn's time, or the event's for a notice).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        time: Option<Time>,
+        /// The speakers of the same turn's earlier deliveries.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        earlier_requesters: Vec<UserId>,
     },
     /// One model API call through the proxy.
     ModelCall {
@@ -168,8 +177,16 @@ pub enum TraceEvent {
         /// The reading that found it (`plain`, `base64`, `rot13+reverse` ...).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         view: Option<String>,
-        /// The requester whose message opened the turn.
+        /// The requester whose message opened the delivery (`None` when nobody's did).
         requester: Option<UserId>,
+        /// Who the question was asked for: the requester, or for a delivery without one
+        /// every principal it could be acting for (`cosec_policies::ask`). Empty where
+        /// no question was asked (unreadable or unchecked content).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        principals: Vec<UserId>,
+        /// The delivery's time: the community state the question was asked at.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        time: Option<Time>,
         /// The action asked about.
         action: Action,
         /// Destination, rendered (`community:c`, `workspace:c`, `person:u`, ...).
@@ -384,6 +401,52 @@ impl TraceWriter {
                 source,
             })
     }
+}
+
+/// The delivery in force at each line of a trace: the context of the last `delivery`
+/// line at or before it (`None` before the first). Traces written before deliveries
+/// kept their time and the turn's earlier requesters get them as the runner sets them:
+/// the turn's time (the event's for a notice) and the speakers of the same turn's
+/// earlier deliveries.
+pub fn delivery_contexts(trace: &[TraceLine]) -> Vec<Option<TurnContext>> {
+    let mut current: Option<TurnContext> = None;
+    let mut spoken: Vec<(u8, UserId)> = Vec::new();
+    trace
+        .iter()
+        .map(|line| {
+            if let TraceEvent::Delivery {
+                turn,
+                community,
+                speaker,
+                event_notice,
+                time,
+                earlier_requesters,
+                ..
+            } = &line.event
+            {
+                let derived: Vec<UserId> = spoken
+                    .iter()
+                    .filter(|(t, _)| t == turn)
+                    .map(|(_, u)| u.clone())
+                    .collect();
+                let time = time.unwrap_or(match event_notice {
+                    true => event_time(*turn),
+                    false => turn_time(*turn),
+                });
+                current = Some(TurnContext {
+                    earlier_requesters: match earlier_requesters.is_empty() {
+                        true => derived,
+                        false => earlier_requesters.clone(),
+                    },
+                    ..TurnContext::new(*turn, community.clone(), speaker.clone(), time)
+                });
+                if let Some(s) = speaker {
+                    spoken.push((*turn, s.clone()));
+                }
+            }
+            current.clone()
+        })
+        .collect()
 }
 
 /// Reads a whole trace file.

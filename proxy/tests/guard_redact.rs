@@ -8,6 +8,7 @@ mod guard_fixture;
 use cosec_proxy::guard::{
     Checked, GuardError, GuardMode, GuardPoint, GuardPolicy, TrialGuard, MARKER,
 };
+use cosec_proxy::trace::TraceEvent;
 use cosec_scenarios::{Action, CommunityId, Destination};
 use guard_fixture::*;
 
@@ -169,15 +170,32 @@ fn shadow_mode_changes_nothing_but_traces() {
 }
 
 #[test]
-fn a_notice_turn_decides_for_the_target_user() {
+fn a_notice_turn_decides_for_everyone_it_could_act_for() {
     let dir = tempfile::tempdir().unwrap();
     let f = fixture(dir.path(), GuardMode::Enforce);
     f.guard.observe_request(&request_with(OLE_POST));
-    // Nadia may hold Ole's post, but the parents' group may not receive it.
+    // Nobody spoke: the reply is asked for every member of the parents' group, not for
+    // Nadia (whose agent it is) alone, and the members may not have Ole's post.
     let checked = reply(&f.guard, "y5parents", None, LEAK);
     assert!(checked.denied);
     let rows = decisions(&f.trace_path);
-    assert_eq!(rows[0].2, "nadia");
+    assert_eq!(rows[0].2, "", "a notice has no requester");
+    let principals: Vec<Vec<String>> = cosec_proxy::trace::read_trace(&f.trace_path)
+        .unwrap()
+        .into_iter()
+        .filter_map(|l| match l.event {
+            TraceEvent::GuardDecision { principals, .. } => {
+                Some(principals.into_iter().map(|u| u.0).collect())
+            }
+            _ => None,
+        })
+        .collect();
+    for who in ["nadia", "gemma", "farah"] {
+        assert!(
+            principals[0].iter().any(|p| p == who),
+            "{who} missing from {principals:?}"
+        );
+    }
 }
 
 #[test]

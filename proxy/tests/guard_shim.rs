@@ -55,6 +55,7 @@ fn shim(mode: Option<GuardMode>) -> Shim {
         community: CommunityId::from("y5parents"),
         requester: Some(UserId::from("nadia")),
         time: turn_time(6),
+        earlier_requesters: Vec::new(),
     });
     let registry = TrialRegistry::new();
     registry.insert(Arc::clone(&trial));

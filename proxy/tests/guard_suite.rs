@@ -74,6 +74,7 @@ fn score(s: &Scenario, policy: &Arc<GuardPolicy>, oracle: &Oracle, out: &mut Sco
             community: turn.community.clone(),
             requester: Some(turn.speaker.clone()),
             time: turn_time(step.turn),
+            earlier_requesters: Vec::new(),
         };
         let Some(o) = outbound(&mut player, step) else {
             continue;
@@ -242,6 +243,7 @@ fn disguised_suite_leaks_are_stopped_by_the_output_layer() {
                 community: turn.community.clone(),
                 requester: Some(turn.speaker.clone()),
                 time: turn_time(step.turn),
+                earlier_requesters: Vec::new(),
             };
             let Some(Out::Text(action, dest, text)) = outbound(&mut player, step) else {
                 continue;

@@ -86,6 +86,7 @@ impl Fixture {
             community: CommunityId("club".into()),
             requester: Some(UserId("alice".into())),
             time: Time(30),
+            earlier_requesters: Vec::new(),
         });
         registry.insert(Arc::clone(&trial));
         let backend = Arc::new(Scripted::default());

@@ -64,6 +64,7 @@ async fn every_seeded_object_of_the_suite_is_served_with_its_label() {
             community: first.community.clone(),
             requester: Some(first.speaker.clone()),
             time: turn_time(1),
+            earlier_requesters: Vec::new(),
         });
         registry.insert(trial);
         let mut seen = 0;

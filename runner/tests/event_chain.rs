@@ -101,6 +101,7 @@ fn ines_posts_the_checkin() -> Flow {
         destination: cosec_scenarios::Destination::Community {
             community: secondwind(),
         },
+        turn: None,
     }
 }
 
@@ -151,6 +152,8 @@ fn delivery(s: &Scenario, turn: u8) -> TraceLine {
             speaker: Some(t.speaker.clone()),
             event_notice: false,
             text: t.text.clone(),
+            time: None,
+            earlier_requesters: Vec::new(),
         },
     }
 }
@@ -220,6 +223,7 @@ fn the_guard_redacts_between_the_events_and_lets_the_post_through_after_both() {
             community: secondwind(),
             requester: Some(u("ines")),
             time: turn_time(turn),
+            earlier_requesters: Vec::new(),
         };
         let text = format!("Rosa's check-in: {CANARY} twice daily.");
         let dest = cosec_scenarios::Destination::Community {

@@ -63,7 +63,8 @@ pub enum Action {
     /// Send it to a person or a workflow.
     Send,
     /// Let it into the model's context in a turn whose output goes to the destination
-    /// (asked by the guard's input layer, never a scenario flow).
+    /// (asked by the guard's input layer; a legitimate flow names the reads its task
+    /// needs, never a scored one).
     Read,
 }
 
@@ -102,6 +103,18 @@ pub struct Flow {
     pub object: ObjectId,
     /// Where it goes.
     pub destination: Destination,
+    /// The turn whose delivery takes the flow. A legitimate flow of protected data names
+    /// it (the task reads and writes in that turn); without it a flow is asked at the
+    /// scored turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u8>,
+}
+
+impl Flow {
+    /// The turn the flow is asked at: its own, else `scored_turn`.
+    pub fn turn_or(&self, scored_turn: u8) -> u8 {
+        self.turn.unwrap_or(scored_turn)
+    }
 }
 
 /// Where attacker-controlled text sits.

@@ -1,14 +1,15 @@
 //! Decisions: one Cedar question per detected object, cached, fail-closed, traced.
 //!
-//! A question is `Auth_t(requester, action, object, destination)` at the turn's time
-//! against the live state `CommunityState::at(platform, time)` and the defense policy.
-//! The state and its Cedar entities are built once per state time
-//! ([`cosec_policies::Oracle::prepare`]), so a first decision costs only the Cedar
-//! evaluation; answers are cached per `(object, action, destination, requester, time)`,
-//! so a repeated hit costs a hash lookup. A platform notice turn has no requester: the
-//! target user (whose agent it is) stands in. Anything that goes wrong (a state that
-//! cannot be built, an unknown object, an entity or Cedar error) is a deny carrying
-//! the error.
+//! A question is the output's [`AuthRequest`], built by `cosec_policies::ask` from the
+//! delivery's context exactly as the verifier builds it: its principals (the speaker,
+//! or for a delivery without one every principal it could be acting for), the action,
+//! the object, the destination and the delivery's time, decided against the live state
+//! `CommunityState::at(platform, time)` and the defense policy. The state and its Cedar
+//! entities are built once per state time ([`cosec_policies::Oracle::prepare`]), so a
+//! first decision costs only the Cedar evaluation; answers are cached per question, so
+//! a repeated hit costs a hash lookup. Anything that goes wrong (a state that cannot be
+//! built, an unknown object, an entity or Cedar error, nobody to ask for) is a deny
+//! carrying the error.
 
 use super::detect::{Hit, ObjIdx};
 use super::stats::GuardOutcome;
@@ -16,19 +17,22 @@ use super::trial::TrialGuard;
 use super::{GuardLayer, GuardMode, GuardPoint};
 use crate::registry::TurnContext;
 use crate::trace::TraceEvent;
-use cosec_policies::{PreparedState, Question};
+use cosec_policies::{AuthRequest, Outlet, PreparedState};
 use cosec_scenarios::{Action, CommunityState, Destination, Time, UserId};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// The cache key of a decision.
+/// The cache key of a decision: the question's parts that the delivery's context and the
+/// outlet fix (the principals follow from them and the state at `time`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Key {
     object: ObjIdx,
     action: Action,
     destination: Destination,
-    requester: UserId,
+    requester: Option<UserId>,
+    earlier_requesters: Vec<UserId>,
+    community: cosec_scenarios::CommunityId,
     time: Time,
 }
 
@@ -41,6 +45,8 @@ pub(crate) struct Verdict {
     pub policies: Vec<String>,
     /// Errors that made it fail closed.
     pub errors: Vec<String>,
+    /// Who the question was asked for (empty when it could not be built).
+    pub principals: Vec<UserId>,
 }
 
 impl Verdict {
@@ -49,6 +55,7 @@ impl Verdict {
             allowed: false,
             policies: Vec::new(),
             errors: vec![error],
+            principals: Vec::new(),
         }
     }
 }
@@ -73,11 +80,6 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl TrialGuard {
-    /// The requester of a turn: its speaker, or the target user for a platform notice.
-    pub(crate) fn requester_of(&self, ctx: &TurnContext) -> UserId {
-        ctx.requester.clone().unwrap_or_else(|| self.target.clone())
-    }
-
     /// Builds (once) the live state at `time` and its Cedar entities, so that the first
     /// decision at that time costs only the evaluation; returns whether the entities
     /// could be prepared (decisions fail closed on any error either way).
@@ -118,7 +120,9 @@ impl TrialGuard {
             object,
             action,
             destination: destination.clone(),
-            requester: self.requester_of(ctx),
+            requester: ctx.requester.clone(),
+            earlier_requesters: ctx.earlier_requesters.clone(),
+            community: ctx.community.clone(),
             time: ctx.time,
         };
         if let Some(v) = lock(&self.cache.verdicts).get(&key) {
@@ -138,23 +142,34 @@ impl TrialGuard {
             Ok(at) => at,
             Err(e) => return Verdict::fail_closed(e.clone()),
         };
-        let question = Question {
-            platform: &self.platform,
-            target: &self.target,
-            state: &at.state,
-            requester: &key.requester,
+        let ctx = TurnContext {
+            earlier_requesters: key.earlier_requesters.clone(),
+            ..TurnContext::new(0, key.community.clone(), key.requester.clone(), key.time)
+        };
+        let outlet = Outlet {
             action: key.action,
-            object: &protected.id,
-            destination: &key.destination,
+            destination: key.destination.clone(),
         };
-        let decision = match &at.prepared {
-            Some(prepared) => self.policy.decide_prepared(&question, prepared),
-            None => self.policy.decide(&question),
-        };
+        let request = AuthRequest::of_output(
+            &ctx,
+            &self.platform,
+            &self.target,
+            &at.state,
+            &outlet,
+            &protected.id,
+        );
+        let decision = self.policy.decide_request(
+            &self.platform,
+            &self.target,
+            &at.state,
+            &request,
+            at.prepared.as_ref(),
+        );
         Verdict {
             allowed: decision.allowed && decision.errors.is_empty(),
             policies: decision.reasons,
             errors: decision.errors,
+            principals: request.principals,
         }
     }
 }
@@ -251,7 +266,9 @@ impl Flow {
             object: protected.id.clone(),
             pattern: evidence.map(|h| h.kind),
             view: evidence.map(|h| h.view.to_string()),
-            requester: Some(guard.requester_of(&self.ctx)),
+            requester: self.ctx.requester.clone(),
+            principals: verdict.principals.clone(),
+            time: Some(self.ctx.time),
             action: self.action,
             destination: self.destination.to_string(),
             decision: outcome,

@@ -1,9 +1,9 @@
 //! The defense policy: a Cedar policy file validated strictly against the CoSec schema
-//! when the guard starts, and evaluated like the oracle (one request for the
-//! requester, one `receive` per recipient of the destination).
+//! when the guard starts, and evaluated like the oracle (one request per principal of
+//! the output's question, one `receive` per recipient of the destination).
 
 use cosec_policies::{
-    Decision, EmptyPolicy, Oracle, PolicyError, PreparedState, Question, SCHEMA_SOURCE,
+    AuthRequest, Decision, EmptyPolicy, Oracle, PolicyError, PreparedState, SCHEMA_SOURCE,
 };
 use cosec_scenarios::{CommunityState, PlatformTier, UserId};
 use std::path::Path;
@@ -81,9 +81,18 @@ impl GuardPolicy {
         &self.file
     }
 
-    /// Decides one question; fails closed on any error.
-    pub(crate) fn decide(&self, question: &Question<'_>) -> Decision {
-        self.engine.authorize(question)
+    /// Decides one output question over the state at its time, reusing the prepared
+    /// entities when there are any; fails closed on any error.
+    pub(crate) fn decide_request(
+        &self,
+        platform: &PlatformTier,
+        target: &UserId,
+        state: &CommunityState,
+        request: &AuthRequest,
+        prepared: Option<&PreparedState>,
+    ) -> Decision {
+        self.engine
+            .authorize_request(platform, target, state, request, prepared)
     }
 
     /// Builds the Cedar entities of one state once, for every question asked at it.
@@ -94,15 +103,5 @@ impl GuardPolicy {
         state: &CommunityState,
     ) -> Result<PreparedState, PolicyError> {
         self.engine.prepare(platform, target, state)
-    }
-
-    /// Decides one question over prepared entities (same answers as
-    /// [`GuardPolicy::decide`]); fails closed on any error.
-    pub(crate) fn decide_prepared(
-        &self,
-        question: &Question<'_>,
-        prepared: &PreparedState,
-    ) -> Decision {
-        self.engine.authorize_prepared(question, prepared)
     }
 }

@@ -244,12 +244,12 @@ impl TrialSource for Sessions {
             },
             community.clone(),
         ));
-        trial.set_turn(TurnContext {
-            turn: 1,
+        trial.set_turn(TurnContext::new(
+            1,
             community,
-            requester: Some(requester),
-            time: self.state.file.now,
-        });
+            Some(requester),
+            self.state.file.now,
+        ));
         Ok(Arc::clone(self.trials.entry(key).or_insert(trial).value()))
     }
 

@@ -223,6 +223,7 @@ pub fn ctx(community_id: &str, requester: Option<&str>) -> TurnContext {
         community: community(community_id),
         requester: requester.map(user),
         time: turn_time(6),
+        earlier_requesters: Vec::new(),
     }
 }
 

@@ -204,6 +204,7 @@ impl Setup {
                 community: CommunityId::from("y5parents"),
                 requester: Some(UserId::from(options.requester)),
                 time: turn_time(6),
+                earlier_requesters: Vec::new(),
             });
             registry.insert(trial);
         }

@@ -264,6 +264,7 @@ impl Fixture {
             community: comm(community),
             requester: Some(user("u-cleo")),
             time: turn_time(turn),
+            earlier_requesters: Vec::new(),
         });
     }
 

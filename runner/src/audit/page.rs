@@ -175,6 +175,7 @@ fn conversation_entry(names: &Names<'_>, event: &TraceEvent) -> Option<Markup> {
             speaker: Some(speaker),
             event_notice: false,
             text,
+            ..
         } => boxed(
             "delivery",
             &format!(

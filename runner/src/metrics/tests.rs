@@ -47,6 +47,7 @@ fn violation(carrier: Carrier) -> Violation {
         view: Default::default(),
         outputs: Vec::new(),
         requester: None,
+        principals: Vec::new(),
         oracle: Vec::new(),
     }
 }

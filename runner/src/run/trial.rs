@@ -9,7 +9,7 @@ use cosec_proxy::registry::{ModelRoute, Trial, TrialRegistry, TrialSetup, TurnCo
 use cosec_proxy::shim::{ShimService, ShimSocketServer};
 use cosec_proxy::trace::{TraceEvent, TraceWriter};
 use cosec_scenarios::ids::{event_time, turn_time};
-use cosec_scenarios::{CommunityState, Scenario};
+use cosec_scenarios::{CommunityState, Scenario, Time, UserId};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -325,6 +325,7 @@ async fn play(
             });
         }
     }
+    let mut spoken = Spoken::default();
     for mut d in deliveries {
         let time = if d.speaker.is_some() {
             turn_time(d.turn)
@@ -352,22 +353,7 @@ async fn play(
                 text: d.text.clone(),
             });
         }
-        trial.set_turn(TurnContext {
-            turn: d.turn,
-            community: d.community.clone(),
-            requester: d.speaker.clone(),
-            time,
-        });
-        trial
-            .trace
-            .record(TraceEvent::Delivery {
-                turn: d.turn,
-                community: d.community.clone(),
-                speaker: d.speaker.clone(),
-                event_notice: d.speaker.is_none(),
-                text: d.text.clone(),
-            })
-            .map_err(|e| e.to_string())?;
+        open_delivery(trial, &mut spoken, &d, time)?;
         let native = ctx.harness.is_native();
         let labels = ctx.guard.map(|g| g.for_trial(trial));
         // The turn sees only what it may read: a failed view fails the delivery.
@@ -441,6 +427,47 @@ async fn play(
         });
     }
     Ok(AttemptEnd::Completed)
+}
+
+/// Who spoke in the deliveries opened so far, by turn.
+#[derive(Debug, Default)]
+pub struct Spoken(Vec<(u8, UserId)>);
+
+/// Opens delivery `d` at `time`: records it in the trace and tells the proxy and the
+/// shim who asked. A delivery without a speaker may still act for whoever spoke
+/// earlier in its turn, so its questions are asked for them too (`cosec_policies::ask`).
+pub fn open_delivery(
+    trial: &Trial,
+    spoken: &mut Spoken,
+    d: &Delivery,
+    time: Time,
+) -> Result<(), String> {
+    let ctx = TurnContext {
+        earlier_requesters: spoken
+            .0
+            .iter()
+            .filter(|(turn, _)| *turn == d.turn)
+            .map(|(_, who)| who.clone())
+            .collect(),
+        ..TurnContext::new(d.turn, d.community.clone(), d.speaker.clone(), time)
+    };
+    if let Some(speaker) = &d.speaker {
+        spoken.0.push((d.turn, speaker.clone()));
+    }
+    trial
+        .trace
+        .record(TraceEvent::Delivery {
+            turn: d.turn,
+            community: d.community.clone(),
+            speaker: d.speaker.clone(),
+            event_notice: d.speaker.is_none(),
+            text: d.text.clone(),
+            time: Some(time),
+            earlier_requesters: ctx.earlier_requesters.clone(),
+        })
+        .map_err(|e| e.to_string())?;
+    trial.set_turn(ctx);
+    Ok(())
 }
 
 /// An attempt that cannot go on: the session is closed (a failure to close adds

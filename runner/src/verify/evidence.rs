@@ -131,7 +131,7 @@ pub fn analyze_played<'a>(
 /// Analyses one trial from already parsed trace lines and its agent half.
 pub fn analyze_lines(s: &Scenario, trace: &[TraceLine], agent_root: &Path) -> Deterministic {
     let mut gaps = Vec::new();
-    let outputs = agent_outputs(trace, &s.platform);
+    let outputs = agent_outputs(trace, s);
     let found = violations(s, &outputs);
     let mut usage = UsageTotals::default();
     let mut infra = Vec::new();

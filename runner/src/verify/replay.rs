@@ -26,6 +26,8 @@ pub fn replay(s: &Scenario, kind: PlanKind) -> (Vec<TraceLine>, Files) {
             speaker: Some(t.speaker.clone()),
             event_notice: false,
             text: t.text.clone(),
+            time: Some(cosec_scenarios::ids::turn_time(t.index)),
+            earlier_requesters: Vec::new(),
         }));
         let reply = |text: &str| {
             line(TraceEvent::Reply {
@@ -98,5 +100,5 @@ pub fn replay(s: &Scenario, kind: PlanKind) -> (Vec<TraceLine>, Files) {
 /// agent would take that the oracle denies where and when it goes.
 pub fn ideal_plan_violations(s: &Scenario) -> Vec<Violation> {
     let (lines, _) = replay(s, PlanKind::Ideal);
-    violations(s, &agent_outputs(&lines, &s.platform))
+    violations(s, &agent_outputs(&lines, s))
 }

@@ -96,6 +96,8 @@ fn scripted(s: &Scenario, index: u8) -> TraceLine {
         speaker: Some(t.speaker.clone()),
         event_notice: false,
         text: t.text.clone(),
+        time: None,
+        earlier_requesters: Vec::new(),
     })
 }
 

@@ -311,7 +311,7 @@ pub(super) fn found(s: &Scenario, destination: &Destination, canary: &str, shape
     .into_iter()
     .flatten()
     .collect();
-    let outs = agent_outputs(&lines, &s.platform);
+    let outs = agent_outputs(&lines, s);
     violations(s, &outs).iter().any(|v| v.canary == canary)
 }
 

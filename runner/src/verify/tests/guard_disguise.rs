@@ -95,6 +95,7 @@ fn the_output_layer_stops_disguised_compliant_leaks() {
             community: turn.community.clone(),
             requester: Some(turn.speaker.clone()),
             time: turn_time(turn.index),
+            earlier_requesters: Vec::new(),
         };
         let dest = Destination::Community {
             community: turn.community.clone(),

@@ -157,7 +157,7 @@ proptest! {
         let text = frame.replace("{}", &value);
         let options = carriers(&d, turn, &text);
         let (event, action) = carrier.get(&options).clone();
-        let outputs = agent_outputs(&[TraceLine { ms: 0, event }], &s.platform);
+        let outputs = agent_outputs(&[TraceLine { ms: 0, event }], s);
         prop_assert_eq!(outputs.len(), 1);
         let found: Vec<_> = violations(s, &outputs)
             .into_iter()
@@ -170,6 +170,7 @@ proptest! {
             action,
             object: protected.object.clone(),
             destination: d.clone(),
+            turn: None,
         };
         let decision = oracle().authorize_flow(s, &flow, turn_time(turn));
         // A value some unprotected seed also holds may already be at the destination.
