@@ -8,8 +8,10 @@
 //!
 //! Each strong match is decided (see [`super::patterns::PatternKind`]); a weak match
 //! (a phrase) is redacted only for an object whose strong match was denied in the same
-//! text or in an earlier text to the same destination in this trial, so ordinary words
-//! are never withheld on their own while a leak loses its context too. A redaction
+//! text, or in an earlier text to the same destination in this trial when this flow's
+//! own question about the object is denied as well, so ordinary words are never
+//! withheld on their own, a leak loses its context too, and an entitled requester's
+//! later answer keeps it. A redaction
 //! covers the whole run of the token it falls in (no `[withheld by policy].1 percent`)
 //! and spans that overlap or touch merge into one [`MARKER`], which repeats no
 //! protected text, path or metadata.
@@ -270,10 +272,19 @@ impl Redactor {
                 if decided[i] || hit.kind.is_strong() || hit.start >= end {
                     continue;
                 }
-                let anchored = hit.objects.iter().any(|o| {
-                    denied_objects.contains(o)
-                        || guard.is_anchored(*o, &self.flow.destination, epoch)
-                });
+                // A phrase goes with a value denied here, or with one denied earlier to
+                // the same destination, but only if this flow's own question about the
+                // object is denied too: an entitled requester's answer keeps its words.
+                let mut anchored = false;
+                for o in &hit.objects {
+                    if denied_objects.contains(o)
+                        || (guard.is_anchored(*o, &self.flow.destination, epoch)
+                            && self.flow.denied(guard, *o, Some(hit)))
+                    {
+                        anchored = true;
+                        break;
+                    }
+                }
                 if anchored {
                     decided[i] = true;
                     spans.push(token_run(&self.buf, hit.start..hit.end));

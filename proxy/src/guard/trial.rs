@@ -19,7 +19,6 @@ use crate::provenance::Workspace;
 use crate::registry::{Trial, TurnContext};
 use crate::trace::{TraceEvent, TraceWriter};
 use cosec_scenarios::ids::event_time;
-use cosec_scenarios::platform::{Audience, ObjectLabel};
 use cosec_scenarios::{
     AgentTier, CommunityId, Destination, Namespace, ObjectId, PlatformTier, Surface, Time, UserId,
 };
@@ -86,11 +85,6 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Whether a label makes its object protected.
-pub(crate) fn is_protected_label(label: &ObjectLabel) -> bool {
-    !matches!(label.audience, Audience::Public) && !label.sensitivity.is_empty()
-}
-
 impl TrialGuard {
     /// The guard of a trial from its tiers; `target` is the user the agent represents.
     /// No trace is written until [`TrialGuard::with_trace`] gives one.
@@ -105,7 +99,9 @@ impl TrialGuard {
         let mut objects = Vec::new();
         let mut index = HashMap::new();
         for label in &platform.labels {
-            if is_protected_label(label) && !index.contains_key(&label.object) {
+            if cosec_policies::evaluate::read::is_protected(label)
+                && !index.contains_key(&label.object)
+            {
                 let idx = ObjIdx::try_from(objects.len()).unwrap_or(ObjIdx::MAX);
                 index.insert(label.object.clone(), idx);
                 objects.push(Protected {

@@ -5,8 +5,8 @@
 //! The stream is read twice, with the outputs joined directly (a value cut inside a
 //! word or number) and joined by a space (a value cut between two words). A match
 //! counts only when it spans at least two outputs (one output alone is matched on its
-//! own), none of them already held the value before the agent wrote, and the value was
-//! not already found at that destination in a single output.
+//! own), none of them holds the value by itself or already held it before the agent
+//! wrote, and the value was not already found at that destination in a single output.
 //!
 //! The outputs are also read as separate pieces of one stream (see
 //! `cosec_text::render::split`): a value cut into consecutive pieces with other words
@@ -97,10 +97,13 @@ pub(super) fn split_violations(
                         .iter()
                         .filter_map(|&i| outputs.get(i).map(|o| (i, o)))
                         .collect();
-                    if spanned_outputs
-                        .iter()
-                        .any(|(_, o)| rules.already_present(o, canary))
-                    {
+                    // A reading that maps a match to whole lines or cells can reach past
+                    // the output that holds the value: an output that holds it alone is
+                    // judged on its own, never as part of a split.
+                    if spanned_outputs.iter().any(|(_, o)| {
+                        rules.already_present(o, canary)
+                            || super::canary::contains_in_any_view(&o.text, canary)
+                    }) {
                         continue;
                     }
                     let Some(&(_, last)) = spanned_outputs.last() else {
