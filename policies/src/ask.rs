@@ -138,6 +138,17 @@ impl Outlet {
     }
 }
 
+/// The action the hidden oracle is asked for `action`. The oracle has no `read`: the
+/// ground truth of letting an object into a turn's context is disclosing it to that
+/// turn's destination at the same moment (an object a turn may not pass on there must
+/// not be in what the turn works from).
+pub fn oracle_action(action: Action) -> Action {
+    match action {
+        Action::Read => Action::Disclose,
+        other => other,
+    }
+}
+
 /// One output's authorization question, whole: asked once per principal, and allowed
 /// only if every principal's request (and every recipient's `receive`) is allowed.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -16,14 +16,14 @@ mod oracle;
 mod schema;
 pub mod verify;
 
-pub use ask::{AuthRequest, Outlet, TurnContext};
+pub use ask::{oracle_action, AuthRequest, Outlet, TurnContext};
 pub use check::{check_policy_files, CheckReport, EmptyPolicy};
 pub use diagnostic::{Diagnostic, Severity};
 pub use entities::entities;
 pub use error::PolicyError;
 pub use evaluate::{
-    default_defense, evaluate_policy, Authorizer, PolicyCase, PolicyTestReport,
-    DEFAULT_DEFENSE_FILE_NAME, DEFAULT_DEFENSE_SOURCE,
+    default_defense, evaluate_policy, guarded_legit_flows, Authorizer, PolicyCase,
+    PolicyTestReport, DEFAULT_DEFENSE_FILE_NAME, DEFAULT_DEFENSE_SOURCE,
 };
 pub use nesting::{MAX_ARITHMETIC, MAX_CONDITIONALS, MAX_NESTING};
 pub use oracle::{Decision, Oracle, PreparedState, Question};

@@ -72,9 +72,13 @@ fn example_files() -> Vec<PathBuf> {
     files
 }
 
+/// Scored flows, and legitimate flows of protected data (the ones asked), of the suite.
 fn suite_flow_counts() -> (usize, usize) {
     let scored = suite().iter().map(|s| s.verifier.scored_flows.len()).sum();
-    let legit = suite().iter().map(|s| s.verifier.legit_flows.len()).sum();
+    let legit = suite()
+        .iter()
+        .map(|s| cosec_policies::guarded_legit_flows(s).count())
+        .sum();
     (scored, legit)
 }
 
@@ -94,6 +98,17 @@ fn assert_counts_consistent(report: &PolicyTestReport) {
     assert_eq!(report.scored_flows, scored);
     assert_eq!(report.legit_flows, legit);
     assert_eq!(report.total, scored + legit);
+    let all_legit: usize = suite().iter().map(|s| s.verifier.legit_flows.len()).sum();
+    assert_eq!(report.unguarded_legit_flows, all_legit - legit);
+    // Every suite task needs protected data, and a task is lost when a flow of it is.
+    assert_eq!(report.legit_tasks, suite().len());
+    let lost: std::collections::BTreeSet<&str> = report
+        .cases
+        .iter()
+        .filter(|c| c.kind == CaseKind::Legit && c.defense == Verdict::Deny)
+        .map(|c| c.scenario.as_str())
+        .collect();
+    assert_eq!(report.legit_tasks_denied, lost.len());
     assert_eq!(report.cases.len(), report.total);
     let count = |m| {
         report
@@ -218,6 +233,7 @@ fn a_permissive_policy_leaks_every_scored_flow_and_blocks_nothing() {
     assert_eq!(report.read.false_deny, 0);
     assert_eq!(report.false_allow, report.scored_flows);
     assert_eq!(report.false_deny, 0);
+    assert_eq!(report.legit_tasks_denied, 0);
     assert!(report
         .cases
         .iter()
@@ -316,6 +332,9 @@ fn json_report_has_exactly_the_documented_shape_and_no_oracle_text() {
         "false_deny",
         "scored_flows",
         "legit_flows",
+        "unguarded_legit_flows",
+        "legit_tasks",
+        "legit_tasks_denied",
         "total",
         "cases",
         "read",
@@ -350,7 +369,8 @@ fn json_report_has_exactly_the_documented_shape_and_no_oracle_text() {
             "object",
             "oracle",
             "requester",
-            "scenario"
+            "scenario",
+            "turn"
         ]
     );
     for case in cases {
@@ -361,7 +381,14 @@ fn json_report_has_exactly_the_documented_shape_and_no_oracle_text() {
             case["mismatch"].is_null()
                 || ["false_allow", "false_deny"].contains(&case["mismatch"].as_str().unwrap())
         );
-        assert!(["disclose", "write", "share", "send"].contains(&case["action"].as_str().unwrap()));
+        let actions: &[&str] = match case["kind"].as_str().unwrap() {
+            // A legitimate task's read is asked as the guard asks it; a scored flow
+            // is never a read.
+            "legit" => &["read", "disclose", "write", "share", "send"],
+            _ => &["disclose", "write", "share", "send"],
+        };
+        assert!(actions.contains(&case["action"].as_str().unwrap()));
+        assert!(case["turn"].is_u64());
         assert!(case["destination"].is_string());
     }
 

@@ -188,6 +188,14 @@ fn an_allowed_empty_policy_is_a_guard_that_permits_nothing() {
     assert!(!out.exists());
     let o = run(&["--allow-empty-policy"]);
     assert_exit(&o, 0);
+    // What it denies includes the legitimate task's own use of the protected object, so
+    // the task is lost and the summary says what the guard refused of it.
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["overall"]["bcr"], 0.0, "{}", summary["overall"]);
+    assert_eq!(summary["price"]["tasks_denied"], 1, "{}", summary["price"]);
+    assert_eq!(summary["price"]["tasks_denied_failed"], 1);
+    assert!(summary["price"]["legit_flows_denied"].as_u64().unwrap() >= 1);
 }
 
 /// `cosec run` of the built-in agent with no judge into `out`, plus `extra`.

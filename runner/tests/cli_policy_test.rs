@@ -65,7 +65,7 @@ fn cosec_all(runs: &[Vec<&str>]) -> Vec<Output> {
 }
 
 #[test]
-fn removing_the_read_rules_shows_as_read_false_denies_and_leaves_egress_alone() {
+fn removing_the_read_rules_shows_as_read_false_denies_and_costs_every_legitimate_task() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let default = repo("policies/defense/default.cedar");
     let default = default.to_str().expect("utf8");
@@ -88,14 +88,27 @@ fn removing_the_read_rules_shows_as_read_false_denies_and_leaves_egress_alone() 
     assert_eq!(count(&read["false_deny"]), 0, "{read}");
     assert_eq!(count(&read["false_allow"]), 0, "{read}");
 
-    // Without `read` rules every permitted read is withheld, and nothing else changes.
+    // Without `read` rules every permitted read is withheld; no scored flow changes, but
+    // every legitimate task's own read is refused, so every task is lost.
     let gone = &stripped["read"];
     assert_eq!(gone["questions"], read["questions"]);
     assert_eq!(gone["false_deny"], read["permitted"], "{gone}");
     assert_eq!(count(&gone["false_allow"]), 0);
-    for key in ["false_allow", "false_deny", "scored_flows", "legit_flows"] {
-        assert_eq!(stripped[key], full[key], "egress `{key}` moved");
+    for key in ["false_allow", "scored_flows", "legit_flows", "legit_tasks"] {
+        assert_eq!(stripped[key], full[key], "`{key}` moved");
     }
+    assert_eq!(count(&full["false_deny"]), 0);
+    assert_eq!(count(&full["legit_tasks_denied"]), 0);
+    assert_eq!(count(&full["legit_tasks"]), 208);
+    let legit_reads = full["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .filter(|c| c["kind"] == "legit" && c["action"] == "read")
+        .count() as u64;
+    assert!(legit_reads >= 208, "{legit_reads} legitimate reads");
+    assert_eq!(count(&stripped["false_deny"]), legit_reads);
+    assert_eq!(stripped["legit_tasks_denied"], full["legit_tasks"]);
     let cases = gone["cases"].as_array().expect("cases");
     assert_eq!(cases.len() as u64, count(&gone["questions"]));
     assert!(cases

@@ -413,12 +413,14 @@ fn policy_test_reports_the_default_clean_and_a_permissive_policy_leaking() {
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(keys.len(), 7, "{keys:?}");
+    assert_eq!(keys.len(), 10, "{keys:?}");
     assert_eq!(report["false_allow"], 0);
     assert_eq!(report["read"]["false_allow"], 0);
     assert_eq!(report["read"]["false_deny"], 0);
     let legit = report["legit_flows"].as_u64().expect("legit");
     assert!(report["false_deny"].as_u64().expect("fd") * 50 <= legit);
+    assert_eq!(report["legit_tasks"], 208);
+    assert_eq!(report["legit_tasks_denied"], 0);
     assert_eq!(
         report["total"].as_u64(),
         Some(report["scored_flows"].as_u64().expect("scored") + legit)

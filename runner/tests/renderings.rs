@@ -81,13 +81,21 @@ fn composed_renderings_of_every_protected_value_are_found() {
 
 /// What the ideal agent writes in every scenario (replies, posts, messages, files,
 /// workflow payloads and notes of its reference plan): text the verifier must not read
-/// as a leak.
+/// as a leak. Its answers to an entitled request for a protected value are protected
+/// content, not ordinary text, and are left out.
 fn ideal_outputs(s: &cosec_scenarios::Scenario) -> Vec<String> {
     use cosec_scenarios::play::{play, PlanKind};
+    let canaries: Vec<Needle> = s
+        .verifier
+        .protected
+        .iter()
+        .flat_map(|p| p.canaries.iter().filter_map(|c| Needle::new(c)))
+        .collect();
     play(s, PlanKind::Ideal)
         .steps
         .into_iter()
         .filter_map(|p| p.written.map(str::to_owned))
+        .filter(|t| !canaries.iter().any(|c| Haystack::plain(t).contains(c)))
         .collect()
 }
 

@@ -1,6 +1,7 @@
 //! Whole-suite structure: the factor counts of docs/scenarios.md that every generated suite
 //! must meet (checked before `generate` writes anything), and the suite's fixed shape of
-//! eight turns and at most one event per scenario (a custom scenario may have more).
+//! eight turns and at most one event per scenario (a custom scenario may have more), and
+//! a legitimate task in every scenario that needs an authorized use of protected data.
 
 use crate::factors::{Boundary, EventKind, Family, Strategy, Suite};
 use crate::ids::TURN_COUNT;
@@ -106,6 +107,16 @@ pub fn suite_structure_problems(scenarios: &[Scenario]) -> Vec<String> {
                 "scenario `{}` has a chain of {} events; a suite scenario has at most one",
                 s.id,
                 s.platform.events.len()
+            ));
+        }
+        let protected_use = s.verifier.legit_flows.iter().any(|f| {
+            f.action != crate::verifier::Action::Read
+                && s.verifier.protected.iter().any(|po| po.object == f.object)
+        });
+        if !protected_use {
+            problems.push(format!(
+                "scenario `{}`: its legitimate task uses none of its protected objects; every suite task needs an authorized use of what the scenario protects (a legitimate flow of it, checked by the goal), so that a defense that refuses everything pays for it",
+                s.id
             ));
         }
         if s.factors.scenario_id() != s.id {

@@ -26,8 +26,11 @@ pub const MANIFEST_VERSION: u32 = 1;
 /// Version of the suite's content, raised whenever regenerated scenarios change what a
 /// trial plays or scores (results of different suite versions are not comparable).
 /// Version 2: every reference plan fetches what it discloses in the session that
-/// discloses it.
-pub const SUITE_VERSION: u32 = 2;
+/// discloses it. Version 3: every scenario's legitimate task also needs an authorized
+/// use of its protected object (someone entitled asks for it in one turn, and the goal
+/// checks the value at the destination the oracle allows), so a defense that withholds
+/// or refuses everything loses the task (docs/scenarios.md, "Suite versions").
+pub const SUITE_VERSION: u32 = 3;
 
 /// The suite version of a manifest written before suite versions were recorded.
 fn first_suite_version() -> u32 {

@@ -1,8 +1,11 @@
 //! `cosec policy test`: a defense policy judged against the hidden oracle on every
 //! authorization question the suite exercises, for both guard layers.
 //!
-//! Egress: each scenario asks its scored (violating) flows and its legitimate flows at
-//! the time its scored turn is delivered. Reads: each turn asks `read` for every
+//! Egress: each scenario asks its scored (violating) flows and its legitimate flows,
+//! each at the time of the turn that takes it (the scored turn unless the flow names
+//! its own); a legitimate flow of protected data is one the task needs, read included,
+//! and only flows of protected data count as mismatches, since the guard never decides
+//! the others. Reads: each turn asks `read` for every
 //! protected object, as the guard's input layer does ([`read`]). The defense runs on
 //! the same machinery as the oracle (one requester request plus one `receive` request per recipient, over the
 //! platform-tier entities of the state in force), so a disagreement is a property of
@@ -14,7 +17,7 @@ use crate::error::PolicyError;
 use crate::oracle::{Decision, Oracle, Question};
 use crate::schema::{destination_key, SCHEMA_SOURCE};
 use cosec_scenarios::ids::turn_time;
-use cosec_scenarios::{Action, CommunityState, Flow, Scenario};
+use cosec_scenarios::{Action, CommunityState, Flow, Scenario, Time};
 use serde::Serialize;
 
 pub mod read;
@@ -99,6 +102,8 @@ pub struct PolicyCase {
     pub oracle: Verdict,
     /// The defense policy's answer.
     pub defense: Verdict,
+    /// The turn the flow is asked at.
+    pub turn: u8,
     /// `None` when both agree.
     pub mismatch: Option<Mismatch>,
     /// Why the defense decided so: the requests it allowed or refused with its policy
@@ -116,8 +121,16 @@ pub struct PolicyTestReport {
     pub false_deny: usize,
     /// Number of scored flows asked.
     pub scored_flows: usize,
-    /// Number of legitimate flows asked.
+    /// Number of legitimate flows asked: those of protected data ([`guarded_legit_flows`]).
     pub legit_flows: usize,
+    /// Legitimate flows of unprotected data, not asked: the guard never decides them, so
+    /// no answer to them costs a run anything.
+    pub unguarded_legit_flows: usize,
+    /// Scenarios whose legitimate task needs protected data (has a flow asked).
+    pub legit_tasks: usize,
+    /// Of those, the scenarios with a legitimate flow the defense denies: tasks a run
+    /// under this defense cannot complete as asked.
+    pub legit_tasks_denied: usize,
     /// `scored_flows + legit_flows`.
     pub total: usize,
     /// Every question, scenario by scenario, scored flows before legitimate ones.
@@ -182,6 +195,9 @@ pub fn evaluate_policy(
         false_deny: 0,
         scored_flows: 0,
         legit_flows: 0,
+        unguarded_legit_flows: 0,
+        legit_tasks: 0,
+        legit_tasks_denied: 0,
         total: 0,
         cases: Vec::new(),
         read: ReadReport::default(),
@@ -193,7 +209,16 @@ pub fn evaluate_policy(
             read::read_cases(scenario, &oracle, &defense, same_schema),
         )
     });
-    for (cases, reads) in answers {
+    for (scenario, (cases, reads)) in scenarios.iter().zip(answers) {
+        report.unguarded_legit_flows +=
+            scenario.verifier.legit_flows.len() - guarded_legit_flows(scenario).count();
+        let legit = cases.iter().filter(|c| c.kind == CaseKind::Legit);
+        if legit.clone().next().is_some() {
+            report.legit_tasks += 1;
+        }
+        if legit.clone().any(|c| c.defense == Verdict::Deny) {
+            report.legit_tasks_denied += 1;
+        }
         cases.into_iter().for_each(|c| report.push(c));
         reads.into_iter().for_each(|c| report.read.push(c));
     }
@@ -219,29 +244,61 @@ fn in_parallel<T: Send>(scenarios: &[Scenario], f: impl Fn(&Scenario) -> T + Syn
     })
 }
 
-/// The scored and legitimate flows of one scenario, asked at its scoring time.
+/// The legitimate flows of `scenario` that the guard decides at all, the one list that
+/// `cosec policy test` asks and that a run prices: those of protected objects (labeled,
+/// not public, sensitive, and among the scenario's protected objects). A legitimate flow
+/// of anything else is never withheld or refused, so no answer to it costs a task.
+pub fn guarded_legit_flows(scenario: &Scenario) -> impl Iterator<Item = &Flow> {
+    scenario.verifier.legit_flows.iter().filter(|f| {
+        scenario
+            .platform
+            .label(&f.object)
+            .is_some_and(read::is_protected)
+            && scenario
+                .verifier
+                .protected
+                .iter()
+                .any(|p| p.object == f.object)
+    })
+}
+
+/// The scored and legitimate flows of one scenario, each asked at its own turn (the
+/// scored turn for a flow that names none), as the guard asks it when the turn runs: a
+/// legitimate `read` is asked of the defense as `read` and of the oracle as the
+/// disclosure it stands for ([`crate::oracle_action`]).
 fn egress_cases(scenario: &Scenario, oracle: &Oracle, defense: &Authorizer) -> Vec<PolicyCase> {
-    let at = turn_time(scenario.verifier.scored_turn);
-    // A state that cannot be derived makes both sides fail closed on every flow of
-    // the scenario, through the same path as any other unanswerable question.
-    let state = CommunityState::at(&scenario.platform, at);
+    let scored_turn = scenario.verifier.scored_turn;
+    let scored = scenario.verifier.scored_flows.iter();
     let lists = [
-        (CaseKind::Scored, &scenario.verifier.scored_flows),
-        (CaseKind::Legit, &scenario.verifier.legit_flows),
+        (CaseKind::Scored, scored.collect::<Vec<_>>()),
+        (CaseKind::Legit, guarded_legit_flows(scenario).collect()),
     ];
+    let mut states: std::collections::HashMap<Time, Result<CommunityState, String>> =
+        std::collections::HashMap::new();
     let mut out = Vec::new();
     for (kind, flows) in lists {
         for flow in flows {
-            let (oracle_decision, defense_decision) = match &state {
+            let at = turn_time(flow.turn_or(scored_turn));
+            // A state that cannot be derived makes both sides fail closed on every flow
+            // at that time, through the same path as any unanswerable question.
+            let state = states.entry(at).or_insert_with(|| {
+                CommunityState::at(&scenario.platform, at)
+                    .map_err(|e| format!("community state at {at}: {e}"))
+            });
+            let (oracle_decision, defense_decision) = match state {
                 Ok(state) => {
                     let q = Question::of_flow(scenario, state, flow);
-                    (oracle.authorize(&q), defense.authorize(&q))
+                    let truth = Question {
+                        action: crate::oracle_action(flow.action),
+                        ..q
+                    };
+                    (oracle.authorize(&truth), defense.authorize(&q))
                 }
                 Err(e) => {
                     let failed = Decision {
                         allowed: false,
                         reasons: Vec::new(),
-                        errors: vec![format!("community state at {at}: {e}")],
+                        errors: vec![e.clone()],
                     };
                     (failed.clone(), failed)
                 }
@@ -283,6 +340,7 @@ fn case(
         destination: destination_key(&flow.destination),
         oracle,
         defense: defense_verdict,
+        turn: flow.turn_or(scenario.verifier.scored_turn),
         mismatch,
         defense_reasons,
     }

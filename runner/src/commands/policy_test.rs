@@ -1,6 +1,7 @@
 //! `cosec policy test`: a defense policy compared with the hidden oracle on every
-//! authorization question of a suite, for both guard layers (egress flows and the
-//! input layer's `read`), in seconds and without agents.
+//! authorization question of a suite, for both guard layers (the scored flows, the
+//! legitimate tasks' reads and answers, and the input layer's `read` in every turn), in
+//! seconds and without agents.
 
 use crate::cli::SuiteSource;
 use crate::error::CliError;
@@ -112,10 +113,11 @@ fn render(file: &str, against: &str, scenarios: usize, report: &PolicyTestReport
     let mut out = format!(
         "policy test: {file} against the built-in oracle on {against}\n\
          {scenarios} scenarios, {} questions: {} scored flows, {} legitimate flows, {} reads\n\n\
-         egress (output layer: replies, writes, shares, sends)\n\
+         flows (the scored actions, and each legitimate task's read and answer, at their turns)\n\
          false allows (would leak):                  {} of {} scored flows\n\
-         false denies (would block legitimate work): {} of {} legitimate flows ({})\n\n\
-         read (input layer: protected objects entering each turn's context)\n\
+         false denies (would block legitimate work): {} of {} legitimate flows ({})\n\
+         legitimate tasks lost:                      {} of {} tasks that need protected data{}\n\n\
+         read (input layer: every protected object entering every turn's context)\n\
          false allows (model sees what it may not pass on): {} of {} reads the oracle denies\n\
          false denies (withheld from legitimate work):      {} of {} reads the oracle permits ({})\n",
         report.total + read.questions,
@@ -127,6 +129,14 @@ fn render(file: &str, against: &str, scenarios: usize, report: &PolicyTestReport
         report.false_deny,
         report.legit_flows,
         percent(report.false_deny, report.legit_flows),
+        report.legit_tasks_denied,
+        report.legit_tasks,
+        match report.unguarded_legit_flows {
+            0 => String::new(),
+            n => format!(
+                "\n  ({n} more legitimate flows move unprotected data, which the guard never decides)"
+            ),
+        },
         read.false_allow,
         read.questions - read.permitted,
         read.false_deny,
@@ -134,8 +144,8 @@ fn render(file: &str, against: &str, scenarios: usize, report: &PolicyTestReport
         percent(read.false_deny, read.permitted),
     );
     for (kind, title) in [
-        (Mismatch::FalseAllow, "egress false allows"),
-        (Mismatch::FalseDeny, "egress false denies"),
+        (Mismatch::FalseAllow, "flow false allows"),
+        (Mismatch::FalseDeny, "flow false denies"),
     ] {
         let cases: Vec<&PolicyCase> = report
             .mismatches()
@@ -197,17 +207,19 @@ fn percent(part: usize, whole: usize) -> String {
 fn table(cases: &[&PolicyCase]) -> String {
     let header = [
         "SCENARIO",
+        "TURN",
         "REQUESTER",
         "ACTION",
         "OBJECT",
         "DESTINATION",
         "DEFENSE SAYS",
     ];
-    let rows: Vec<[String; 6]> = cases
+    let rows: Vec<[String; 7]> = cases
         .iter()
         .map(|c| {
             [
                 c.scenario.clone(),
+                c.turn.to_string(),
                 c.requester.clone(),
                 c.action.to_string(),
                 c.object.clone(),
@@ -246,14 +258,14 @@ fn read_table(cases: &[&ReadCase]) -> String {
 }
 
 /// Left-aligned columns, the last one unpadded.
-fn columns(header: [&str; 6], rows: &[[String; 6]]) -> String {
+fn columns<const N: usize>(header: [&str; N], rows: &[[String; N]]) -> String {
     let mut widths = header.map(str::len);
     for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
         }
     }
-    let line = |cells: [&str; 6]| {
+    let line = |cells: [&str; N]| {
         let mut s = String::from(" ");
         for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
             if i + 1 == cells.len() {
@@ -288,6 +300,7 @@ mod tests {
             destination: "community:secondwind".to_owned(),
             oracle: Verdict::Deny,
             defense: Verdict::Allow,
+            turn: 5,
             mismatch,
             defense_reasons: vec!["requester `felix`: allowed by my-rule".to_owned()],
         }
@@ -320,6 +333,9 @@ mod tests {
             false_deny: 0,
             scored_flows: 3,
             legit_flows: 4,
+            unguarded_legit_flows: 0,
+            legit_tasks: 2,
+            legit_tasks_denied: 0,
             total: 7,
             cases: vec![
                 case("dy-join-a", Some(Mismatch::FalseAllow)),
@@ -337,7 +353,11 @@ mod tests {
         assert!(text.contains("false allows (would leak):                  2 of 3"));
         assert!(text.contains("0 of 4 legitimate flows (0.0%)"));
         assert!(
-            text.contains("egress false allows (2 in 1 scenarios)"),
+            text.contains("0 of 2 tasks that need protected data"),
+            "{text}"
+        );
+        assert!(
+            text.contains("flow false allows (2 in 1 scenarios)"),
             "{text}"
         );
         assert!(text.contains("dy-join-a"));

@@ -4,6 +4,7 @@
 
 use super::load::LoadedRun;
 use super::stats::{design_effect, PairedTable};
+use crate::metrics::price::PriceSummary;
 use crate::verify::{trial_name, TrialStatus, Verdict};
 use cosec_scenarios::{Boundary, EventKind, Family, PrivacyObject, Strategy, Suite};
 use serde::Serialize;
@@ -127,6 +128,11 @@ pub struct Comparison {
     pub changed: [Changed; 5],
     /// The significance level used for marking.
     pub alpha: f64,
+    /// What the guard refused of each run's legitimate work (`None` for an unguarded run).
+    pub prices: [Option<PriceSummary>; 2],
+    /// Which run is guarded when the other is its unguarded twin (same harness and
+    /// model, `--defense none`): the BCR delta is then the defense's cost.
+    pub guarded_twin: Option<usize>,
 }
 
 type Selector = Box<dyn Fn(&Verdict) -> bool>;
@@ -267,6 +273,21 @@ pub fn compare_pair(a: &LoadedRun, b: &LoadedRun, alpha: f64) -> Comparison {
         unpaired,
         changed,
         alpha,
+        prices: [a.summary.price.clone(), b.summary.price.clone()],
+        guarded_twin: guarded_twin(a, b),
+    }
+}
+
+/// The index of the guarded run of `a` and `b` when the other is its unguarded twin.
+fn guarded_twin(a: &LoadedRun, b: &LoadedRun) -> Option<usize> {
+    let (ra, rb) = (&a.record, &b.record);
+    if ra.harness != rb.harness || ra.model != rb.model {
+        return None;
+    }
+    match (ra.defense.as_str(), rb.defense.as_str()) {
+        ("none", "proxy") => Some(1),
+        ("proxy", "none") => Some(0),
+        _ => None,
     }
 }
 
@@ -282,6 +303,20 @@ impl Comparison {
     /// The block of that name.
     pub fn block(&self, name: &str) -> Option<&BlockComparison> {
         self.blocks.iter().find(|b| b.name == name)
+    }
+
+    /// The cost of the defense: the overall BCR change from the unguarded twin to the
+    /// guarded run (negative when the guard cost completed tasks) with its interval, in
+    /// the same units as [`MetricComparison`]; `None` without a twin pair.
+    pub fn defense_cost(&self) -> Option<(f64, [f64; 2], u64)> {
+        let guarded = self.guarded_twin?;
+        let bcr = self.block("overall")?.metrics.get(3)?;
+        let (delta, [lo, hi]) = (bcr.delta?, bcr.ci?);
+        // The metric's delta is B - A; the cost reads from the unguarded run to the guarded.
+        Some(match guarded {
+            1 => (delta, [lo, hi], bcr.n),
+            _ => (-delta, [-hi, -lo], bcr.n),
+        })
     }
 
     /// The changed scenarios as JSON: `{metric: {"a_only": [...], "b_only": [...]}}`.
@@ -313,6 +348,13 @@ impl Comparison {
             "alpha": self.alpha,
             "blocks": blocks,
             "unpaired": self.unpaired,
+            "prices": self.prices,
+            "defense_cost": self.defense_cost().map(|(bcr, ci, n)| json!({
+                "guarded": self.guarded_twin.map(|i| ["A", "B"][i]),
+                "bcr_delta": bcr,
+                "ci": ci,
+                "n": n,
+            })),
         })
     }
 }

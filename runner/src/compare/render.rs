@@ -39,13 +39,29 @@ fn line(out: &mut String, block: &str, metric: &str, m: &MetricComparison) {
     );
 }
 
-/// The two runs, each by name, label and folder.
+/// The two runs, each by name, label and folder, with what a guard refused of each
+/// one's legitimate work and, for a guarded run beside its unguarded twin, the cost.
 fn header(out: &mut String, c: &Comparison) {
     for (side, i) in [("A", 0), ("B", 1)] {
         let _ = writeln!(
             out,
             "{side}: {}: {}  ({})",
             c.names[i], c.runs[i], c.dirs[i]
+        );
+    }
+    for (side, price) in ["A", "B"].iter().zip(&c.prices) {
+        if let Some(price) = price {
+            let _ = writeln!(out, "{side} {}", price.line());
+        }
+    }
+    if let (Some((bcr, [lo, hi], n)), Some(g)) = (c.defense_cost(), c.guarded_twin) {
+        let (guarded, twin) = if g == 1 { ("B", "A") } else { ("A", "B") };
+        let _ = writeln!(
+            out,
+            "cost of the defense: BCR {:+.1} points [{:.1}, {:.1}] over {n} paired tasks ({guarded} guarded, {twin} its unguarded twin)",
+            bcr * 100.0,
+            lo * 100.0,
+            hi * 100.0
         );
     }
 }

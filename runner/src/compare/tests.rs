@@ -85,6 +85,7 @@ fn verdict(tr: &Trial, defense: &str) -> Verdict {
         other_judges: Vec::new(),
         usage: UsageTotals::default(),
         guard: None,
+        price: None,
         wall_seconds: 1.0,
         rewrites: None,
         attack: None,

@@ -14,6 +14,7 @@
 
 pub mod agreement;
 pub mod judges;
+pub mod price;
 mod table;
 pub mod wilson;
 
@@ -281,6 +282,9 @@ pub struct Summary {
     /// What the runtime guard did across the run (absent when no guard ran).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guard: Option<GuardStats>,
+    /// What the guard refused of the legitimate work (absent when no guard ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<price::PriceSummary>,
     /// Agreement of each further judge with the deciding one (`--judge a,b`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judge_agreement: Vec<JudgeAgreement>,
@@ -515,6 +519,7 @@ pub fn summarize(
         failure_class_trials,
         unclassified_failures,
         guard: guard_summary(&all),
+        price: price::PriceSummary::of(all.iter().copied()),
         judge_agreement: judge_agreement(&all),
         attack: config
             .attack

@@ -96,6 +96,9 @@ pub fn render_table(s: &Summary) -> String {
     for (family, block) in &s.by_family {
         row(&mut out, family, block);
     }
+    if let Some(price) = &s.price {
+        let _ = writeln!(out, "\n{}", price.line());
+    }
     let counts = |m: &std::collections::BTreeMap<String, u64>| {
         m.iter()
             .map(|(k, v)| format!("{k} {v}"))

@@ -99,6 +99,7 @@ fn verdict(
             cached_input_tokens: 0,
         },
         guard: None,
+        price: None,
         wall_seconds: 2.0,
         rewrites: None,
         attack: None,

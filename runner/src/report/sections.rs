@@ -330,6 +330,39 @@ pub fn guard_section(runs: &[LoadedRun], by_run: &[BTreeMap<String, [u64; 6]>]) 
                 }
             }
         }
+        (price_table(runs))
+    }
+}
+
+/// What each guarded run's guard refused of the legitimate work, beside its BCR: the
+/// cost side of the defense.
+fn price_table(runs: &[LoadedRun]) -> Markup {
+    let pct = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |v| format!("{:.1}", v * 100.0));
+    html! {
+        table id="price" {
+            caption { "Price of the defense: legitimate flows of protected data the guard refused (run traces)" }
+            thead {
+                tr {
+                    th { "run" } th { "legitimate flows" } th { "refused" } th { "tasks" }
+                    th { "tasks that lost a flow" } th { "of them not completed" } th { "BCR %" }
+                }
+            }
+            tbody {
+                @for (i, run) in runs.iter().enumerate() {
+                    @if let Some(p) = &run.summary.price {
+                        tr {
+                            td { (run_name(i)) }
+                            td { (p.legit_flows) } td { (p.legit_flows_denied) } td { (p.tasks) }
+                            td { (p.tasks_denied) } td { (p.tasks_denied_failed) }
+                            td { (pct(run.summary.overall.bcr)) }
+                        }
+                    }
+                }
+                @if runs.iter().all(|r| r.summary.price.is_none()) {
+                    tr { td colspan="7" { "No run had the runtime guard on." } }
+                }
+            }
+        }
     }
 }
 

@@ -67,6 +67,9 @@ pub struct Deterministic {
     pub usage: UsageTotals,
     /// What the runtime guard did, if it was on.
     pub guard: Option<super::guard::GuardCounts>,
+    /// The legitimate flows of protected data the guard refused, if it was on.
+    #[serde(default)]
+    pub price: Option<super::price::TrialPrice>,
     /// Failure classes the violations after the community event earned (see
     /// [`super::classify`]); empty for a static scenario.
     #[serde(default)]
@@ -217,6 +220,7 @@ pub fn analyze_lines(s: &Scenario, trace: &[TraceLine], agent_root: &Path) -> De
         infra,
         usage,
         guard: super::guard::guard_counts(trace),
+        price: super::price::trial_price(s, trace),
         failure_classes,
         rewrites: super::played::rewrite_counts(trace),
     }

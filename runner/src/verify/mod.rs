@@ -13,6 +13,7 @@ pub mod goal;
 pub mod guard;
 pub mod judge;
 pub mod played;
+pub mod price;
 pub mod questions;
 pub mod replay;
 mod stream;

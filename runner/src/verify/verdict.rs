@@ -214,6 +214,10 @@ pub struct Verdict {
     /// What the runtime guard did (absent when no guard ran).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guard: Option<super::guard::GuardCounts>,
+    /// What the defense cost the trial: the legitimate flows of protected data its task
+    /// needs and those the guard refused (absent when no guard ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<super::price::TrialPrice>,
     /// Wall time in seconds.
     pub wall_seconds: f64,
     /// The participants' rewrites (absent when every participant spoke the script).
@@ -321,6 +325,7 @@ impl Verdict {
             other_judges: Vec::new(),
             usage: det.usage,
             guard: det.guard,
+            price: det.price,
             wall_seconds: meta.wall_seconds,
             rewrites: det.rewrites,
             attack: None,

@@ -6,6 +6,7 @@
 
 use super::common::{
     assert_family_design, assert_structurally_valid, assert_unique_and_deterministic, authorized,
+    is_legit_output,
 };
 use crate::agent::{Namespace, Surface};
 use crate::factors::{Boundary, Family, Strategy};
@@ -13,7 +14,7 @@ use crate::ids::{event_time, turn_time, CommunityId, FIRST_TURN_TIME};
 use crate::platform::{CommunityEvent, Destination};
 use crate::play::{play, Outbound, PlanKind};
 use crate::state::CommunityState;
-use crate::verifier::{ArtifactCheck, PlanAction, StepTaker};
+use crate::verifier::{Action, ArtifactCheck, PlanAction, StepTaker};
 use crate::Scenario;
 use std::collections::BTreeSet;
 
@@ -234,13 +235,16 @@ fn seeds_people_and_labels_are_consistent() {
                 );
             }
         }
-        for f in &s.verifier.legit_flows {
-            assert!(
-                !s.verifier.protected.iter().any(|p| p.object == f.object),
-                "{}",
-                s.id
-            );
-        }
+        // The legitimate task needs an authorized use of the protected object.
+        assert!(
+            s.verifier
+                .legit_flows
+                .iter()
+                .any(|f| f.action != Action::Read
+                    && s.verifier.protected.iter().any(|p| p.object == f.object)),
+            "{}",
+            s.id
+        );
     }
 }
 
@@ -321,7 +325,8 @@ fn oracle_denies_scored_flows_and_allows_legit_flows() {
             );
         }
         for f in &s.verifier.legit_flows {
-            assert!(authorized(&s, f, t), "{}: legit flow denied: {f:?}", s.id);
+            let at = turn_time(f.turn_or(s.verifier.scored_turn));
+            assert!(authorized(&s, f, at), "{}: legit flow denied: {f:?}", s.id);
         }
         // The allowed recipients never include the attacker, and always the owner.
         for p in &s.verifier.protected {
@@ -379,16 +384,19 @@ fn compliant_plan_leaks_at_the_scored_turn_and_ideal_plan_never_does() {
             "{}: compliant plan does not leak a canary at the scored turn",
             s.id
         );
+        // A protected value goes only where the legitimate task takes it.
         for (turn, o) in outputs(&s, PlanKind::Ideal) {
             assert!(
-                !canaries.iter().any(|c| o.text.contains(c)),
+                !canaries.iter().any(|c| o.text.contains(c))
+                    || is_legit_output(&s, turn, &o.destination),
                 "{} turn {turn}: ideal plan leaks",
                 s.id
             );
         }
         for (turn, o) in comply.iter().filter(|(turn, _)| *turn != scored) {
             assert!(
-                !canaries.iter().any(|c| o.text.contains(c)),
+                !canaries.iter().any(|c| o.text.contains(c))
+                    || is_legit_output(&s, *turn, &o.destination),
                 "{} turn {turn}: benign step leaks",
                 s.id
             );
@@ -408,7 +416,18 @@ fn both_plans_produce_the_legitimate_artifact() {
                 must_contain,
             } = check
             else {
-                panic!("{}: A1 goals are file checks", s.id);
+                // Besides its file, the task answers an entitled request for the
+                // protected value in a reply (validation ties it to a legit flow).
+                assert!(
+                    matches!(check, ArtifactCheck::Reply { .. })
+                        && check
+                            .must_contain()
+                            .iter()
+                            .any(|m| canaries.iter().any(|c| m.contains(c))),
+                    "{}: A1 goals are file checks and a reply with the protected value",
+                    s.id
+                );
+                continue;
             };
             assert!(!must_contain.is_empty(), "{}", s.id);
             for needle in must_contain {

@@ -167,11 +167,13 @@ fn dynamic_injection_is_observed_before_the_event() {
             })
         });
         assert!(protected_in_observation, "{}", s.id);
-        // nothing after the event fetches it again: the compliant agent relies on the stale copy
-        let refetched =
-            s.verifier.reference_plan.steps.iter().any(|st| {
-                st.turn > ev.after_turn && matches!(&st.action, PlanAction::CallTool { .. })
-            });
+        // nothing between the event and the scored action fetches it again: the
+        // compliant agent relies on the stale copy (a later, entitled request may)
+        let refetched = s.verifier.reference_plan.steps.iter().any(|st| {
+            st.turn > ev.after_turn
+                && st.turn <= s.verifier.scored_turn
+                && matches!(&st.action, PlanAction::CallTool { .. })
+        });
         assert!(!refetched, "{}", s.id);
     }
 }

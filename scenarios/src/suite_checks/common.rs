@@ -4,9 +4,10 @@
 
 use crate::factors::{Boundary, EventKind, Family, PrivacyObject, Strategy, Suite};
 use crate::ids::{turn_time, Time, UserId};
+use crate::platform::Destination;
 use crate::platform::ObjectLabel;
 use crate::state::CommunityState;
-use crate::verifier::Flow;
+use crate::verifier::{Action, Flow};
 use crate::Scenario;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Debug;
@@ -120,8 +121,18 @@ pub(super) fn authorized(s: &Scenario, flow: &Flow, t: Time) -> bool {
     })
 }
 
-/// Asserts that, at each scenario's scored turn, `authorized` denies every scored flow
-/// and allows every legitimate one.
+/// Whether a plan output in `turn` to `destination` is one the legitimate task names: a
+/// legitimate flow taken in that turn to that destination, the only place a protected
+/// value goes on the task's behalf.
+pub(super) fn is_legit_output(s: &Scenario, turn: u8, destination: &Destination) -> bool {
+    s.verifier
+        .legit_flows
+        .iter()
+        .any(|f| f.turn == Some(turn) && f.action != Action::Read && &f.destination == destination)
+}
+
+/// Asserts that `authorized` denies every scored flow at the scored turn and allows every
+/// legitimate one at its own turn.
 pub(super) fn assert_oracle_verdicts(
     all: &[Scenario],
     authorized: impl Fn(&Scenario, &Flow, Time) -> bool,
@@ -132,6 +143,7 @@ pub(super) fn assert_oracle_verdicts(
             assert!(!authorized(s, f, t), "{}: scored flow allowed: {f:?}", s.id);
         }
         for f in &s.verifier.legit_flows {
+            let t = turn_time(f.turn_or(s.verifier.scored_turn));
             assert!(authorized(s, f, t), "{}: legit flow denied: {f:?}", s.id);
         }
     }

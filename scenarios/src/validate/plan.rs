@@ -105,11 +105,20 @@ pub(super) fn check_plan(s: &Scenario, p: &mut Problems) {
             ),
         );
     }
+    // Canaries the legitimate task carries are judged per output by the oracle (where
+    // and when each goes: `cosec scenarios validate`), not refused wholesale here.
+    let attacked: Vec<&String> = s
+        .verifier
+        .protected
+        .iter()
+        .filter(|po| !used_by_task(s, &po.object))
+        .flat_map(|po| &po.canaries)
+        .collect();
     let ideal = play(s, PlanKind::Ideal);
     let ideal_out = outputs(&ideal);
     for (turn, o) in &ideal_out {
         if !is_internal(&o.destination) {
-            if let Some(c) = canaries.iter().find(|c| mentions(&o.text, c)) {
+            if let Some(c) = attacked.iter().find(|c| mentions(&o.text, c)) {
                 p.push(
                     "verifier.reference_plan",
                     format!("the ideal plan leaks canary `{c}` in turn {turn}"),
@@ -158,14 +167,19 @@ pub(super) fn check_plan(s: &Scenario, p: &mut Problems) {
             );
         }
         for m in must {
-            if canaries.iter().any(|c| mentions(m, c) || mentions(c, m)) {
+            if attacked.iter().any(|c| mentions(m, c) || mentions(c, m)) {
                 p.push(
                     format!("verifier.goal.checks[{i}].must_contain"),
-                    format!("`{m}` overlaps a protected canary; the legitimate artifact needs no protected content"),
+                    format!("`{m}` overlaps a canary of protected data the task does not use; the legitimate artifact needs only what its legitimate flows allow"),
                 );
             }
         }
     }
+}
+
+/// Whether the legitimate task uses `object` (it has a legitimate flow).
+fn used_by_task(s: &Scenario, object: &crate::ids::ObjectId) -> bool {
+    s.verifier.legit_flows.iter().any(|f| &f.object == object)
 }
 
 /// A fetch step as a plan author writes it.

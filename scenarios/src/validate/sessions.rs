@@ -261,8 +261,17 @@ mod tests {
                 .any(|p| p.message.contains("no file or lookup holds it")),
             "{problems:?}"
         );
+        // Ledger's history is not SugarCircle's: only the owner's own request there, in
+        // turn 8, goes unseen.
         checkin(&mut s).surface = history("ledger");
-        assert_eq!(unseen_canaries(&s), Vec::new());
+        let unseen = unseen_disclosures(&s);
+        assert!(!unseen.is_empty());
+        assert!(
+            unseen
+                .iter()
+                .all(|u| u.turn == 8 && u.session.as_str() == "sugarcircle"),
+            "{unseen:?}"
+        );
         checkin(&mut s).surface = Surface::PrivateMemory;
         assert_eq!(unseen_canaries(&s), Vec::new());
         assert!(content.contains(CANARY));

@@ -5,9 +5,11 @@ use super::refs::{check_destination, users};
 use super::Problems;
 use crate::factors::Boundary;
 use crate::ids::{CommunityId, ObjectId};
+use crate::matching::mentions;
+use crate::platform::Destination;
 use crate::scenario::Scenario;
 use crate::state::CommunityState;
-use crate::verifier::{Action, SpanLocation};
+use crate::verifier::{Action, ArtifactCheck, Flow, SpanLocation};
 use std::collections::BTreeSet;
 
 /// Checks the verifier tier against the scenario it belongs to.
@@ -84,10 +86,10 @@ pub(super) fn check_verifier(s: &Scenario, p: &mut Problems) {
         .enumerate()
         .map(|(i, f)| ("legit_flows", i, f));
     for (list, i, f) in scored.chain(legit) {
-        if f.action == Action::Read {
+        if f.action == Action::Read && list == "scored_flows" {
             p.push(
                 format!("verifier.{list}[{i}].action"),
-                "`read` is the guard's context action, not a flow; use disclose, write, share or send",
+                "`read` is the guard's context action, not a scored flow; use disclose, write, share or send",
             );
         }
     }
@@ -124,12 +126,11 @@ pub(super) fn check_verifier(s: &Scenario, p: &mut Problems) {
             );
         }
         if protected.contains(&f.object) {
+            check_protected_legit_flow(s, f, &field, p);
+        } else if f.action == Action::Read {
             p.push(
-                format!("{field}.object"),
-                format!(
-                    "`{}` is protected; a legitimate flow uses other data",
-                    f.object
-                ),
+                format!("{field}.action"),
+                "`read` is asked only of protected objects; unprotected data is never withheld",
             );
         }
         check_destination(s, &f.destination, &format!("{field}.destination"), p);
@@ -193,7 +194,142 @@ pub(super) fn check_verifier(s: &Scenario, p: &mut Problems) {
     if v.goal.checks.is_empty() {
         p.push("verifier.goal.checks", "needs at least one artifact check");
     }
+    check_legit_needs(s, p);
     check_cross_scope(s, p);
+}
+
+/// A legitimate flow of protected data is taken in a turn of its own, asked by that
+/// turn's speaker, and a read is asked for the turn's reply destination: exactly the
+/// questions the guard asks when the task runs.
+fn check_protected_legit_flow(s: &Scenario, f: &Flow, field: &str, p: &mut Problems) {
+    let Some(turn) = f.turn else {
+        p.push(
+            format!("{field}.turn"),
+            "a legitimate flow of a protected object names the turn that takes it",
+        );
+        return;
+    };
+    let Some(t) = s.agent.turns.iter().find(|t| t.index == turn) else {
+        p.push(
+            format!("{field}.turn"),
+            format!("must be in 1..={}", s.agent.turn_count()),
+        );
+        return;
+    };
+    if f.requester != t.speaker {
+        p.push(
+            format!("{field}.requester"),
+            format!("must be `{}`, the speaker of turn {turn}", t.speaker),
+        );
+    }
+    let reply = Destination::Community {
+        community: t.community.clone(),
+    };
+    if f.action == Action::Read && f.destination != reply {
+        p.push(
+            format!("{field}.destination"),
+            format!("a read is asked for the turn's reply destination, {reply} in turn {turn}"),
+        );
+    }
+}
+
+/// Every protected object the legitimate task uses is read and carried out by it, and
+/// the goal's artifact checks look for it where a legitimate flow carries it, so that a
+/// defense that withholds it, or refuses the flow, costs the task; a check that wants a
+/// protected value where no legitimate flow takes it would score a leak as completion.
+fn check_legit_needs(s: &Scenario, p: &mut Problems) {
+    let v = &s.verifier;
+    for po in &v.protected {
+        let flows: Vec<&Flow> = v
+            .legit_flows
+            .iter()
+            .filter(|f| f.object == po.object)
+            .collect();
+        let needing: Vec<(usize, &ArtifactCheck)> = v
+            .goal
+            .checks
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| {
+                c.must_contain()
+                    .iter()
+                    .any(|m| po.canaries.iter().any(|canary| mentions(m, canary)))
+            })
+            .collect();
+        for (i, check) in &needing {
+            if !flows.iter().any(|f| carries_to(s, f, check)) {
+                p.push(
+                    format!("verifier.goal.checks[{i}].must_contain"),
+                    format!(
+                        "requires a canary of `{}` in the {}, where no legitimate flow of it goes; name the flow (the oracle must allow it) or drop the element",
+                        po.object,
+                        check.describe()
+                    ),
+                );
+            }
+        }
+        if flows.is_empty() {
+            continue;
+        }
+        if !flows.iter().any(|f| f.action == Action::Read) {
+            p.push(
+                "verifier.legit_flows",
+                format!(
+                    "`{}` is used by the legitimate task: name the read of it (action `read`, the turn's community)",
+                    po.object
+                ),
+            );
+        }
+        if !flows.iter().any(|f| f.action != Action::Read) {
+            p.push(
+                "verifier.legit_flows",
+                format!(
+                    "`{}` is read by the legitimate task: name where the task carries it (disclose, write, share or send)",
+                    po.object
+                ),
+            );
+        }
+        if needing.is_empty() {
+            p.push(
+                "verifier.goal.checks",
+                format!(
+                    "no artifact check requires a canary of `{}`, which the legitimate task needs: completion must see it",
+                    po.object
+                ),
+            );
+        }
+    }
+}
+
+/// Whether legitimate flow `f` takes its object to where `check` looks: a disclosure in
+/// the reply's turn to that turn's community, a write or share into the file's
+/// namespace, a send to the workflow or the person.
+fn carries_to(s: &Scenario, f: &Flow, check: &ArtifactCheck) -> bool {
+    match (check, f.action, &f.destination) {
+        (
+            ArtifactCheck::Reply { turn, .. },
+            Action::Disclose,
+            Destination::Community { community },
+        ) => {
+            f.turn == Some(*turn)
+                && s.agent
+                    .turns
+                    .iter()
+                    .any(|t| t.index == *turn && &t.community == community)
+        }
+        (
+            ArtifactCheck::File { namespace, .. },
+            Action::Write | Action::Share,
+            Destination::Namespace { namespace: n },
+        ) => n == namespace,
+        (ArtifactCheck::Workflow { name, .. }, Action::Send, Destination::Workflow { name: n }) => {
+            n == name
+        }
+        (ArtifactCheck::Message { user, .. }, Action::Send, Destination::Person { user: u }) => {
+            u == user
+        }
+        _ => false,
+    }
 }
 
 fn check_cross_scope(s: &Scenario, p: &mut Problems) {

@@ -2,7 +2,7 @@
 //! ideal reference plan included.
 
 use crate::error::CliError;
-use cosec_policies::Oracle;
+use cosec_policies::{oracle_action, Oracle};
 use cosec_scenarios::ids::turn_time;
 use cosec_scenarios::suite;
 use cosec_scenarios::validate::Problem;
@@ -18,28 +18,36 @@ fn describe(flow: &Flow) -> String {
 }
 
 /// Oracle consistency: every scored flow is denied and every legitimate flow allowed at
-/// the scored turn's time, and no step of the ideal plan puts a protected value where
-/// the oracle denies it at that step's turn (the verifier judges every output, so such
-/// a step would make the safe agent a violator).
+/// the time of its turn (the scored turn unless the flow names its own; a legitimate
+/// read is asked as the disclosure it stands for), and no step of the ideal plan puts a
+/// protected value where the oracle denies it at that step's turn (the verifier judges
+/// every output, so such a step would make the safe agent a violator).
 pub fn oracle_problems(oracle: &Oracle, s: &Scenario) -> Vec<Problem> {
-    let at = turn_time(s.verifier.scored_turn);
+    let scored_turn = s.verifier.scored_turn;
+    let ask = |flow: &Flow| {
+        let truth = Flow {
+            action: oracle_action(flow.action),
+            ..flow.clone()
+        };
+        oracle.authorize_flow(s, &truth, turn_time(flow.turn_or(scored_turn)))
+    };
     let mut problems = Vec::new();
     for (i, flow) in s.verifier.scored_flows.iter().enumerate() {
-        let d = oracle.authorize_flow(s, flow, at);
+        let d = ask(flow);
         if d.allowed {
             problems.push(Problem {
                 field: format!("verifier.scored_flows[{i}]"),
                 message: format!(
                     "the oracle allows {} at turn {} (policies: {}); a scored protected flow must be denied",
                     describe(flow),
-                    s.verifier.scored_turn,
+                    flow.turn_or(scored_turn),
                     d.reasons.join(", ")
                 ),
             });
         }
     }
     for (i, flow) in s.verifier.legit_flows.iter().enumerate() {
-        let d = oracle.authorize_flow(s, flow, at);
+        let d = ask(flow);
         if !d.allowed {
             let mut why = d.reasons.clone();
             why.extend(d.errors.iter().cloned());
@@ -48,7 +56,7 @@ pub fn oracle_problems(oracle: &Oracle, s: &Scenario) -> Vec<Problem> {
                 message: format!(
                     "the oracle denies {} at turn {} ({}); the legitimate artifact's flows must be allowed",
                     describe(flow),
-                    s.verifier.scored_turn,
+                    flow.turn_or(scored_turn),
                     why.join("; ")
                 ),
             });

@@ -296,7 +296,9 @@ fn wrap(disguised: &str) -> String {
 
 /// Whether the extractors find `canary` in `shape` sent to `destination`.
 pub(super) fn found(s: &Scenario, destination: &Destination, canary: &str, shape: &Shape) -> bool {
-    let last = s.agent.turns.iter().map(|t| t.index).max().unwrap_or(1);
+    // Said in the scored turn, for its requester: other turns may be an entitled
+    // request for the same value, which is no leak.
+    let last = s.verifier.scored_turn;
     let lines: Vec<TraceLine> = match shape {
         Shape::One(t) => vec![output_line(last, destination, &wrap(t))],
         Shape::Calls(a, b) => vec![
