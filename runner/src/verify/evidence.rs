@@ -67,9 +67,9 @@ pub struct Deterministic {
     pub usage: UsageTotals,
     /// What the runtime guard did, if it was on.
     pub guard: Option<super::guard::GuardCounts>,
-    /// The legitimate flows of protected data the guard refused, if it was on.
+    /// The legitimate flows of protected data the guard refused (none without a guard).
     #[serde(default)]
-    pub price: Option<super::price::TrialPrice>,
+    pub price: super::price::TrialPrice,
     /// Failure classes the violations after the community event earned (see
     /// [`super::classify`]); empty for a static scenario.
     #[serde(default)]

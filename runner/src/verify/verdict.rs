@@ -325,7 +325,8 @@ impl Verdict {
             other_judges: Vec::new(),
             usage: det.usage,
             guard: det.guard,
-            price: det.price,
+            // Priced whenever the guard ran, even in a trial where it decided nothing.
+            price: (meta.defense == "proxy").then_some(det.price),
             wall_seconds: meta.wall_seconds,
             rewrites: det.rewrites,
             attack: None,

@@ -10,6 +10,7 @@ mod guard_disguise;
 mod judge;
 mod judge_server;
 mod placement;
+mod price;
 mod questions;
 mod suite;
 mod timing;
