@@ -215,8 +215,14 @@ fn every_example_runs_and_shows_the_trade_its_header_states() {
             "sensitivity-tiered.cedar" => assert!(report.false_allow > 0, "{name}"),
             _ => {}
         }
+        // Tighter than the oracle costs legitimate tasks; lockdown refuses every
+        // community rule, so no task's use of protected data survives it.
+        if name == "strict-no-cross-community.cedar" {
+            assert!(report.legit_tasks_denied > 0, "{name} costs nothing");
+        }
         if name == "lockdown.cedar" {
             assert!(report.false_deny > 0, "lockdown blocks community work");
+            assert_eq!(report.legit_tasks_denied, report.legit_tasks);
         }
     }
 }
