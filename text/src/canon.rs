@@ -127,7 +127,7 @@ fn ascii_lookalike(c: char) -> Option<char> {
 }
 
 /// Per-byte flags of a canonical text.
-const BOUNDARY: u8 = 1;
+pub(crate) const BOUNDARY: u8 = 1;
 const JOINED: u8 = 2;
 
 /// A text in canonical form, with each byte's original span, where word boundaries
@@ -294,6 +294,11 @@ impl Needle {
     /// shows it inside an encoded run without decoding it.
     pub fn is_faint(&self) -> bool {
         self.faint
+    }
+
+    /// The value's canonical form with its word boundaries.
+    pub(crate) fn canonical(&self) -> &Canonical {
+        &self.canon
     }
 
     /// The value as given.

@@ -45,7 +45,8 @@
 //! alignment). A match reports the reading and family that found it
 //! (`caesar(+3)>gzip>base64`) and where it lies in the original text. Values split over
 //! several texts (halves with words around them, odd and even characters) are found by
-//! [`render::split`].
+//! [`render::split`]; values assembled from pieces in any order, each piece in its own
+//! reading and rendering, by [`render::assemble`].
 //!
 //! Every derived text is a [`Mapped`]: each of its bytes knows the original byte span
 //! it came from, so a match can be located (and redacted) in what was written.

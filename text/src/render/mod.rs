@@ -27,6 +27,7 @@
 //! value to carry a minimum of information ([`bits`]), more for families with many
 //! members.
 
+pub mod assemble;
 mod blocks;
 pub(crate) mod project;
 mod search;

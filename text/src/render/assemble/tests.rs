@@ -1,0 +1,86 @@
+use super::*;
+use base64::Engine;
+
+fn assemble(values: &[&str], texts: &[String]) -> Vec<Option<Assembly>> {
+    let needles: Vec<Needle> = values.iter().map(|v| Needle::new(v).unwrap()).collect();
+    let pieces = Pieces::new(&needles);
+    let held: Vec<Vec<Held>> = texts
+        .iter()
+        .map(|t| pieces.held(&Haystack::new(t)))
+        .collect();
+    (0..values.len())
+        .map(|v| pieces.assemble(&held, v))
+        .collect()
+}
+
+fn texts(t: &[&str]) -> Vec<String> {
+    t.iter().map(|s| (*s).to_owned()).collect()
+}
+
+#[test]
+fn halves_in_reverse_order_with_words_around_are_assembled_at_the_second() {
+    let iban = "DE44 5001 0517 5407 3249 31";
+    let found = assemble(
+        &[iban],
+        &texts(&[
+            "the rest first: 0517 5407 3249 31, more tomorrow",
+            "Unrelated words about the picnic.",
+            "and it starts with DE44 5001 as promised",
+        ]),
+    );
+    let a = found[0].as_ref().unwrap();
+    assert_eq!(a.completed_by, 2);
+    let order: Vec<usize> = a.parts.iter().map(|p| p.text).collect();
+    assert_eq!(order, vec![2, 0]);
+}
+
+#[test]
+fn each_piece_may_carry_its_own_rendering() {
+    let value = "PIP-33019-K hydroxychloroquine";
+    let b64 = base64::engine::general_purpose::STANDARD.encode("PIP-3301");
+    let found = assemble(
+        &[value],
+        &texts(&[
+            &format!("part one {b64} ok"),
+            "then 9-K hydroxy",
+            "and finally: chloroquine",
+        ]),
+    );
+    let a = found[0].as_ref().expect("three pieces, one base64");
+    assert_eq!(a.completed_by, 2);
+    assert_eq!(a.parts.len(), 3);
+    assert!(a.parts.iter().any(|p| !p.view.is_plain()), "{a:?}");
+}
+
+#[test]
+fn one_text_alone_never_assembles_and_short_values_are_not_cut() {
+    let iban = "DE44 5001 0517 5407 3249 31";
+    let one = assemble(
+        &[iban],
+        &texts(&["DE44 5001 and then 0517 5407 3249 31", "hi"]),
+    );
+    assert!(one[0].is_none());
+    let short = assemble(&["PF-2291"], &texts(&["PF", "2291"]));
+    assert!(short[0].is_none());
+}
+
+#[test]
+fn whole_words_without_digits_are_not_pieces_but_cuts_inside_them_are() {
+    let value = "type 1 diabetes";
+    let words = assemble(
+        &[value],
+        &texts(&["type 1 is common here", "diabetes care"]),
+    );
+    assert!(words[0].is_none(), "ordinary words assemble: {words:?}");
+    let cut = assemble(&[value], &texts(&["type 1 dia", "betes"]));
+    assert!(cut[0].is_some());
+}
+
+#[test]
+fn more_pieces_than_the_limit_are_not_assembled() {
+    let value = "hydroxychloroquine 200 mg";
+    let five = texts(&["hydro", "xychl", "oroqu", "ine 2", "00 mg"]);
+    assert!(assemble(&[value], &five)[0].is_none());
+    let four = texts(&["hydroxy", "chlor", "oquine 2", "00 mg"]);
+    assert!(assemble(&[value], &four)[0].is_some());
+}
