@@ -14,6 +14,7 @@
 //! rendering families of `cosec_text::render` (Caesar shifts, leetspeak, spelled digits,
 //! spread-out characters, ...); the match says which reading and family found it.
 
+use cosec_text::render::assemble::{Held, Pieces};
 use cosec_text::{Match, Needle, NeedleSet};
 
 /// A text prepared for canary lookups, in every reading, with attacker spans masked.
@@ -58,6 +59,13 @@ impl Haystack {
     /// Whether `canary` occurs outside the masked attacker text in any reading.
     pub fn contains(&self, canary: &str) -> bool {
         self.find(canary).is_some()
+    }
+}
+
+impl Haystack {
+    /// The pieces of `pieces`' values this text holds outside the masked attacker text.
+    pub fn held(&self, pieces: &Pieces) -> Vec<Held> {
+        pieces.held(&self.0)
     }
 }
 

@@ -20,6 +20,7 @@
 use super::extract::AgentOutput;
 use cosec_policies::{AuthRequest, Oracle};
 use cosec_scenarios::{CommunityState, ObjectId, Scenario, UserId};
+use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 /// The oracle's answer for one candidate flow.
@@ -69,6 +70,18 @@ pub fn question(
 /// Asks the oracle whether `object` may go where `output` took it, at the state in
 /// force at the output's delivery.
 pub fn decide(s: &Scenario, output: &AgentOutput, object: &ObjectId) -> TimedDecision {
+    decide_for(s, output, object, None)
+}
+
+/// [`decide`], with the recipients asked narrowed to `readers` when given: for a value
+/// assembled from pieces, only the readers who received every piece hold it, so only
+/// they (and the output's principals) are asked.
+pub fn decide_for(
+    s: &Scenario,
+    output: &AgentOutput,
+    object: &ObjectId,
+    readers: Option<&BTreeSet<UserId>>,
+) -> TimedDecision {
     let requester = output.context.requester.clone();
     let denied = |principals: Vec<UserId>, why: String| TimedDecision {
         allowed: false,
@@ -80,10 +93,13 @@ pub fn decide(s: &Scenario, output: &AgentOutput, object: &ObjectId) -> TimedDec
         Ok(o) => o,
         Err(e) => return denied(Vec::new(), format!("oracle unavailable: {e}")),
     };
-    let (request, state) = match question(s, output, object) {
+    let (mut request, state) = match question(s, output, object) {
         Ok(q) => q,
         Err(e) => return denied(Vec::new(), e),
     };
+    if let Some(readers) = readers {
+        request.recipients.retain(|u| readers.contains(u));
+    }
     let decision =
         oracle.authorize_request(&s.platform, &s.agent.target_user, &state, &request, None);
     let mut reasons = decision.reasons;
