@@ -64,7 +64,10 @@ fn audiences(rules: &Scoring<'_>, outputs: &[AgentOutput]) -> Vec<Audience> {
                     by_reader.entry(reader).or_default().push(i);
                 }
             }
-            None => match by_destination.iter_mut().find(|(d, _)| *d == &o.destination) {
+            None => match by_destination
+                .iter_mut()
+                .find(|(d, _)| *d == &o.destination)
+            {
                 Some((_, members)) => members.push(i),
                 None => by_destination.push((&o.destination, vec![i])),
             },
@@ -159,10 +162,7 @@ impl Search<'_, '_> {
         if known {
             return true;
         }
-        let refs = spanned
-            .iter()
-            .map(|&(i, o)| OutputRef::of(i, o))
-            .collect();
+        let refs = spanned.iter().map(|&(i, o)| OutputRef::of(i, o)).collect();
         match self
             .rules
             .violation_for(object, canary, view, refs, last, readers)
@@ -270,8 +270,7 @@ fn joined(
                     .filter(|(_, r)| r.start < m.source.end && m.source.start < r.end)
                     .map(|(i, _)| *i)
                     .collect();
-                if spanned.len() >= 2 && search.record(object, canary, m.view, &spanned, readers)
-                {
+                if spanned.len() >= 2 && search.record(object, canary, m.view, &spanned, readers) {
                     done.insert(k);
                     break;
                 }

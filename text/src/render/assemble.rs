@@ -74,9 +74,11 @@ pub struct Assembly {
     pub parts: Vec<Part>,
 }
 
-/// Whether a cut of `canon` (the value's canonical form) from `a` to `b`, trimmed, is a
-/// piece that counts, and the trimmed text.
-fn piece_of(needle: &Needle, a: usize, b: usize) -> Option<String> {
+/// Whether a cut of the value's canonical form from `a` to `b`, trimmed, is a piece
+/// that counts; if so, the piece in canonical form and as the value spells it (the
+/// renderings of some families depend on the spelling: ROT47 of `25/100` is not ROT47
+/// of `25100`).
+fn piece_of(needle: &Needle, a: usize, b: usize) -> Option<(String, String)> {
     let canon = needle.canonical();
     let text = canon.as_str().get(a..b)?;
     let lead = text.len() - text.trim_start().len();
@@ -91,13 +93,19 @@ fn piece_of(needle: &Needle, a: usize, b: usize) -> Option<String> {
     if whole_words && !piece.chars().any(char::is_numeric) && info < MIN_WORD_PIECE_BITS {
         return None;
     }
-    Some(piece.to_owned())
+    let spelled = needle
+        .raw()
+        .get(canon.source_span(start..end))
+        .filter(|raw| Needle::new(raw).is_some_and(|n| n.as_str() == piece))
+        .unwrap_or(piece);
+    Some((piece.to_owned(), spelled.to_owned()))
 }
 
 impl Pieces {
     /// The pieces of every value of `values` that carries enough information.
     pub fn new(values: &[Needle]) -> Self {
-        let mut by_text: HashMap<(usize, String), Vec<Range<usize>>> = HashMap::new();
+        // (value, canonical piece) -> (spelling, ranges of the value it stands for).
+        let mut by_text: HashMap<(usize, String), (String, Vec<Range<usize>>)> = HashMap::new();
         let mut lengths = Vec::with_capacity(values.len());
         for (v, needle) in values.iter().enumerate() {
             let canon = needle.as_str();
@@ -116,18 +124,22 @@ impl Pieces {
                     if a == 0 && b == canon.len() {
                         continue;
                     }
-                    if let Some(piece) = piece_of(needle, a, b) {
-                        by_text.entry((v, piece)).or_default().push(a..b);
+                    if let Some((piece, spelled)) = piece_of(needle, a, b) {
+                        by_text
+                            .entry((v, piece))
+                            .or_insert_with(|| (spelled, Vec::new()))
+                            .1
+                            .push(a..b);
                     }
                 }
             }
         }
-        let mut entries: Vec<((usize, String), Vec<Range<usize>>)> = by_text.into_iter().collect();
+        let mut entries: Vec<_> = by_text.into_iter().collect();
         entries.sort_by(|x, y| x.0.cmp(&y.0));
         let mut needles = Vec::with_capacity(entries.len());
         let mut spans = Vec::with_capacity(entries.len());
-        for ((v, piece), ranges) in entries {
-            if let Some(n) = Needle::new(&piece) {
+        for ((v, _), (spelled, ranges)) in entries {
+            if let Some(n) = Needle::new(&spelled) {
                 needles.push(n);
                 spans.push((v, ranges));
             }
