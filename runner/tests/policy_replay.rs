@@ -20,7 +20,10 @@ const FEW: &[&str] = &[
     "st-intra-third-a4-s1",
 ];
 
-const DEFAULT_POLICY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../policies/defense/default.cedar");
+const DEFAULT_POLICY: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../policies/defense/default.cedar"
+);
 
 fn record(dir: &Path, name: &str, args: &[&str], scenarios: &[&str]) -> PathBuf {
     let out = dir.join(name);
@@ -82,11 +85,18 @@ fn calibrate(scenarios: &[&str], trials: u64) {
         "every recorded violation stopped: {}",
         default["totals"]
     );
-    assert_eq!(n(&default, "scored_violations_stopped"), n(&default, "scored_violations"));
+    assert_eq!(
+        n(&default, "scored_violations_stopped"),
+        n(&default, "scored_violations")
+    );
     assert_eq!(n(&default, "pvr_trials_left"), 0);
     assert_eq!(n(&default, "pvr_all_trials_left"), 0);
     assert!(n(&default, "allow_to_deny") > 0);
-    assert_eq!(n(&default, "deny_to_allow"), 0, "nothing was denied in the recording");
+    assert_eq!(
+        n(&default, "deny_to_allow"),
+        0,
+        "nothing was denied in the recording"
+    );
 
     let nothing = replay(&none, &empty, &["--allow-empty-policy"]);
     assert_eq!(n(&nothing, "violations_stopped"), n(&nothing, "violations"));
@@ -186,5 +196,9 @@ fn a_policy_or_run_that_cannot_be_read_is_named() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("run.json"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("run.json"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }

@@ -31,10 +31,18 @@ fn recorded() -> &'static (tempfile::TempDir, PathBuf, Vec<Scenario>) {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("none");
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_cosec"));
-        cmd.args(["run", "--model", "sim:comply", "--defense", "none", "--judge", "none"])
-            .arg("--out")
-            .arg(&out)
-            .env_remove("COSEC_JUDGE_BASE_URL");
+        cmd.args([
+            "run",
+            "--model",
+            "sim:comply",
+            "--defense",
+            "none",
+            "--judge",
+            "none",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .env_remove("COSEC_JUDGE_BASE_URL");
         for s in SCENARIOS {
             cmd.args(["--scenario", s]);
         }

@@ -37,8 +37,8 @@ mod trial;
 
 pub use detect::{MAX_WINDOW, WINDOW_FACTOR};
 pub use labels::BLOCKED_LABELS;
-pub use offline::OfflineDecision;
 pub use minimise::{Minimised, PLACEHOLDER, SEGMENT_BYTES, UNREADABLE};
+pub use offline::OfflineDecision;
 pub use patterns::{
     PatternKind, LONG_WORD_CHARS, MIN_CODE_CHARS, MIN_NUMBER_DIGITS, MIN_PASSAGE_CHARS,
 };

@@ -46,7 +46,9 @@ impl TrialGuard {
             return OfflineDecision {
                 allowed: false,
                 policies: Vec::new(),
-                errors: vec![format!("`{object}` is not a protected object of this trial")],
+                errors: vec![format!(
+                    "`{object}` is not a protected object of this trial"
+                )],
                 principals: Vec::new(),
             };
         };

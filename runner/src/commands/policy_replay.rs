@@ -107,7 +107,12 @@ pub fn render(r: &ReplayReport, rows: usize) -> String {
         .flat_map(|tr| tr.changes.iter().map(move |c| (tr, c)))
         .collect();
     if !changes.is_empty() {
-        let _ = writeln!(out, "\nchanged decisions (first {} of {}):", rows.min(changes.len()), changes.len());
+        let _ = writeln!(
+            out,
+            "\nchanged decisions (first {} of {}):",
+            rows.min(changes.len()),
+            changes.len()
+        );
         let _ = writeln!(
             out,
             "  {:<28} {:>4} {:>6}  {:<12} {:<9} {:<24} {:<26} {}",
@@ -140,10 +145,20 @@ pub fn render(r: &ReplayReport, rows: usize) -> String {
     let left: Vec<_> = r
         .trials
         .iter()
-        .flat_map(|tr| tr.violations.iter().filter(|v| !v.stopped).map(move |v| (tr, v)))
+        .flat_map(|tr| {
+            tr.violations
+                .iter()
+                .filter(|v| !v.stopped)
+                .map(move |v| (tr, v))
+        })
         .collect();
     if !left.is_empty() {
-        let _ = writeln!(out, "\nrecorded violations not stopped (first {} of {}):", rows.min(left.len()), left.len());
+        let _ = writeln!(
+            out,
+            "\nrecorded violations not stopped (first {} of {}):",
+            rows.min(left.len()),
+            left.len()
+        );
         for (tr, v) in left.iter().take(rows) {
             let _ = writeln!(
                 out,

@@ -138,8 +138,8 @@ pub fn replay_run(
 ) -> Result<ReplayReport, ReplayError> {
     let record = read_record(dir).map_err(|e| ReplayError::Run(e.to_string()))?;
     let results = dir.join("results.jsonl");
-    let lines: Vec<Verdict> = crate::run::results::read_results(&results)
-        .map_err(|e| ReplayError::Run(e.to_string()))?;
+    let lines: Vec<Verdict> =
+        crate::run::results::read_results(&results).map_err(|e| ReplayError::Run(e.to_string()))?;
     if lines.is_empty() {
         return Err(ReplayError::Run(format!(
             "{}: no finished trial to replay",

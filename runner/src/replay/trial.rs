@@ -287,7 +287,11 @@ fn replay_violation(
 
 /// The recording's deliveries with one decision line per point as the new policy takes
 /// it, enforced: the trace the run pricing reads a trial's refusals from.
-fn priced_trace(trace: &[TraceLine], points: &[Point], decided: &[OfflineDecision]) -> Vec<TraceLine> {
+fn priced_trace(
+    trace: &[TraceLine],
+    points: &[Point],
+    decided: &[OfflineDecision],
+) -> Vec<TraceLine> {
     let mut out = Vec::new();
     let mut next = points.iter().zip(decided).peekable();
     for (i, l) in trace.iter().enumerate() {
