@@ -115,8 +115,8 @@ pub fn render(r: &ReplayReport, rows: usize) -> String {
         );
         let _ = writeln!(
             out,
-            "  {:<28} {:>4} {:>6}  {:<12} {:<9} {:<24} {:<26} {}",
-            "scenario", "turn", "line", "change", "action", "object", "destination", "policies"
+            "  {:<28} {:>4} {:>6}  {:<12} {:<9} {:<24} {:<26} policies",
+            "scenario", "turn", "line", "change", "action", "object", "destination"
         );
         for (tr, c) in changes.iter().take(rows) {
             let change = match c.to {
