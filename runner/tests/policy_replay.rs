@@ -179,6 +179,28 @@ fn a_changed_decision_names_its_point_and_the_replay_marks_what_is_estimated() {
     assert!(text.contains("decisions changed:            0"), "{text}");
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(written["totals"]["changed"], 0);
+
+    // Beside the run, the HTML report shows it.
+    let html = tmp.path().join("report.html");
+    let report = |html: &Path| {
+        let o = Command::new(env!("CARGO_BIN_EXE_cosec"))
+            .arg("report")
+            .arg(&guarded)
+            .arg("--html")
+            .arg(html)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(html).unwrap()
+    };
+    assert!(
+        !report(&html).contains("id=\"replay\""),
+        "no replay, no section"
+    );
+    std::fs::copy(&out, guarded.join("replay.json")).unwrap();
+    let page = report(&html);
+    assert!(page.contains("id=\"replay\""), "the replay section");
+    assert!(page.contains("Policy replay"));
 }
 
 #[test]
