@@ -26,12 +26,23 @@ const DEFAULT_POLICY: &str = concat!(
 );
 
 fn record(dir: &Path, name: &str, args: &[&str], scenarios: &[&str]) -> PathBuf {
+    record_with(dir, name, args, scenarios, &[])
+}
+
+fn record_with(
+    dir: &Path,
+    name: &str,
+    args: &[&str],
+    scenarios: &[&str],
+    harness: &[&str],
+) -> PathBuf {
     let out = dir.join(name);
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cosec"));
     cmd.arg("run")
         .args(["--model", "sim:comply", "--judge", "none", "--out"])
         .arg(&out)
         .args(args)
+        .args(harness)
         .env_remove("COSEC_JUDGE_BASE_URL");
     for s in scenarios {
         cmd.args(["--scenario", s]);
@@ -68,11 +79,22 @@ fn n(v: &Value, key: &str) -> u64 {
 /// cannot be denied by any policy; on the whole suite two of 416 are such, so only the
 /// tasks are held there.
 fn calibrate(scenarios: &[&str], trials: u64, every_flow_has_a_point: bool) {
+    calibrate_with(scenarios, trials, every_flow_has_a_point, &[]);
+}
+
+/// [`calibrate`] with runs through `harness` (its `cosec run` flags).
+fn calibrate_with(scenarios: &[&str], trials: u64, every_flow_has_a_point: bool, harness: &[&str]) {
     let tmp = tempfile::tempdir().unwrap();
     let empty = tmp.path().join("empty.cedar");
     std::fs::write(&empty, "// denies everything\n").unwrap();
 
-    let guarded = record(tmp.path(), "guarded", &["--defense", "proxy"], scenarios);
+    let guarded = record_with(
+        tmp.path(),
+        "guarded",
+        &["--defense", "proxy"],
+        scenarios,
+        harness,
+    );
     let own = replay(&guarded, &guarded.join("policy.cedar"), &[]);
     assert_eq!(n(&own, "trials"), trials);
     assert!(n(&own, "points") > 0, "a guarded run has decision points");
@@ -80,7 +102,13 @@ fn calibrate(scenarios: &[&str], trials: u64, every_flow_has_a_point: bool) {
     assert_eq!(n(&own, "exact_trials"), trials, "{}", own["totals"]);
     assert_eq!(n(&own, "legit_flows_denied"), 0, "{}", own["totals"]);
 
-    let none = record(tmp.path(), "none", &["--defense", "none"], scenarios);
+    let none = record_with(
+        tmp.path(),
+        "none",
+        &["--defense", "none"],
+        scenarios,
+        harness,
+    );
     let default = replay(&none, Path::new(DEFAULT_POLICY), &[]);
     assert_eq!(n(&default, "trials"), trials);
     assert!(n(&default, "violations") >= trials, "{}", default["totals"]);
@@ -127,6 +155,35 @@ fn replay_calibrates_on_a_few_scenarios() {
 #[ignore = "tier replay: three whole-suite runs of the built-in agent"]
 fn replay_calibrates_on_the_whole_suite() {
     calibrate(&[], 208, false);
+}
+
+/// One recorded `sim:comply` run of a native harness under bubblewrap, on the merge
+/// scenario the harness acceptance uses.
+fn calibrate_harness(name: &str) {
+    calibrate_with(
+        &["dy-merge-inter-owner-a4-s7"],
+        1,
+        true,
+        &["--harness", name, "--sandbox", "bwrap", "--retries", "0"],
+    );
+}
+
+#[test]
+#[ignore = "tier harnesses: Codex CLI under bubblewrap"]
+fn harness_codex_replay_calibrates() {
+    calibrate_harness("codex");
+}
+
+#[test]
+#[ignore = "tier harnesses: OpenClaw under bubblewrap"]
+fn harness_openclaw_replay_calibrates() {
+    calibrate_harness("openclaw");
+}
+
+#[test]
+#[ignore = "tier harnesses: Hermes Agent under bubblewrap"]
+fn harness_hermes_replay_calibrates() {
+    calibrate_harness("hermes");
 }
 
 #[test]
