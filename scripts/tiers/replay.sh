@@ -5,4 +5,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-cargo test -p cosec --test policy_replay -- --ignored
+cargo test -p cosec --test policy_replay -- --ignored whole_suite
