@@ -31,6 +31,7 @@ fi
 # Slow tiers, one line each. Docker comes last: once its daemon runs, a native harness
 # run without --sandbox is confined by Docker rather than bubblewrap.
 timed scripts/tiers/policy-proofs.sh
+timed scripts/tiers/replay.sh
 timed scripts/tiers/harnesses.sh
 timed scripts/tiers/slurm.sh
 timed scripts/tiers/browser.sh

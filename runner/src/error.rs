@@ -31,6 +31,9 @@ pub enum CliError {
     /// A run folder could not be loaded.
     #[error(transparent)]
     Load(#[from] crate::compare::LoadError),
+    /// A recorded run could not be replayed.
+    #[error(transparent)]
+    Replay(#[from] crate::replay::ReplayError),
     /// An audit command failed.
     #[error(transparent)]
     Audit(#[from] crate::audit::AuditError),

@@ -17,6 +17,7 @@ pub mod harness;
 pub mod json_file;
 pub mod logging;
 pub mod metrics;
+pub mod replay;
 pub mod report;
 pub mod run;
 pub mod sandbox;

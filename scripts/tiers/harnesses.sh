@@ -26,3 +26,5 @@ cargo test -p cosec \
   --test sandbox_probes --test harness_codex --test harness_hermes --test harness_openclaw \
   --test harness_acceptance --test harness_labels \
   -- --ignored --skip docker_
+# `cosec policy replay`'s calibrations on one recorded run of each harness.
+cargo test -p cosec --test policy_replay -- --ignored harness_

@@ -22,6 +22,7 @@ mod decide;
 mod detect;
 mod labels;
 mod minimise;
+mod offline;
 mod patterns;
 mod policy;
 mod redact;
@@ -37,6 +38,7 @@ mod trial;
 pub use detect::{MAX_WINDOW, WINDOW_FACTOR};
 pub use labels::BLOCKED_LABELS;
 pub use minimise::{Minimised, PLACEHOLDER, SEGMENT_BYTES, UNREADABLE};
+pub use offline::OfflineDecision;
 pub use patterns::{
     PatternKind, LONG_WORD_CHARS, MIN_CODE_CHARS, MIN_NUMBER_DIGITS, MIN_PASSAGE_CHARS,
 };

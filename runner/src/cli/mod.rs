@@ -431,6 +431,38 @@ pub enum PolicyCommand {
         #[arg(long)]
         allow_empty_policy: bool,
     },
+    /// Re-decide every guard decision point of a recorded run (both layers) under a new
+    /// defense policy, offline: the decisions that change, the recorded violations it
+    /// would have stopped, the legitimate flows it would have denied, and up to where
+    /// each trial's replay is exact (docs/guard.md, "Replaying a run"). No model or
+    /// harness is started.
+    Replay {
+        /// The run folder (holding run.json, results.jsonl and trials/).
+        #[arg(value_name = "RUN")]
+        run: PathBuf,
+        /// The new defense policy (`.cedar`).
+        #[arg(long, value_name = "NEW.cedar")]
+        policy: PathBuf,
+        /// Count the changes from this policy, re-decided on the same points, instead
+        /// of from the decisions the run recorded.
+        #[arg(long, value_name = "OLD.cedar")]
+        against: Option<PathBuf>,
+        /// Print the report as JSON (the format of `--out`).
+        #[arg(long)]
+        json: bool,
+        /// Also write the JSON report to this file; `RUN/replay.json` puts it beside
+        /// the run, where `cosec report` shows it.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Rows of each table in the readable report (`--json` lists everything).
+        #[arg(long, value_name = "N", default_value_t = 20)]
+        rows: usize,
+        #[command(flatten)]
+        source: SuiteSource,
+        /// Accept a policy file holding no policy (it then denies every flow).
+        #[arg(long)]
+        allow_empty_policy: bool,
+    },
     /// Prove properties of a defense policy with Cedar's symbolic compiler and cvc5
     /// (docs/verify.md): it never errors, and it never allows what the oracle denies
     /// (egress, receive and read) for any entity store the schema allows under CoSec's

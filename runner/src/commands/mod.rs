@@ -4,6 +4,7 @@ mod audit;
 mod compare;
 mod harness;
 mod policy;
+mod policy_replay;
 mod policy_test;
 mod policy_verify;
 mod proxy;
@@ -61,6 +62,27 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
                 schema: schema.as_deref(),
                 source: &source,
                 scenario_files: &scenario_files,
+                empty: empty_policy(allow_empty_policy),
+            },
+        ),
+        Command::Policy(PolicyCommand::Replay {
+            run,
+            policy,
+            against,
+            json,
+            out,
+            rows,
+            source,
+            allow_empty_policy,
+        }) => policy_replay::replay(
+            &run,
+            &policy_replay::Options {
+                policy: &policy,
+                against: against.as_deref(),
+                json,
+                out: out.as_deref(),
+                rows,
+                source: &source,
                 empty: empty_policy(allow_empty_policy),
             },
         ),

@@ -10,6 +10,7 @@ mod attack;
 pub mod charts;
 mod html;
 pub mod pack;
+mod replay;
 mod sections;
 pub mod svg;
 pub mod traces;

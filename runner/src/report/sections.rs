@@ -331,6 +331,7 @@ pub fn guard_section(runs: &[LoadedRun], by_run: &[BTreeMap<String, [u64; 6]>]) 
             }
         }
         (price_table(runs))
+        (super::replay::replay_table(runs))
     }
 }
 
