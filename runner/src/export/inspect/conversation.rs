@@ -49,8 +49,8 @@ pub fn conversation(trace: &[TraceLine], model: &str) -> Conversation {
             TraceEvent::ModelCall {
                 request, response, ..
             } => {
-                let start = continue_thread(&mut threads, &request.messages, response.is_some());
-                for m in &request.messages[start..] {
+                let new = continue_thread(&mut threads, &request.messages, response.is_some());
+                for m in new {
                     out.messages.push(message(m, model, &mut tool_names));
                 }
                 if let Some(r) = response {
@@ -65,16 +65,24 @@ pub fn conversation(trace: &[TraceLine], model: &str) -> Conversation {
     out
 }
 
-/// Where the new part of `request` starts: harnesses resend their whole history, so a
-/// request continuing a session repeats that session's last request and, next, the
-/// answer already emitted for it. A request sharing nothing opens a new session.
-fn continue_thread(threads: &mut Vec<Thread>, request: &[Message], answered: bool) -> usize {
+/// The messages of `request` the model had not seen yet: harnesses resend their whole
+/// history, so a request continuing a session repeats that session's last request and,
+/// next, the answer already emitted for it. A session whose system prompt changed (the
+/// agent's view after a community event) continues with its new system prompt. A
+/// request sharing nothing opens a new session.
+fn continue_thread<'a>(
+    threads: &mut Vec<Thread>,
+    request: &'a [Message],
+    answered: bool,
+) -> Vec<&'a Message> {
     let best = threads
         .iter()
         .enumerate()
         .map(|(i, t)| (i, common_prefix(&t.request, request)))
         .max_by_key(|(_, n)| *n)
-        .filter(|(_, n)| *n > 0);
+        // Sessions of different communities differ in their system prompts only; one
+        // continues another only where they share a message after it.
+        .filter(|(_, n)| request[..*n].iter().any(|m| !is_system(m)));
     match best {
         Some((i, shared)) => {
             let thread = &mut threads[i];
@@ -85,22 +93,39 @@ fn continue_thread(threads: &mut Vec<Thread>, request: &[Message], answered: boo
             if echoes_answer {
                 start += 1;
             }
+            let changed_system = thread
+                .request
+                .iter()
+                .zip(request)
+                .take(shared)
+                .filter(|(old, new)| old != new)
+                .map(|(_, new)| new);
+            let new = changed_system.chain(request.iter().skip(start)).collect();
             thread.request = request.to_vec();
             thread.answered = answered;
-            start
+            new
         }
         None => {
             threads.push(Thread {
                 request: request.to_vec(),
                 answered,
             });
-            0
+            request.iter().collect()
         }
     }
 }
 
+/// How many leading messages two requests share; system prompts count as shared
+/// whatever they say (a changed one is emitted apart).
 fn common_prefix(a: &[Message], b: &[Message]) -> usize {
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+    a.iter()
+        .zip(b)
+        .take_while(|(x, y)| x == y || (is_system(x) && is_system(y)))
+        .count()
+}
+
+fn is_system(m: &Message) -> bool {
+    matches!(m.role, Role::System | Role::Developer)
 }
 
 fn message(m: &Message, model: &str, tool_names: &mut BTreeMap<String, String>) -> Value {
