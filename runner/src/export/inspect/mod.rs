@@ -62,16 +62,17 @@ pub enum ExportError {
 /// returning the files written in order.
 pub fn export_runs(dirs: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>, ExportError> {
     let runs = load_runs(dirs)?;
+    runs.iter().map(|run| export_run(run, out)).collect()
+}
+
+/// Writes the log of one loaded run into `out` (created when missing) and returns its
+/// path.
+pub fn export_run(run: &LoadedRun, out: &Path) -> Result<PathBuf, ExportError> {
+    let log = eval_log(run)?;
     std::fs::create_dir_all(out).map_err(|source| ExportError::Write {
         path: out.to_owned(),
         source,
     })?;
-    runs.iter().map(|run| export_run(run, out)).collect()
-}
-
-/// Writes the log of one loaded run into `out` and returns its path.
-pub fn export_run(run: &LoadedRun, out: &Path) -> Result<PathBuf, ExportError> {
-    let log = eval_log(run)?;
     let name = header::file_name(run);
     let path = out.join(name);
     let text = serde_json::to_string(&log).map_err(|source| ExportError::Json {
