@@ -265,12 +265,13 @@ fn a_failed_trial_is_an_errored_sample_with_its_cause_and_repeats_are_epochs() {
         .collect();
     assert_eq!(written.len(), 1);
     let log = read_json(&written[0]);
-    let epochs: Vec<(&str, u64)> = log["samples"]
+    let mut epochs: Vec<(&str, u64)> = log["samples"]
         .as_array()
         .unwrap()
         .iter()
         .map(|s| (s["id"].as_str().unwrap(), s["epoch"].as_u64().unwrap()))
         .collect();
+    epochs.sort_unstable();
     assert_eq!(
         epochs,
         [("st-inter-owner-a1-s1", 1), ("st-inter-owner-a1-s1", 2)]
