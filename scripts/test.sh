@@ -34,5 +34,6 @@ timed scripts/tiers/policy-proofs.sh
 timed scripts/tiers/harnesses.sh
 timed scripts/tiers/slurm.sh
 timed scripts/tiers/browser.sh
+timed scripts/tiers/inspect.sh
 timed scripts/tiers/local-model.sh
 timed scripts/tiers/docker.sh
