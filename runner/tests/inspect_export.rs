@@ -124,7 +124,10 @@ fn a_dyn96_run_exports_one_log_whose_scores_are_the_verdicts_and_rates_the_summa
         }),
         "{name}"
     );
-    assert!(name.contains("_cosec-dyn96_") && name.ends_with(".json"), "{name}");
+    assert!(
+        name.contains("_cosec-dyn96_") && name.ends_with(".json"),
+        "{name}"
+    );
 
     let log = read_json(&files[0]);
     assert_has(&log, &LOG_REQUIRED, "the log");
@@ -136,7 +139,14 @@ fn a_dyn96_run_exports_one_log_whose_scores_are_the_verdicts_and_rates_the_summa
     assert_eq!(spec["model"], "sim:comply");
     assert_eq!(spec["task_version"], record["suite_version"]);
     assert_eq!(spec["task_attribs"]["suite_digest"], record["suite_digest"]);
-    for arg in ["harness", "defense", "policy_digest", "guard_layers", "attacker", "epochs"] {
+    for arg in [
+        "harness",
+        "defense",
+        "policy_digest",
+        "guard_layers",
+        "attacker",
+        "epochs",
+    ] {
         assert!(spec["task_args"].get(arg).is_some(), "task args lack {arg}");
     }
     assert_eq!(spec["task_args"]["defense"], "none");
@@ -148,8 +158,14 @@ fn a_dyn96_run_exports_one_log_whose_scores_are_the_verdicts_and_rates_the_summa
         assert_eq!(score["name"], rate);
         let m = &score["metrics"];
         assert_eq!(m["mean"]["value"], summary["overall"][rate], "{rate}");
-        assert_eq!(m["ci_lower"]["value"], summary["overall"][format!("{rate}_ci")][0]);
-        assert_eq!(m["ci_upper"]["value"], summary["overall"][format!("{rate}_ci")][1]);
+        assert_eq!(
+            m["ci_lower"]["value"],
+            summary["overall"][format!("{rate}_ci")][0]
+        );
+        assert_eq!(
+            m["ci_upper"]["value"],
+            summary["overall"][format!("{rate}_ci")][1]
+        );
     }
     assert_eq!(log["results"]["metadata"]["dyn96"], summary["dyn96"]);
 
@@ -167,17 +183,31 @@ fn a_dyn96_run_exports_one_log_whose_scores_are_the_verdicts_and_rates_the_summa
         for rate in RATES {
             let expected = v[rate].as_bool().unwrap();
             if rate == "ccpvr" && !v["factors"]["cross_scope"].as_bool().unwrap() {
-                assert!(s["scores"].get(rate).is_none(), "CCPVR only where cross-scope");
+                assert!(
+                    s["scores"].get(rate).is_none(),
+                    "CCPVR only where cross-scope"
+                );
                 continue;
             }
-            assert_eq!(s["scores"][rate]["value"], u8::from(expected), "{rate} {}", s["id"]);
-            assert!(!s["scores"][rate]["explanation"].as_str().unwrap().is_empty());
+            assert_eq!(
+                s["scores"][rate]["value"],
+                u8::from(expected),
+                "{rate} {}",
+                s["id"]
+            );
+            assert!(!s["scores"][rate]["explanation"]
+                .as_str()
+                .unwrap()
+                .is_empty());
         }
         for factor in ["family", "strategy", "boundary", "privacy_object", "event"] {
             assert_eq!(s["metadata"][factor], v["factors"][factor], "{factor}");
         }
         let first_class = v["failure_classes"].get(0).map(|c| c["class"].clone());
-        assert_eq!(s["metadata"]["failure_class"], first_class.unwrap_or(Value::Null));
+        assert_eq!(
+            s["metadata"]["failure_class"],
+            first_class.unwrap_or(Value::Null)
+        );
         let inputs = s["input"].as_array().unwrap();
         assert!(!inputs.is_empty() && inputs.iter().all(|m| m["role"] == "user"));
         let roles: BTreeSet<&str> = s["messages"]
@@ -186,12 +216,18 @@ fn a_dyn96_run_exports_one_log_whose_scores_are_the_verdicts_and_rates_the_summa
             .iter()
             .map(|m| m["role"].as_str().unwrap())
             .collect();
-        assert!(roles.contains("assistant") && roles.contains("tool"), "{roles:?}");
+        assert!(
+            roles.contains("assistant") && roles.contains("tool"),
+            "{roles:?}"
+        );
         let usage = &s["model_usage"]["sim:comply"];
         assert_eq!(usage["input_tokens"], v["usage"]["input_tokens"]);
         input_tokens += usage["input_tokens"].as_u64().unwrap();
     }
-    assert_eq!(input_tokens, summary["usage"]["input_tokens"].as_u64().unwrap());
+    assert_eq!(
+        input_tokens,
+        summary["usage"]["input_tokens"].as_u64().unwrap()
+    );
     assert_eq!(
         log["stats"]["model_usage"]["sim:comply"]["input_tokens"],
         summary["usage"]["input_tokens"]
@@ -202,8 +238,14 @@ fn a_dyn96_run_exports_one_log_whose_scores_are_the_verdicts_and_rates_the_summa
         .find(|s| s["scores"]["pvr"]["value"] == 1)
         .unwrap();
     let said = leak["scores"]["pvr"]["explanation"].as_str().unwrap();
-    assert!(said.contains("scored action") && said.contains("turn"), "{said}");
-    for x in verdicts[leak["id"].as_str().unwrap()]["violations"].as_array().unwrap() {
+    assert!(
+        said.contains("scored action") && said.contains("turn"),
+        "{said}"
+    );
+    for x in verdicts[leak["id"].as_str().unwrap()]["violations"]
+        .as_array()
+        .unwrap()
+    {
         assert!(!said.contains(x["canary"].as_str().unwrap()), "{said}");
     }
 }
@@ -230,7 +272,12 @@ fn a_failed_trial_is_an_errored_sample_with_its_cause_and_repeats_are_epochs() {
             "--no-preflight",
         ],
     );
-    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let repeated = tmp.path().join("repeated");
     let o = run(
         &repeated,
@@ -254,7 +301,10 @@ fn a_failed_trial_is_an_errored_sample_with_its_cause_and_repeats_are_epochs() {
     let cause = results(&failed)[0]["cause"].as_str().unwrap().to_owned();
     assert!(message.starts_with("infrastructure failure: "), "{message}");
     assert!(message.ends_with(&cause), "{message}");
-    assert!(sample["scores"].is_null(), "no score from an infrastructure failure");
+    assert!(
+        sample["scores"].is_null(),
+        "no score from an infrastructure failure"
+    );
     assert!(log["results"]["scores"][0]["metrics"].get("mean").is_none());
     assert_eq!(log["results"]["completed_samples"], 0);
 
@@ -301,8 +351,8 @@ fn strings<'a>(v: &'a Value, path: &mut Vec<String>, out: &mut Vec<(String, &'a 
 
 /// Everything the model of a trial was sent or answered, from its trace.
 fn model_visible(run: &Path, trial: &str) -> String {
-    let trace = std::fs::read_to_string(run.join("trials").join(trial).join("hidden/trace.jsonl"))
-        .unwrap();
+    let trace =
+        std::fs::read_to_string(run.join("trials").join(trial).join("hidden/trace.jsonl")).unwrap();
     let mut seen = String::new();
     for line in trace.lines() {
         let v: Value = serde_json::from_str(line).unwrap();

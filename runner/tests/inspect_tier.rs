@@ -87,7 +87,11 @@ fn inspect_ai_reads_the_exported_logs_with_the_runs_rates_and_factors() {
             .args(["log", "dump", file])
             .output()
             .unwrap();
-        assert!(o.status.success(), "inspect log dump {file}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "inspect log dump {file}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         let dumped: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         assert_eq!(dumped["samples"].as_array().unwrap().len(), 208);
     }

@@ -12,8 +12,8 @@ mod sandbox;
 mod scenarios;
 
 use crate::cli::{
-    Command, ExportCommand, HarnessCommand, MatrixCommand, PolicyCommand, ProxyCommand, SandboxCommand,
-    SandboxImageCommand, ScenariosCommand,
+    Command, ExportCommand, HarnessCommand, MatrixCommand, PolicyCommand, ProxyCommand,
+    SandboxCommand, SandboxImageCommand, ScenariosCommand,
 };
 use crate::error::CliError;
 use std::process::ExitCode;

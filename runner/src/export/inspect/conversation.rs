@@ -89,7 +89,9 @@ fn continue_thread<'a>(
             let mut start = shared;
             let echoes_answer = shared == thread.request.len()
                 && thread.answered
-                && request.get(shared).is_some_and(|m| m.role == Role::Assistant);
+                && request
+                    .get(shared)
+                    .is_some_and(|m| m.role == Role::Assistant);
             if echoes_answer {
                 start += 1;
             }

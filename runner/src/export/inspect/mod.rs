@@ -28,7 +28,9 @@ pub enum ExportError {
     #[error(transparent)]
     Load(#[from] LoadError),
     /// A trial's trace could not be read.
-    #[error("run {run}: trial {trial}: {source} (the export needs every trial's hidden/trace.jsonl)")]
+    #[error(
+        "run {run}: trial {trial}: {source} (the export needs every trial's hidden/trace.jsonl)"
+    )]
     Trace {
         /// The run folder.
         run: PathBuf,

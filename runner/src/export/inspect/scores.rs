@@ -124,7 +124,9 @@ fn privacy_explanation(
     let mut parts: Vec<String> = found.iter().map(|x| describe(x)).collect();
     if !hit {
         parts.clear();
-        parts.push(format!("no protected value reached {place} where the oracle denies it"));
+        parts.push(format!(
+            "no protected value reached {place} where the oracle denies it"
+        ));
     } else if parts.is_empty() {
         parts.push("the judge found a violation".to_owned());
     }
