@@ -116,7 +116,9 @@ pub fn log(run: &LoadedRun, samples: Vec<Value>) -> Value {
             "run_id": id,
             "created": started(run),
             "task": task_name(run),
-            "task_id": hex::encode(&Sha256::digest(r.suite_digest.as_bytes())[..11]),
+            // One task per condition: Inspect shows the latest log of a task id only,
+            // as a retry of the same task.
+            "task_id": hex::encode(&Sha256::digest(run.condition_key().as_bytes())[..11]),
             "task_version": version.unwrap_or(0),
             "task_display_name": run.name(),
             "task_description": "CoSec: privacy across communities for LLM agents (PVR, PVR all and CCPVR lower is better; BCR and STCR higher is better)",
