@@ -3,7 +3,9 @@
 # ~/.cache/cosec/inspect-venv (kept between runs; COSEC_INSPECT_VENV overrides), then
 # exports a whole-suite sim:comply run and a --defense proxy run with
 # `cosec export inspect` and checks them with inspect-ai's own reader, samples_df and
-# `inspect log dump`.
+# `inspect log dump`; then serves the logs of two small runs with `inspect view` on
+# 127.0.0.1 and checks in headless Chromium (Debian package) that both evals and a
+# sample's scores are on the page.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -18,6 +20,16 @@ installed() {
 if ! installed; then
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet "inspect-ai==$INSPECT_AI_VERSION" pandas pyarrow
+fi
+
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+  else
+    echo "Chromium is required: sudo apt-get install chromium" >&2
+    exit 1
+  fi
 fi
 
 COSEC_INSPECT_VENV="$VENV" cargo test -p cosec --test inspect_tier -- --ignored --nocapture
