@@ -130,6 +130,19 @@ impl Viewer {
         viewer
     }
 
+    /// The page at `route` once it shows `ready` (a loaded page; the viewer fetches
+    /// the log after its first paint, slower on a loaded machine), at most 5 loads.
+    fn dom_showing(&self, route: &str, ready: &str) -> String {
+        let mut dom = String::new();
+        for _ in 0..5 {
+            dom = self.dom(route);
+            if dom.contains(ready) {
+                break;
+            }
+        }
+        dom
+    }
+
     /// The page at `route` (the part after `#`) as headless Chromium rendered it.
     fn dom(&self, route: &str) -> String {
         let profile = tempfile::tempdir().unwrap();
@@ -206,18 +219,21 @@ fn inspect_view_shows_both_evals_and_a_samples_scores_in_chromium() {
     assert_eq!(names.len(), 2);
 
     let viewer = Viewer::start(&venv, &logs);
-    let listing = viewer.dom("/logs/");
+    let listing = viewer.dom_showing("/logs/", names[1].trim_end_matches(".json"));
     for name in &names {
         let stem = name.trim_end_matches(".json");
         assert!(listing.contains(stem), "the log list lacks {stem}");
     }
     assert!(listing.contains("cosec-static112") || listing.contains("cosec-all"));
     let guarded = &names[1];
-    let scoring = viewer.dom(&format!(
-        "/logs/{}/samples/sample/{}/1/scoring",
-        encoded(guarded),
-        scenarios[0]
-    ));
+    let scoring = viewer.dom_showing(
+        &format!(
+            "/logs/{}/samples/sample/{}/1/scoring",
+            encoded(guarded),
+            scenarios[0]
+        ),
+        "stcr",
+    );
     assert!(scoring.contains(scenarios[0]), "no sample on the page");
     for score in ["pvr", "pvr_all", "ccpvr", "bcr", "stcr"] {
         assert!(scoring.contains(score), "the scoring tab lacks {score}");

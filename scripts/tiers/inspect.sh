@@ -32,4 +32,4 @@ if ! command -v chromium >/dev/null 2>&1; then
   fi
 fi
 
-COSEC_INSPECT_VENV="$VENV" cargo test -p cosec --test inspect_tier -- --ignored --nocapture
+COSEC_INSPECT_VENV="$VENV" cargo test -p cosec --test inspect_tier -- --ignored --nocapture --test-threads=1
