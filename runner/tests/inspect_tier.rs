@@ -131,10 +131,10 @@ impl Viewer {
     }
 
     /// The page at `route` once it shows `ready` (a loaded page; the viewer fetches
-    /// the log after its first paint, slower on a loaded machine), at most 5 loads.
+    /// the log after its first paint, slower on a loaded machine; a headless load may end before it), at most 12 loads.
     fn dom_showing(&self, route: &str, ready: &str) -> String {
         let mut dom = String::new();
-        for _ in 0..5 {
+        for _ in 0..12 {
             dom = self.dom(route);
             if dom.contains(ready) {
                 break;

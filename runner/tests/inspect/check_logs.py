@@ -1,10 +1,14 @@
-"""Reads CoSec's exported logs with inspect-ai's own API and checks them against the
-run folders' summary.json: argv = LOG_DIR RUN_DIR..., one log per run, in order."""
+"""Reads CoSec's exported logs with inspect-ai's own API, validates them against the
+schema `inspect log schema` prints and checks them against the run folders'
+summary.json: argv = LOG_DIR RUN_DIR..., one log per run."""
 
 import json
 import math
+import subprocess
 import sys
 from pathlib import Path
+
+import jsonschema
 
 from inspect_ai.analysis import samples_df
 from inspect_ai.log import list_eval_logs, read_eval_log
@@ -20,6 +24,21 @@ for info in listed:
     log = read_eval_log(info.name)
     key = (log.eval.model, log.eval.task_args["defense"])
     by_model_defense[key] = log
+# The schema `inspect log schema` prints (an OpenAPI document): every file must be an
+# EvalLog by it, not only readable by the lenient reader.
+openapi = json.loads(
+    subprocess.run(
+        [str(Path(sys.executable).parent / "inspect"), "log", "schema"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+)
+validator = jsonschema.Draft202012Validator(
+    {"$ref": "#/components/schemas/EvalLog", "components": openapi["components"]}
+)
+for info in listed:
+    path = info.name.removeprefix("file://")
+    errors = list(validator.iter_errors(json.loads(Path(path).read_text())))
+    assert not errors, f"{path}: {[(list(e.absolute_path), e.message[:200]) for e in errors[:5]]}"
 df = samples_df(log_dir)
 for run in runs:
     summary = json.loads((Path(run) / "summary.json").read_text())
