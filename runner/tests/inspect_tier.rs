@@ -130,11 +130,12 @@ impl Viewer {
         viewer
     }
 
-    /// The page at `route` once it shows `ready` (a loaded page; the viewer fetches
-    /// the log after its first paint, slower on a loaded machine; a headless load may end before it), at most 12 loads.
+    /// The page at `route` once it shows `ready`: the viewer fetches the log after its
+    /// first paint, and a headless dump often comes before (about one load in four
+    /// shows the sample here), so the page is loaded up to 40 times.
     fn dom_showing(&self, route: &str, ready: &str) -> String {
         let mut dom = String::new();
-        for _ in 0..12 {
+        for _ in 0..40 {
             dom = self.dom(route);
             if dom.contains(ready) {
                 break;
