@@ -16,10 +16,11 @@ pub type TraceProblem = cosec_proxy::trace::TraceError;
 /// The sample of verdict `v` of the run in `run_dir`, whose model route is `model`.
 pub fn sample(run_dir: &Path, v: &Verdict, model: &str) -> Result<Value, TraceProblem> {
     let path = TrialPaths::new(run_dir, &v.trial).trace;
-    // An infrastructure failure may end before the trace file was opened.
+    // An infrastructure failure may end before the trace file was opened, or in the
+    // middle of a line; its sample is an error with its cause either way.
     let lines = match cosec_proxy::trace::read_trace(&path) {
         Ok(lines) => lines,
-        Err(_) if v.status == TrialStatus::InfraFailure && !path.exists() => Vec::new(),
+        Err(_) if v.status == TrialStatus::InfraFailure => Vec::new(),
         Err(e) => return Err(e),
     };
     let talk = conversation(&lines, model);
