@@ -35,5 +35,6 @@ timed scripts/tiers/replay.sh
 timed scripts/tiers/harnesses.sh
 timed scripts/tiers/slurm.sh
 timed scripts/tiers/browser.sh
+timed scripts/tiers/inspect.sh
 timed scripts/tiers/local-model.sh
 timed scripts/tiers/docker.sh

@@ -79,6 +79,9 @@ pub enum CliError {
     /// The HTML report could not be built.
     #[error(transparent)]
     Report(#[from] crate::report::ReportError),
+    /// A run could not be exported.
+    #[error(transparent)]
+    Export(#[from] crate::export::inspect::ExportError),
     /// A harness could not be prepared.
     #[error(transparent)]
     Harness(#[from] crate::harness::HarnessError),

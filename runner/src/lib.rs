@@ -13,6 +13,7 @@ pub mod commands;
 pub mod compare;
 pub mod cost;
 pub mod error;
+pub mod export;
 pub mod harness;
 pub mod json_file;
 pub mod logging;

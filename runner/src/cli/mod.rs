@@ -44,6 +44,9 @@ pub enum Command {
     Report(ReportArgs),
     /// Compare runs trial by trial (paired by scenario), or print the cross-run matrix.
     Compare(CompareArgs),
+    /// Write run folders in other tools' formats.
+    #[command(subcommand)]
+    Export(ExportCommand),
     /// Merge the folders of `cosec run --shard K/N` into one run folder, equal to the run
     /// done in one piece; refused unless the shards share one configuration and hold
     /// every trial exactly once.
@@ -253,6 +256,21 @@ pub struct ReportArgs {
     /// Price file: adds cost per trial, per run and per scenario.
     #[arg(long, value_name = "prices.toml")]
     pub prices: Option<PathBuf>,
+}
+
+/// `cosec export ...`
+#[derive(Debug, Subcommand)]
+pub enum ExportCommand {
+    /// One Inspect eval log (inspect-ai's JSON log) per run folder, for `inspect view`,
+    /// `inspect log` and `inspect_ai.analysis` (see docs/report.md).
+    Inspect {
+        /// Run folders, or matrix folders (their cells).
+        #[arg(required = true, value_name = "RUN")]
+        dirs: Vec<PathBuf>,
+        /// The folder the logs are written to (created when missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
 }
 
 /// `cosec compare` options.

@@ -131,6 +131,10 @@ pub struct RunArgs {
     /// With --resume: run again the trials that ended unadjudicable.
     #[arg(long, requires = "resume")]
     pub retry_unadjudicated: bool,
+    /// At the end of the run, also write its Inspect eval log (`cosec export inspect`)
+    /// into DIR (default: the run folder's `inspect/`).
+    #[arg(long, value_name = "DIR", num_args = 0..=1, require_equals = true)]
+    pub inspect_log: Option<Option<PathBuf>>,
     /// The run's name in `report`, `compare` and the HTML page (default: the folder's name).
     #[arg(long, value_name = "NAME")]
     pub label: Option<String>,

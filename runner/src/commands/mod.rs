@@ -13,8 +13,8 @@ mod sandbox;
 mod scenarios;
 
 use crate::cli::{
-    Command, HarnessCommand, MatrixCommand, PolicyCommand, ProxyCommand, SandboxCommand,
-    SandboxImageCommand, ScenariosCommand,
+    Command, ExportCommand, HarnessCommand, MatrixCommand, PolicyCommand, ProxyCommand,
+    SandboxCommand, SandboxImageCommand, ScenariosCommand,
 };
 use crate::error::CliError;
 use std::process::ExitCode;
@@ -109,6 +109,15 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
         Command::Run(args) => crate::run::run(*args),
         Command::Report(args) => report::report(&args),
         Command::Compare(args) => compare::compare(&args),
+        Command::Export(ExportCommand::Inspect { dirs, out }) => {
+            let written = crate::export::inspect::export_runs(&dirs, &out)?;
+            let mut text = String::new();
+            for path in &written {
+                text.push_str(&format!("{}\n", path.display()));
+            }
+            print(&text)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Merge { dirs, out } => crate::scale::merge_command(&dirs, &out),
         Command::Matrix(MatrixCommand::Run { file, out }) => {
             crate::scale::matrix::run(&file, out.as_deref())

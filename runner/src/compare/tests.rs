@@ -95,6 +95,7 @@ fn verdict(tr: &Trial, defense: &str) -> Verdict {
 fn write_run(dir: &Path, defense: &str, trials: &[Trial]) {
     std::fs::create_dir_all(dir).unwrap();
     let record = RunRecord {
+        suite_version: None,
         schema_version: RUN_RECORD_VERSION,
         harness: "builtin".to_owned(),
         model: "sim:comply".to_owned(),

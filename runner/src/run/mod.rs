@@ -97,6 +97,11 @@ pub fn run(args: crate::cli::RunArgs) -> Result<ExitCode, CliError> {
         "results: {}\n",
         out.join("results.jsonl").display()
     ));
+    if let Some(dir) = &args.inspect_log {
+        let dir = dir.clone().unwrap_or_else(|| out.join("inspect"));
+        let log = crate::export::inspect::export_run(&loaded, &dir)?;
+        text.push_str(&format!("inspect log: {}\n", log.display()));
+    }
     crate::commands::print(&text)?;
     let (code, why) = exit_status(&end, args.max_infra_failures);
     if let Some(why) = why {

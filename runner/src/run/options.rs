@@ -82,7 +82,11 @@ pub struct RunPlan {
     pub attack: Option<crate::attack::AttackPlan>,
 }
 
-fn select(args: &RunArgs) -> Result<(Vec<Scenario>, String, bool), CliError> {
+/// The scenarios a run selects with the suite's digest, whether they lie outside the
+/// frozen suite, and the suite version (none for custom scenario files).
+type Selection = (Vec<Scenario>, String, bool, Option<u32>);
+
+fn select(args: &RunArgs) -> Result<Selection, CliError> {
     if !args.scenario_files.is_empty() {
         let mut scenarios: Vec<Scenario> = Vec::new();
         let mut hasher = Sha256::new();
@@ -99,7 +103,7 @@ fn select(args: &RunArgs) -> Result<(Vec<Scenario>, String, bool), CliError> {
             }
             scenarios.push(scenario);
         }
-        return Ok((scenarios, hex::encode(hasher.finalize()), true));
+        return Ok((scenarios, hex::encode(hasher.finalize()), true, None));
     }
     for (i, id) in args.scenarios.iter().enumerate() {
         if args.scenarios[..i].contains(id) {
@@ -136,7 +140,12 @@ fn select(args: &RunArgs) -> Result<(Vec<Scenario>, String, bool), CliError> {
         }
         picked
     };
-    Ok((scenarios, loaded.suite_digest, loaded.modified))
+    Ok((
+        scenarios,
+        loaded.suite_digest,
+        loaded.modified,
+        Some(loaded.suite_version),
+    ))
 }
 
 /// A scenario selected twice would run twice into the one trial folder its id names.
@@ -362,7 +371,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         .map_err(|e| CliError::Run(e.to_string()))?;
     let prices = prices(args)?;
     let judges = JudgeConfig::panel_from_flag(args.judge.as_deref())?;
-    let (scenarios, suite_digest, outside) = select(args)?;
+    let (scenarios, suite_digest, outside, suite_version) = select(args)?;
     let sha = |text: &str| hex::encode(Sha256::digest(text.as_bytes()));
     let (guard, policy) = guard(args)?;
     let guardrail = (args.defense == Defense::Prompt).then(|| GUARDRAIL.trim().to_owned());
@@ -382,6 +391,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         judge: panel_name(&judges),
         scenarios: scenarios.iter().map(|s| s.id.to_string()).collect(),
         suite_digest,
+        suite_version,
         outside_frozen_suite: outside,
         policy_digest: policy.as_ref().map(|p| p.digest.clone()),
         guard_mode: guard.as_ref().map(|g| match g.mode {
@@ -407,6 +417,10 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, CliError> {
         let old = read_record(&out)?;
         let mut expected = record.clone();
         expected.nonce = old.nonce.clone();
+        // Folders written before the suite version was kept resume as they are.
+        if old.suite_version.is_none() {
+            expected.suite_version = None;
+        }
         // The same policy may be read from another path; a label may be renamed later.
         expected.policy_source = old.policy_source.clone();
         if args.label.is_none() {

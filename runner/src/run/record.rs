@@ -26,6 +26,10 @@ pub struct RunRecord {
     pub scenarios: Vec<String>,
     /// Digest of the suite or of the custom scenario files.
     pub suite_digest: String,
+    /// The suite version its manifest records (absent for custom scenario files and in
+    /// run folders written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite_version: Option<u32>,
     /// Custom scenarios or a modified suite.
     pub outside_frozen_suite: bool,
     /// sha256 of the defense policy (`--defense proxy`).

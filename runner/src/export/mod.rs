@@ -1,0 +1,3 @@
+//! Run folders written out in other tools' formats.
+
+pub mod inspect;
