@@ -27,6 +27,10 @@ pub const MAX_PIECES: usize = 4;
 /// Minimum bits of a piece made of whole words of the value without a digit.
 pub const MIN_WORD_PIECE_BITS: f64 = 60.0;
 
+/// A piece as the value spells it, with the ranges of the value's canonical form it
+/// stands for.
+type Spelled = (String, Vec<Range<usize>>);
+
 /// The pieces of a set of values, searched as one needle set.
 #[derive(Debug, Clone, Default)]
 pub struct Pieces {
@@ -105,7 +109,7 @@ impl Pieces {
     /// The pieces of every value of `values` that carries enough information.
     pub fn new(values: &[Needle]) -> Self {
         // (value, canonical piece) -> (spelling, ranges of the value it stands for).
-        let mut by_text: HashMap<(usize, String), (String, Vec<Range<usize>>)> = HashMap::new();
+        let mut by_text: HashMap<(usize, String), Spelled> = HashMap::new();
         let mut lengths = Vec::with_capacity(values.len());
         for (v, needle) in values.iter().enumerate() {
             let canon = needle.as_str();
