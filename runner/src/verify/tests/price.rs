@@ -88,9 +88,14 @@ fn a_refusal_in_the_requesters_delivery_is_the_price() {
     for refused in [decision(&read, who, GuardOutcome::Withhold), view(&read)] {
         let price = trial_price(&s, &[delivery(&read, who), refused]);
         assert_eq!(price.legit_flows, 2, "the read and the answer");
-        assert_eq!(price.denied.len(), 1, "{price:?}");
+        assert_eq!(price.denied.len(), 2, "{price:?}");
         assert_eq!(price.denied[0].action, Action::Read);
         assert_eq!(price.denied[0].turn, 5);
+        assert!(!price.denied[0].read_refused);
+        // The answer could not carry what its read withheld: refused with it.
+        assert_ne!(price.denied[1].action, Action::Read);
+        assert_eq!(price.denied[1].turn, 5);
+        assert!(price.denied[1].read_refused, "{price:?}");
     }
     let allowed = trial_price(
         &s,
@@ -121,4 +126,40 @@ fn the_same_object_withheld_from_a_notice_of_that_turn_is_not_the_price() {
         decision(&read, Some(&other), GuardOutcome::Withhold),
     ];
     assert!(trial_price(&s, &trace).denied.is_empty());
+}
+
+#[test]
+fn an_answer_refused_at_its_own_output_is_not_marked_as_a_refused_read() {
+    let (s, read) = ledger_read();
+    let answer = guarded_legit_flows(&s)
+        .find(|f| f.action != Action::Read)
+        .cloned()
+        .expect("the task answers with the ledger");
+    let who = Some(&read.requester);
+    let trace = [
+        delivery(&read, who),
+        decision(&read, who, GuardOutcome::Allow),
+        line(TraceEvent::GuardDecision {
+            turn: answer.turn.unwrap_or(0),
+            point: GuardPoint::Response,
+            layer: GuardLayer::Output,
+            object: answer.object.clone(),
+            pattern: None,
+            view: None,
+            requester: Some(answer.requester.clone()),
+            principals: vec![answer.requester.clone()],
+            time: None,
+            action: answer.action,
+            destination: answer.destination.to_string(),
+            decision: GuardOutcome::Redact,
+            policies: Vec::new(),
+            errors: Vec::new(),
+            enforced: true,
+            latency_us: 1,
+        }),
+    ];
+    let price = trial_price(&s, &trace);
+    assert_eq!(price.denied.len(), 1, "{price:?}");
+    assert_eq!(price.denied[0].action, answer.action);
+    assert!(!price.denied[0].read_refused);
 }
