@@ -6,6 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use cosec::export::inspect::MARK;
 use cosec_scenarios::suite;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -349,26 +350,6 @@ fn strings<'a>(v: &'a Value, path: &mut Vec<String>, out: &mut Vec<(String, &'a 
     }
 }
 
-/// Everything the model of a trial was sent or answered, from its trace.
-fn model_visible(run: &Path, trial: &str) -> String {
-    let trace =
-        std::fs::read_to_string(run.join("trials").join(trial).join("hidden/trace.jsonl")).unwrap();
-    let mut seen = String::new();
-    for line in trace.lines() {
-        let v: Value = serde_json::from_str(line).unwrap();
-        if v["type"] == "model_call" {
-            let mut found = Vec::new();
-            strings(&v["request"], &mut Vec::new(), &mut found);
-            strings(&v["response"], &mut Vec::new(), &mut found);
-            for (_, s) in found {
-                seen.push_str(s);
-                seen.push('\n');
-            }
-        }
-    }
-    seen
-}
-
 #[test]
 fn no_protected_value_of_the_hidden_half_reaches_the_export_of_an_unguarded_ideal_run() {
     let tmp = tempfile::tempdir().unwrap();
@@ -388,22 +369,19 @@ fn no_protected_value_of_the_hidden_half_reaches_the_export_of_an_unguarded_idea
             )
         })
         .collect();
-    let mut header = log.clone();
-    header["samples"] = Value::Null;
-    let mut header_strings = Vec::new();
-    strings(&header, &mut Vec::new(), &mut header_strings);
+    let mut everything = Vec::new();
+    strings(&log, &mut Vec::new(), &mut everything);
     let samples: BTreeMap<&str, &Value> = log["samples"]
         .as_array()
         .unwrap()
         .iter()
         .map(|s| (s["id"].as_str().unwrap(), s))
         .collect();
+    assert_eq!(samples.len(), 208);
     let mut checked = 0;
-    let mut outside = Vec::new();
+    let mut found = Vec::new();
     for s in &scenarios {
-        let seen = model_visible(&dir, &trials[s.id.as_str()]);
-        let mut found = Vec::new();
-        strings(samples[s.id.as_str()], &mut Vec::new(), &mut found);
+        assert!(trials.contains_key(s.id.as_str()), "{} was run", s.id);
         let values = s
             .verifier
             .protected
@@ -411,26 +389,104 @@ fn no_protected_value_of_the_hidden_half_reaches_the_export_of_an_unguarded_idea
             .flat_map(|p| p.canaries.iter().chain(&p.facts));
         for value in values {
             checked += 1;
-            for (path, text) in header_strings.iter().chain(&found) {
-                if !text.contains(value.as_str()) {
-                    continue;
-                }
-                // The conversation holds what the agent read and said; a protected
-                // value may appear there only where the model saw or wrote it.
-                let conversation = ["messages", "input", "output"]
-                    .iter()
-                    .any(|p| path.starts_with(p));
-                if !conversation || !seen.contains(value.as_str()) {
-                    outside.push(format!("{} {path}: {value}", s.id));
+            let value_lower = value.to_lowercase();
+            for (path, text) in &everything {
+                if text.to_lowercase().contains(&value_lower) {
+                    found.push(format!("{} {path}: {value}", s.id));
                 }
             }
         }
         // What only the verifier knows: the goal's wording.
         let goal = &s.verifier.goal.description;
-        if found.iter().any(|(_, t)| t.contains(goal.as_str())) {
-            outside.push(format!("{}: the goal description", s.id));
+        let mut sample_strings = Vec::new();
+        strings(samples[s.id.as_str()], &mut Vec::new(), &mut sample_strings);
+        if sample_strings
+            .iter()
+            .any(|(_, t)| t.contains(goal.as_str()))
+        {
+            found.push(format!("{}: the goal description", s.id));
         }
     }
+    // The agent read and said those values: they were there, and the export masked them.
+    let masked = everything
+        .iter()
+        .filter(|(path, t)| path.starts_with("samples.messages") && t.contains(MARK))
+        .count();
+    assert!(
+        masked > 200,
+        "only {masked} masked strings: the conversation is missing"
+    );
     assert!(checked > 400, "only {checked} protected values checked");
-    assert_eq!(outside, Vec::<String>::new());
+    assert_eq!(found, Vec::<String>::new());
+}
+
+#[test]
+fn a_run_of_a_scenario_outside_the_suite_exports_during_the_run_and_names_the_missing_suite_after()
+{
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let src =
+        std::fs::read_to_string(repo.join("scenarios/suite/st-inter-owner-a1-s3.json")).unwrap();
+    let mut scenario: Value = serde_json::from_str(&src).unwrap();
+    scenario["id"] = Value::from("my-own-scenario");
+    let file = tmp.path().join("mine.json");
+    std::fs::write(&file, scenario.to_string()).unwrap();
+    let values: Vec<String> = scenario["verifier"]["protected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| {
+            p["canaries"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .chain(p["facts"].as_array().unwrap())
+        })
+        .map(|v| v.as_str().unwrap().to_lowercase())
+        .collect();
+    assert!(!values.is_empty());
+
+    let dir = tmp.path().join("mine");
+    let logs = tmp.path().join("logs");
+    let log_flag = format!("--inspect-log={}", logs.display());
+    let o = run(
+        &dir,
+        &[
+            "--model",
+            "sim:comply",
+            "--scenario-file",
+            file.to_str().unwrap(),
+            &log_flag,
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let written: Vec<PathBuf> = std::fs::read_dir(&logs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(written.len(), 1);
+    let text = std::fs::read_to_string(&written[0]).unwrap().to_lowercase();
+    assert!(
+        text.contains(&MARK.to_lowercase()),
+        "the leaked values are masked"
+    );
+    for v in &values {
+        assert!(!text.contains(v.as_str()), "{v} in the log");
+    }
+
+    let o = cosec(&[
+        "export",
+        "inspect",
+        dir.to_str().unwrap(),
+        "--out",
+        tmp.path().join("later").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("my-own-scenario")
+            && err.contains("--suite-dir")
+            && err.contains("--inspect-log"),
+        "{err}"
+    );
 }

@@ -270,6 +270,9 @@ pub enum ExportCommand {
         /// The folder the logs are written to (created when missing).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
+        /// The suite the runs played (their protected values are masked out).
+        #[command(flatten)]
+        source: SuiteSource,
     },
 }
 

@@ -109,8 +109,9 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
         Command::Run(args) => crate::run::run(*args),
         Command::Report(args) => report::report(&args),
         Command::Compare(args) => compare::compare(&args),
-        Command::Export(ExportCommand::Inspect { dirs, out }) => {
-            let written = crate::export::inspect::export_runs(&dirs, &out)?;
+        Command::Export(ExportCommand::Inspect { dirs, out, source }) => {
+            let suite = scenarios::load(&source)?;
+            let written = crate::export::inspect::export_runs(&dirs, &out, &suite.scenarios)?;
             let mut text = String::new();
             for path in &written {
                 text.push_str(&format!("{}\n", path.display()));

@@ -74,7 +74,13 @@ pub enum Stopped {
 
 /// `cosec run`.
 pub fn run(args: crate::cli::RunArgs) -> Result<ExitCode, CliError> {
-    let end = execute(prepare(&args)?)?;
+    let plan = prepare(&args)?;
+    // The export masks each trial's protected values, read from the scenarios it ran.
+    let scenarios = match args.inspect_log {
+        Some(_) => plan.scenarios.clone(),
+        None => Vec::new(),
+    };
+    let end = execute(plan)?;
     let out = end.out.clone();
     let mut text = metrics::render_table(&end.summary);
     text.push('\n');
@@ -99,7 +105,7 @@ pub fn run(args: crate::cli::RunArgs) -> Result<ExitCode, CliError> {
     ));
     if let Some(dir) = &args.inspect_log {
         let dir = dir.clone().unwrap_or_else(|| out.join("inspect"));
-        let log = crate::export::inspect::export_run(&loaded, &dir)?;
+        let log = crate::export::inspect::export_run(&loaded, &dir, &scenarios)?;
         text.push_str(&format!("inspect log: {}\n", log.display()));
     }
     crate::commands::print(&text)?;

@@ -5,17 +5,23 @@
 //! Everything written is recomputed from the run folder (`run.json`, `results.jsonl`,
 //! `summary.json` and the trials' traces): the eval's task is the suite, its model the
 //! model route, its task args the condition; one sample per trial. The traces are read
-//! for the visible half only (participants' deliveries and the model calls); docs/report.md
-//! lists what maps to what.
+//! for the visible half only (participants' deliveries and the model calls), and the
+//! scenario's protected values are masked out of them; docs/report.md lists what maps to
+//! what.
 
 mod conversation;
 mod header;
+mod mask;
 mod sample;
 mod scores;
 
+pub use mask::MARK;
 pub use scores::SCORES;
 
 use crate::compare::{load_runs, LoadError, LoadedRun};
+use cosec_scenarios::Scenario;
+use std::borrow::Borrow;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Version of Inspect's log schema the export writes.
@@ -49,6 +55,26 @@ pub enum ExportError {
         #[source]
         source: std::io::Error,
     },
+    /// A trial ran a scenario the loaded suite does not hold, so its protected values
+    /// cannot be masked.
+    #[error("run {run}: trial {trial} ran scenario `{scenario}`, which the loaded suite does not hold, so its protected values cannot be masked; pass the suite the run used with --suite-dir (a run of --scenario-file scenarios writes its log with `cosec run --inspect-log`)")]
+    UnknownScenario {
+        /// The run folder.
+        run: PathBuf,
+        /// The trial id.
+        trial: String,
+        /// The scenario id.
+        scenario: String,
+    },
+    /// The run's protected values could not be made into one search.
+    #[error("run {run}: its scenarios' protected values cannot be searched for: {source}")]
+    Mask {
+        /// The run folder.
+        run: PathBuf,
+        /// The error.
+        #[source]
+        source: cosec_text::SetError,
+    },
     /// The log could not be serialized.
     #[error("cannot serialize the log of {run}: {source}")]
     Json {
@@ -61,16 +87,24 @@ pub enum ExportError {
 }
 
 /// Writes one log per run folder (a matrix folder stands for its cells) into `out`,
-/// returning the files written in order.
-pub fn export_runs(dirs: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>, ExportError> {
+/// returning the files written in order; `suite` holds the scenarios the runs played.
+pub fn export_runs<S: Borrow<Scenario>>(
+    dirs: &[PathBuf],
+    out: &Path,
+    suite: &[S],
+) -> Result<Vec<PathBuf>, ExportError> {
     let runs = load_runs(dirs)?;
-    runs.iter().map(|run| export_run(run, out)).collect()
+    runs.iter().map(|run| export_run(run, out, suite)).collect()
 }
 
 /// Writes the log of one loaded run into `out` (created when missing) and returns its
 /// path.
-pub fn export_run(run: &LoadedRun, out: &Path) -> Result<PathBuf, ExportError> {
-    let log = eval_log(run)?;
+pub fn export_run<S: Borrow<Scenario>>(
+    run: &LoadedRun,
+    out: &Path,
+    suite: &[S],
+) -> Result<PathBuf, ExportError> {
+    let log = eval_log(run, suite)?;
     std::fs::create_dir_all(out).map_err(|source| ExportError::Write {
         path: out.to_owned(),
         source,
@@ -92,15 +126,39 @@ pub fn export_run(run: &LoadedRun, out: &Path) -> Result<PathBuf, ExportError> {
 }
 
 /// The whole log of a run as JSON.
-pub fn eval_log(run: &LoadedRun) -> Result<serde_json::Value, ExportError> {
+pub fn eval_log<S: Borrow<Scenario>>(
+    run: &LoadedRun,
+    suite: &[S],
+) -> Result<serde_json::Value, ExportError> {
+    let by_id: BTreeMap<&str, &Scenario> = suite
+        .iter()
+        .map(|s| (s.borrow().id.as_str(), s.borrow()))
+        .collect();
+    let mut played: BTreeMap<&str, &Scenario> = BTreeMap::new();
+    for v in &run.verdicts {
+        let id = v.scenario.as_str();
+        let scenario = by_id.get(id).ok_or_else(|| ExportError::UnknownScenario {
+            run: run.dir.clone(),
+            trial: v.trial.clone(),
+            scenario: id.to_owned(),
+        })?;
+        played.insert(id, scenario);
+    }
+    let masker =
+        mask::Masker::of(played.values().copied()).map_err(|source| ExportError::Mask {
+            run: run.dir.clone(),
+            source,
+        })?;
     let samples = run
         .verdicts
         .iter()
         .map(|v| {
-            sample::sample(&run.dir, v, &run.record.model).map_err(|source| ExportError::Trace {
-                run: run.dir.clone(),
-                trial: v.trial.clone(),
-                source,
+            sample::sample(&run.dir, v, &run.record.model, &masker).map_err(|source| {
+                ExportError::Trace {
+                    run: run.dir.clone(),
+                    trial: v.trial.clone(),
+                    source,
+                }
             })
         })
         .collect::<Result<Vec<_>, _>>()?;

@@ -4,6 +4,7 @@
 //! errored sample carrying its cause.
 
 use super::conversation::conversation;
+use super::mask::Masker;
 use super::scores::sample_scores;
 use crate::run::trial::TrialPaths;
 use crate::verify::{TrialStatus, Verdict};
@@ -13,8 +14,14 @@ use std::path::Path;
 /// Why a trial's trace could not be read.
 pub type TraceProblem = cosec_proxy::trace::TraceError;
 
-/// The sample of verdict `v` of the run in `run_dir`, whose model route is `model`.
-pub fn sample(run_dir: &Path, v: &Verdict, model: &str) -> Result<Value, TraceProblem> {
+/// The sample of verdict `v` of the run in `run_dir`, whose model route is `model`, with
+/// the scenario's protected values masked out of its conversation.
+pub fn sample(
+    run_dir: &Path,
+    v: &Verdict,
+    model: &str,
+    masker: &Masker,
+) -> Result<Value, TraceProblem> {
     let path = TrialPaths::new(run_dir, &v.trial).trace;
     // An infrastructure failure may end before the trace file was opened, or in the
     // middle of a line; its sample is an error with its cause either way.
@@ -23,7 +30,12 @@ pub fn sample(run_dir: &Path, v: &Verdict, model: &str) -> Result<Value, TracePr
         Err(_) if v.status == TrialStatus::InfraFailure => Vec::new(),
         Err(e) => return Err(e),
     };
-    let talk = conversation(&lines, model);
+    let mut talk = conversation(&lines, model);
+    talk.input.iter_mut().for_each(|m| masker.json(m));
+    talk.messages.iter_mut().for_each(|m| masker.json(m));
+    if let Some(answer) = &mut talk.last_answer {
+        masker.json(answer);
+    }
     let usage = json!({
         "input_tokens": v.usage.input_tokens,
         "output_tokens": v.usage.output_tokens,
