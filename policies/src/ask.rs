@@ -193,6 +193,14 @@ impl AuthRequest {
         }
     }
 
+    /// The request with its recipients narrowed to `readers`: for a value assembled
+    /// from pieces, only the readers who received every piece hold it, so only they
+    /// (and the output's principals) are asked.
+    pub fn for_readers(mut self, readers: &std::collections::BTreeSet<UserId>) -> Self {
+        self.recipients.retain(|u| readers.contains(u));
+        self
+    }
+
     /// The single-principal Cedar questions this request consists of.
     fn questions<'a>(
         &'a self,

@@ -9,7 +9,7 @@ use cosec_proxy::guard::{
     Checked, GuardError, GuardMode, GuardPoint, GuardPolicy, TrialGuard, MARKER,
 };
 use cosec_proxy::trace::TraceEvent;
-use cosec_scenarios::{Action, CommunityId, Destination};
+use cosec_scenarios::{Action, CommunityId, Destination, UserId};
 use guard_fixture::*;
 
 fn to(community: &str) -> Destination {
@@ -297,4 +297,77 @@ fn a_participant_naming_a_thing_does_not_switch_its_protection_off() {
     );
     assert!(checked.denied);
     assert_clean(&checked.text, OLE_SECRETS);
+}
+
+const DRUG_TAIL: &str = "For the record, the name ends -acetam as far as I know.";
+const DRUG_HEAD: &str = "Notes: the medicine begins levetir, see above.";
+
+/// `text` written into `community`'s folder in a session of `community` opened by
+/// `requester`.
+fn write(guard: &TrialGuard, community: &str, requester: Option<&str>, text: &str) -> Checked {
+    guard.check_text(
+        &ctx(community, requester),
+        text,
+        Action::Write,
+        &Destination::Namespace {
+            namespace: cosec_scenarios::Namespace::Community {
+                community: CommunityId::from(community),
+            },
+        },
+        GuardPoint::ToolCall,
+    )
+}
+
+#[test]
+fn a_value_sent_in_pieces_out_of_order_over_two_carriers_is_withheld_where_it_completes() {
+    // Alone, the head of a drug's name is nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let f = fixture(dir.path(), GuardMode::Enforce);
+    let alone = write(&f.guard, "y5parents", Some("gemma"), DRUG_HEAD);
+    assert!(!alone.denied, "{}", alone.text);
+
+    // The tail in a post, then the head in a file of the same community, with words
+    // around each: Gemma and Farah read both, and Ole's post was for the hiking club.
+    let dir = tempfile::tempdir().unwrap();
+    let f = fixture(dir.path(), GuardMode::Enforce);
+    let first = reply(&f.guard, "y5parents", Some("gemma"), DRUG_TAIL);
+    assert!(!first.denied, "{}", first.text);
+    let second = write(&f.guard, "y5parents", Some("gemma"), DRUG_HEAD);
+    assert!(second.denied, "{}", second.text);
+    assert_clean(&second.text, &["levetir"]);
+    assert!(second.text.ends_with(" see above."), "{}", second.text);
+    let rows = decisions(&f.trace_path);
+    assert!(
+        rows.iter()
+            .any(|r| r.1 == "ole-post" && r.3 == "write" && r.5 == "redact"),
+        "{rows:?}"
+    );
+}
+
+#[test]
+fn pieces_that_reach_only_someone_entitled_go_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = fixture(dir.path(), GuardMode::Enforce);
+    // Ole reads his own post's drug back, in two messages to him.
+    let ole = Destination::Person {
+        user: UserId::from("ole"),
+    };
+    for text in [DRUG_TAIL, DRUG_HEAD] {
+        let checked = f.guard.check_text(
+            &ctx("fellside", Some("ole")),
+            text,
+            Action::Send,
+            &ole,
+            GuardPoint::ToolCall,
+        );
+        assert!(!checked.denied, "{}", checked.text);
+        assert_eq!(checked.text, text);
+    }
+    // The second message completed the name for Ole, and the guard asked about it.
+    let rows = decisions(&f.trace_path);
+    assert!(
+        rows.iter()
+            .any(|r| r.1 == "ole-post" && r.3 == "send" && r.5 == "allow"),
+        "{rows:?}"
+    );
 }

@@ -19,7 +19,7 @@ use crate::registry::TurnContext;
 use crate::trace::TraceEvent;
 use cosec_policies::{AuthRequest, Outlet, PreparedState};
 use cosec_scenarios::{Action, CommunityState, Destination, Time, UserId};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -34,6 +34,8 @@ struct Key {
     earlier_requesters: Vec<UserId>,
     community: cosec_scenarios::CommunityId,
     time: Time,
+    /// The readers the recipients are narrowed to (a value assembled from pieces).
+    readers: Option<Vec<UserId>>,
 }
 
 /// A cached answer.
@@ -116,6 +118,19 @@ impl TrialGuard {
         action: Action,
         destination: &Destination,
     ) -> Arc<Verdict> {
+        self.decide_for(ctx, object, action, destination, None)
+    }
+
+    /// [`TrialGuard::decide`] with the recipients narrowed to `readers` when given
+    /// (`AuthRequest::for_readers`): the question of a value that only they assembled.
+    pub(crate) fn decide_for(
+        &self,
+        ctx: &TurnContext,
+        object: ObjIdx,
+        action: Action,
+        destination: &Destination,
+        readers: Option<&BTreeSet<UserId>>,
+    ) -> Arc<Verdict> {
         let key = Key {
             object,
             action,
@@ -124,6 +139,7 @@ impl TrialGuard {
             earlier_requesters: ctx.earlier_requesters.clone(),
             community: ctx.community.clone(),
             time: ctx.time,
+            readers: readers.map(|r| r.iter().cloned().collect()),
         };
         if let Some(v) = lock(&self.cache.verdicts).get(&key) {
             return Arc::clone(v);
@@ -158,6 +174,10 @@ impl TrialGuard {
             &outlet,
             &protected.id,
         );
+        let request = match &key.readers {
+            Some(readers) => request.for_readers(&readers.iter().cloned().collect()),
+            None => request,
+        };
         let decision = self.policy.decide_request(
             &self.platform,
             &self.target,
@@ -186,6 +206,8 @@ pub(crate) struct Flow {
     /// What a deny does here (redact, block or restore).
     pub on_deny: GuardOutcome,
     decided: HashMap<ObjIdx, bool>,
+    /// Questions of values assembled from pieces, by object and readers.
+    decided_for: HashMap<(ObjIdx, Vec<UserId>), bool>,
 }
 
 impl Flow {
@@ -206,6 +228,7 @@ impl Flow {
             layer,
             on_deny,
             decided: HashMap::new(),
+            decided_for: HashMap::new(),
         }
     }
 
@@ -226,6 +249,39 @@ impl Flow {
         };
         self.trace(guard, object, &verdict, outcome, latency_us, evidence);
         self.decided.insert(object, denied);
+        denied
+    }
+
+    /// Whether the flow of `object` to `readers` alone is denied (a value they
+    /// assembled from pieces of earlier outputs and this one); the first time, decides
+    /// and traces.
+    pub fn denied_for(
+        &mut self,
+        guard: &TrialGuard,
+        object: ObjIdx,
+        readers: &BTreeSet<UserId>,
+    ) -> bool {
+        let key = (object, readers.iter().cloned().collect::<Vec<_>>());
+        if let Some(denied) = self.decided_for.get(&key) {
+            return *denied;
+        }
+        let started = Instant::now();
+        let verdict = guard.decide_for(
+            &self.ctx,
+            object,
+            self.action,
+            &self.destination,
+            Some(readers),
+        );
+        let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        let denied = !verdict.allowed;
+        let outcome = if denied {
+            self.on_deny
+        } else {
+            GuardOutcome::Allow
+        };
+        self.trace(guard, object, &verdict, outcome, latency_us, None);
+        self.decided_for.insert(key, denied);
         denied
     }
 

@@ -14,8 +14,10 @@
 //! for encodings and spelled-out digits, which are longer than the value.
 
 use super::patterns::{text_patterns, PatternKind};
+use cosec_text::render::assemble::{Held, Pieces};
 use cosec_text::{Haystack, Needle, NeedleSet, ViewPath};
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 
 /// Upper bound of the hold-back window, in characters.
 pub const MAX_WINDOW: usize = 4096;
@@ -40,6 +42,20 @@ pub(crate) struct Hit {
     pub view: ViewPath,
     /// Index of the matched pattern in its detector.
     pub pattern: usize,
+}
+
+/// A piece of a strong pattern found in a text (see [`cosec_text::render::assemble`]):
+/// which part of the pattern's canonical form it covers and where it lies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PieceHit {
+    /// Index of the whole pattern in its detector.
+    pub pattern: usize,
+    /// The byte ranges of the pattern's canonical form it may stand for.
+    pub covers: Vec<Range<usize>>,
+    /// Original byte offset where it starts.
+    pub start: usize,
+    /// Original byte offset where it ends (exclusive).
+    pub end: usize,
 }
 
 /// One distinctive pattern: its kind and the objects it belongs to.
@@ -123,6 +139,10 @@ pub(crate) struct Detector {
     /// back and reports the whole text as one hit of every included object (fail
     /// closed).
     broken: Option<Vec<ObjIdx>>,
+    /// The pieces of the codes and names with owners, and for each of its values the
+    /// pattern's index in `set`.
+    pieces: Pieces,
+    piece_patterns: Vec<usize>,
 }
 
 impl Detector {
@@ -156,12 +176,26 @@ impl Detector {
         } else {
             0
         };
+        let (piece_patterns, piece_values): (Vec<usize>, Vec<Needle>) = needles
+            .iter()
+            .zip(&entries)
+            .enumerate()
+            // Codes and names only: passages are whole sentences and phrases ordinary
+            // words, whose parts ordinary conversation repeats.
+            .filter(|(_, (_, (kind, owners)))| {
+                matches!(kind, PatternKind::Code | PatternKind::Name) && !owners.is_empty()
+            })
+            .map(|(i, (n, _))| (i, n.clone()))
+            .unzip();
+        let pieces = Pieces::new(&piece_values);
         match NeedleSet::new(needles) {
             Ok(set) => Detector {
                 set,
                 entries,
                 window,
                 broken: None,
+                pieces,
+                piece_patterns,
             },
             Err(e) => {
                 tracing::error!(error = %e, "guard automaton could not be built; holding text back");
@@ -174,6 +208,8 @@ impl Detector {
                     entries: Vec::new(),
                     window: usize::MAX,
                     broken: Some(all.into_iter().collect()),
+                    pieces: Pieces::default(),
+                    piece_patterns: Vec::new(),
                 }
             }
         }
@@ -200,6 +236,62 @@ impl Detector {
         self.scan_in(text, true)
     }
 
+    /// [`Detector::scan`], and the pieces of strong patterns the text holds (each
+    /// piece in every reading and rendering, like a pattern of its own).
+    pub fn scan_with_pieces(&self, text: &str) -> (Vec<Hit>, Vec<PieceHit>) {
+        if self.broken.is_some() || self.is_empty() || text.is_empty() {
+            return (self.scan(text), Vec::new());
+        }
+        let haystack = Haystack::new(text);
+        let hits = self.hits_in(&haystack);
+        let pieces = self
+            .pieces
+            .held(&haystack)
+            .into_iter()
+            .filter_map(
+                |Held {
+                     value,
+                     spans,
+                     source,
+                     ..
+                 }| {
+                    Some(PieceHit {
+                        pattern: *self.piece_patterns.get(value)?,
+                        covers: spans,
+                        start: source.start,
+                        end: source.end,
+                    })
+                },
+            )
+            .filter(|p| p.start < p.end)
+            .collect();
+        (hits, pieces)
+    }
+
+    /// The value index in [`Detector::pieces`] of pattern `pattern`, if it is searched
+    /// in pieces.
+    pub fn piece_value(&self, pattern: usize) -> Option<usize> {
+        self.piece_patterns
+            .iter()
+            .position(|p| *p == pattern)
+            .filter(|v| self.pieces.searches(*v))
+    }
+
+    /// The canonical form of pattern `pattern`: its key across detectors.
+    pub fn pattern_key(&self, pattern: usize) -> Option<&str> {
+        self.set.get(pattern).map(Needle::as_str)
+    }
+
+    /// The pieces searched for.
+    pub fn pieces(&self) -> &Pieces {
+        &self.pieces
+    }
+
+    /// The objects pattern `pattern` belongs to.
+    pub fn owners(&self, pattern: usize) -> &[ObjIdx] {
+        self.entries.get(pattern).map_or(&[], |(_, o)| o.as_slice())
+    }
+
     fn scan_in(&self, text: &str, plain: bool) -> Vec<Hit> {
         if let Some(objects) = &self.broken {
             if text.is_empty() {
@@ -222,6 +314,10 @@ impl Detector {
         } else {
             Haystack::new(text)
         };
+        self.hits_in(&haystack)
+    }
+
+    fn hits_in(&self, haystack: &Haystack) -> Vec<Hit> {
         haystack
             .find_set(&self.set)
             .into_iter()

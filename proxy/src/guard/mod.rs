@@ -24,6 +24,7 @@ mod labels;
 mod minimise;
 mod offline;
 mod patterns;
+mod pieces;
 mod policy;
 mod redact;
 mod restore;

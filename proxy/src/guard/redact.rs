@@ -17,13 +17,14 @@
 //! protected text, path or metadata.
 
 use super::decide::Flow;
-use super::detect::{Detector, Hit, ObjIdx};
+use super::detect::{Detector, Hit, ObjIdx, PieceHit};
+use super::pieces::{assembling, readers_of, Reader};
 use super::stats::GuardOutcome;
 use super::trial::TrialGuard;
 use super::{GuardLayer, GuardMode, GuardPoint};
 use crate::registry::TurnContext;
-use cosec_scenarios::{Action, Destination};
-use std::collections::BTreeSet;
+use cosec_scenarios::{Action, Destination, UserId};
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -142,6 +143,10 @@ pub(crate) struct Redactor {
     released_tail: String,
     denied: bool,
     detected: BTreeSet<ObjIdx>,
+    /// Who the destination reaches (see [`super::pieces`]).
+    readers: Vec<Reader>,
+    /// The pieces of strong patterns this text released so far (pattern key, ranges).
+    released_pieces: Vec<(String, Vec<Range<usize>>)>,
 }
 
 impl Redactor {
@@ -151,6 +156,8 @@ impl Redactor {
             echoes: guard.echoes(&flow.ctx, &flow.destination),
             detector: guard.candidates(),
             history: guard.history_of(&flow.destination),
+            readers: readers_of(guard, &flow.destination, flow.ctx.time),
+            released_pieces: Vec::new(),
             flow,
             buf: String::new(),
             context: String::new(),
@@ -196,18 +203,36 @@ impl Redactor {
             &self.released_tail,
             self.detector.window(),
         );
+        guard.release_pieces(&self.readers, &self.released_pieces);
         out
     }
 
     /// The hits that start in the held text, in buffer offsets; before the first
     /// release also the plain matches that start in the destination's history and end
     /// in the held text (a value split over two outputs), clipped to it.
-    fn hits(&self) -> Vec<Hit> {
+    fn hits(&self) -> (Vec<Hit>, Vec<PieceHit>) {
         let off = self.context.len();
         let text = format!("{}{}", self.context, self.buf);
-        let mut hits: Vec<Hit> = self
-            .detector
-            .scan(&text)
+        let (found, pieces) = self.detector.scan_with_pieces(&text);
+        // Pieces that start in the released context were decided when they were held.
+        // A piece inside a whole occurrence of its pattern is that occurrence (decided
+        // as a hit), and a pattern the destination's participants said themselves is
+        // never withheld, whole or in parts.
+        let inside_whole = |p: &PieceHit| {
+            found
+                .iter()
+                .any(|h| h.pattern == p.pattern && h.start <= p.start && p.end <= h.end)
+        };
+        let pieces: Vec<PieceHit> = pieces
+            .into_iter()
+            .filter(|p| p.start >= off && !inside_whole(p) && !self.echoes.contains(&p.pattern))
+            .map(|mut p| {
+                p.start -= off;
+                p.end -= off;
+                p
+            })
+            .collect();
+        let mut hits: Vec<Hit> = found
             .into_iter()
             // A match that starts in the released context was decided when it was
             // held (every match is shorter than the window).
@@ -235,7 +260,88 @@ impl Redactor {
             );
         }
         hits.retain(|h| !self.echoes.contains(&h.pattern));
-        hits
+        (hits, pieces)
+    }
+
+    /// Decides the pieces of strong patterns starting before `end` that are not yet
+    /// decided: a piece that, with the pieces released before to some readers,
+    /// completes its pattern for them is asked about for those readers; returns the
+    /// spans to redact and the pieces that may go out, and adds the objects denied.
+    fn decide_pieces(
+        &mut self,
+        guard: &TrialGuard,
+        pieces: &[PieceHit],
+        decided: &mut [bool],
+        end: usize,
+        denied_objects: &mut BTreeSet<ObjIdx>,
+    ) -> (Vec<Range<usize>>, Vec<usize>) {
+        let detector = Arc::clone(&self.detector);
+        let mut by_pattern: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for (i, p) in pieces.iter().enumerate() {
+            if decided.get(i).copied().unwrap_or(true) || p.start >= end {
+                continue;
+            }
+            if let Some(d) = decided.get_mut(i) {
+                *d = true;
+            }
+            by_pattern.entry(p.pattern).or_default().push(i);
+        }
+        let mut spans = Vec::new();
+        let mut release = Vec::new();
+        for (pattern, idxs) in by_pattern {
+            let (Some(value), Some(key)) =
+                (detector.piece_value(pattern), detector.pattern_key(pattern))
+            else {
+                continue;
+            };
+            let mut current: Vec<Vec<Range<usize>>> = self
+                .released_pieces
+                .iter()
+                .filter(|(k, _)| k == key)
+                .map(|(_, c)| c.clone())
+                .collect();
+            current.extend(
+                idxs.iter()
+                    .filter_map(|&i| Some(pieces.get(i)?.covers.clone())),
+            );
+            let who = assembling(
+                detector.pieces(),
+                value,
+                &self.readers,
+                |r| guard.released_pieces(r, key),
+                current,
+            );
+            let mut denied = false;
+            if !who.is_empty() {
+                let persons: BTreeSet<UserId> = who
+                    .iter()
+                    .filter_map(|r| match r {
+                        Reader::Person(u) => Some(u.clone()),
+                        Reader::Place(_) => None,
+                    })
+                    .collect();
+                for &o in detector.owners(pattern) {
+                    self.detected.insert(o);
+                    // A destination without a known audience is asked its own question.
+                    let no = match persons.len() == who.len() {
+                        true => self.flow.denied_for(guard, o, &persons),
+                        false => self.flow.denied(guard, o, None),
+                    };
+                    if no {
+                        denied = true;
+                        denied_objects.insert(o);
+                    }
+                }
+            }
+            for &i in &idxs {
+                let Some(p) = pieces.get(i) else { continue };
+                match denied {
+                    true => spans.push(token_run(&self.buf, p.start..p.end)),
+                    false => release.push(i),
+                }
+            }
+        }
+        (spans, release)
     }
 
     /// Decides the hits starting before `limit` and releases at least `buf[..limit]`:
@@ -245,8 +351,10 @@ impl Redactor {
         if limit == 0 {
             return String::new();
         }
-        let hits = self.hits();
+        let (hits, pieces) = self.hits();
         let mut decided = vec![false; hits.len()];
+        let mut pieces_decided = vec![false; pieces.len()];
+        let mut released_pieces: Vec<usize> = Vec::new();
         let mut spans: Vec<Range<usize>> = Vec::new();
         let mut denied_objects = BTreeSet::new();
         let mut end = limit.min(self.buf.len());
@@ -290,6 +398,15 @@ impl Redactor {
                     spans.push(token_run(&self.buf, hit.start..hit.end));
                 }
             }
+            let (piece_spans, go) = self.decide_pieces(
+                guard,
+                &pieces,
+                &mut pieces_decided,
+                end,
+                &mut denied_objects,
+            );
+            spans.extend(piece_spans);
+            released_pieces.extend(go);
             let reach = spans
                 .iter()
                 .filter(|s| s.start < end)
@@ -303,6 +420,17 @@ impl Redactor {
         }
         let spans = merge(spans);
         self.denied |= !spans.is_empty();
+        // The pieces that go out, unless another redaction took them.
+        for i in released_pieces {
+            let Some(p) = pieces.get(i) else { continue };
+            let covered = spans.iter().any(|s| s.start < p.end && p.start < s.end);
+            if !covered {
+                if let Some(key) = self.detector.pattern_key(p.pattern) {
+                    self.released_pieces
+                        .push((key.to_owned(), p.covers.clone()));
+                }
+            }
+        }
         let released: Vec<Range<usize>> = spans.into_iter().filter(|s| s.start < end).collect();
         let head = self.buf.get(..end).unwrap_or_default();
         let out = replace_spans(head, &released, MARKER);

@@ -10,6 +10,7 @@
 
 use super::decide::DecisionCache;
 use super::detect::{Detector, Hit, ObjIdx, PatternLibrary};
+use super::pieces::{Reader, Released};
 use super::policy::GuardPolicy;
 use super::stats::{GuardCounts, GuardStats};
 use super::{GuardLayer, GuardLayers, GuardMode};
@@ -25,6 +26,7 @@ use cosec_scenarios::{
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
+use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -72,6 +74,8 @@ pub struct TrialGuard {
     /// The end of what was last released to each destination, so that a value split
     /// over two outputs to one place is still found.
     history: Mutex<HashMap<Destination, String>>,
+    /// The pieces of strong patterns released to each reader (see [`super::pieces`]).
+    released: Mutex<Released>,
     /// Patterns the participants of a community said themselves up to a turn.
     echoes: Mutex<HashMap<(u8, CommunityId), Echoes>>,
     pub(crate) cache: DecisionCache,
@@ -162,6 +166,7 @@ impl TrialGuard {
             context_hits: Mutex::new(HashMap::new()),
             echoes: Mutex::new(HashMap::new()),
             history: Mutex::new(HashMap::new()),
+            released: Mutex::new(Released::default()),
             cache: DecisionCache::default(),
             workspace: Mutex::new(None),
             counters: Mutex::new(GuardCounts::default()),
@@ -271,6 +276,23 @@ impl TrialGuard {
         h.push_str(released);
         if let Some((cut, _)) = h.char_indices().rev().nth(keep) {
             h.drain(..cut);
+        }
+    }
+
+    /// The pieces of pattern `key` released to `reader` before, each as the ranges of
+    /// the pattern's canonical form it covers.
+    pub(crate) fn released_pieces(&self, reader: &Reader, key: &str) -> Vec<Vec<Range<usize>>> {
+        lock(&self.released).of(reader, key)
+    }
+
+    /// Remembers that `readers` received `pieces` (pattern key, ranges covered).
+    pub(crate) fn release_pieces(
+        &self,
+        readers: &[Reader],
+        pieces: &[(String, Vec<Range<usize>>)],
+    ) {
+        if !pieces.is_empty() {
+            lock(&self.released).add(readers, pieces);
         }
     }
 

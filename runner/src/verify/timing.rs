@@ -93,13 +93,13 @@ pub fn decide_for(
         Ok(o) => o,
         Err(e) => return denied(Vec::new(), format!("oracle unavailable: {e}")),
     };
-    let (mut request, state) = match question(s, output, object) {
-        Ok(q) => q,
+    let (request, state) = match question(s, output, object) {
+        Ok((request, state)) => match readers {
+            Some(readers) => (request.for_readers(readers), state),
+            None => (request, state),
+        },
         Err(e) => return denied(Vec::new(), e),
     };
-    if let Some(readers) = readers {
-        request.recipients.retain(|u| readers.contains(u));
-    }
     let decision =
         oracle.authorize_request(&s.platform, &s.agent.target_user, &state, &request, None);
     let mut reasons = decision.reasons;
