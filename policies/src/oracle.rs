@@ -1,7 +1,9 @@
 //! The hidden oracle: `Auth_t(u, a, d, l)` decided by Cedar over the entities of `E_t`.
 //!
 //! One Cedar request for the requester and one `receive` request per recipient of the
-//! destination; the flow is allowed only if all are allowed and nothing errored.
+//! destination; the flow is allowed only if all are allowed and nothing errored. A
+//! `read` (a defense's question: the oracle is never asked one) also asks the
+//! requester's `disclose` to the same destination, the reply the object is read for.
 
 mod prepared;
 #[cfg(test)]
@@ -303,9 +305,20 @@ impl Oracle {
     ) -> Result<Decision, String> {
         let action = action_uid(q.action).map_err(|e| e.to_string())?;
         let receive = receive_uid().map_err(|e| e.to_string())?;
-        let request = cedar_request(requester, action, object, context)?;
+        let request = cedar_request(requester.clone(), action, object, context)?;
         let first = self.outcome(&request, entities);
         let mut answers = vec![("requester", q.requester, first)];
+        // A `read` lets the object into a turn whose reply goes to the destination: the
+        // model reads to reply, so the requester must also be let to say it there.
+        if q.action == Action::Read {
+            let disclose = action_uid(Action::Disclose).map_err(|e| e.to_string())?;
+            let said = cedar_request(requester, disclose, object, context)?;
+            answers.push((
+                "reply of requester",
+                q.requester,
+                self.outcome(&said, entities),
+            ));
+        }
         for (user, principal) in recipients {
             let received = cedar_request(principal, receive.clone(), object, context)?;
             let outcome = self.outcome(&received, entities);

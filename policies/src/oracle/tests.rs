@@ -180,3 +180,59 @@ fn prepared_entities_skip_only_the_schema_check() {
     }
     assert!(states > suite.len(), "only {states} states compared");
 }
+
+#[test]
+fn a_read_is_allowed_only_where_the_requester_may_also_say_it() {
+    use crate::check::EmptyPolicy;
+    let default = DEFAULT_DEFENSE_SOURCE;
+    let no_egress = default
+        .replace("Action::\"egress\", ", "")
+        .replace(", Action::\"egress\"", "");
+    assert_ne!(no_egress, default);
+    let with = Oracle::from_sources_with(
+        SCHEMA_SOURCE,
+        default,
+        DEFAULT_DEFENSE_FILE_NAME,
+        EmptyPolicy::Refuse,
+    )
+    .unwrap();
+    let without = Oracle::from_sources_with(
+        SCHEMA_SOURCE,
+        &no_egress,
+        "no-egress.cedar",
+        EmptyPolicy::Refuse,
+    )
+    .unwrap();
+    let suite = cosec_scenarios::suite::load_embedded(false)
+        .unwrap()
+        .scenarios;
+    let mut reads = 0;
+    for s in &suite {
+        for flow in s
+            .verifier
+            .legit_flows
+            .iter()
+            .filter(|f| f.action == Action::Read)
+        {
+            let at = turn_time(flow.turn_or(s.verifier.scored_turn));
+            if !with.authorize_flow(s, flow, at).allowed {
+                continue;
+            }
+            reads += 1;
+            let d = without.authorize_flow(s, flow, at);
+            assert!(!d.allowed, "{}: {flow:?}", s.id);
+            assert!(
+                d.reasons
+                    .iter()
+                    .any(|r| r.starts_with("reply of requester")),
+                "{}: {:?}",
+                s.id,
+                d.reasons
+            );
+        }
+    }
+    assert!(
+        reads > 100,
+        "only {reads} reads allowed by the default policy"
+    );
+}

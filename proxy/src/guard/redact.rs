@@ -11,7 +11,9 @@
 //! text, or in an earlier text to the same destination in this trial when this flow's
 //! own question about the object is denied as well, so ordinary words are never
 //! withheld on their own, a leak loses its context too, and an entitled requester's
-//! later answer keeps it. A redaction
+//! later answer keeps it. A piece of a code or name that, with the pieces earlier
+//! outputs released to some readers, completes it is decided for those readers (see
+//! [`super::pieces`]). A redaction
 //! covers the whole run of the token it falls in (no `[withheld by policy].1 percent`)
 //! and spans that overlap or touch merge into one [`MARKER`], which repeats no
 //! protected text, path or metadata.
@@ -333,11 +335,15 @@ impl Redactor {
                     }
                 }
             }
+            // In shadow mode a denied piece goes out all the same, and is remembered so.
+            let goes_out = !denied || guard.mode != GuardMode::Enforce;
             for &i in &idxs {
                 let Some(p) = pieces.get(i) else { continue };
-                match denied {
-                    true => spans.push(token_run(&self.buf, p.start..p.end)),
-                    false => release.push(i),
+                if denied {
+                    spans.push(token_run(&self.buf, p.start..p.end));
+                }
+                if goes_out {
+                    release.push(i);
                 }
             }
         }
@@ -423,7 +429,8 @@ impl Redactor {
         // The pieces that go out, unless another redaction took them.
         for i in released_pieces {
             let Some(p) = pieces.get(i) else { continue };
-            let covered = spans.iter().any(|s| s.start < p.end && p.start < s.end);
+            let covered = guard.mode == GuardMode::Enforce
+                && spans.iter().any(|s| s.start < p.end && p.start < s.end);
             if !covered {
                 if let Some(key) = self.detector.pattern_key(p.pattern) {
                     self.released_pieces
