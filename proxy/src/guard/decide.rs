@@ -64,7 +64,8 @@ impl Verdict {
 
 /// The live state at one time and its Cedar entities.
 pub(crate) struct StateAt {
-    state: CommunityState,
+    /// The community state.
+    pub state: CommunityState,
     /// `None` when the entities could not be prepared: questions then take the slow
     /// path, which fails closed on the same error if it concerns them.
     prepared: Option<PreparedState>,
@@ -89,7 +90,8 @@ impl TrialGuard {
         matches!(self.state_at(time).as_ref(), Ok(at) if at.prepared.is_some())
     }
 
-    fn state_at(&self, time: Time) -> Arc<Result<StateAt, String>> {
+    /// The live state at `time` and its entities, built once per trial and time.
+    pub(crate) fn state_at(&self, time: Time) -> Arc<Result<StateAt, String>> {
         let mut states = lock(&self.cache.states);
         Arc::clone(states.entry(time).or_insert_with(|| {
             Arc::new(

@@ -16,7 +16,7 @@
 //! per destination without a known audience.
 
 use super::trial::TrialGuard;
-use cosec_scenarios::{CommunityState, Destination, Time, UserId};
+use cosec_scenarios::{Destination, Time, UserId};
 use cosec_text::render::assemble::{Held, Pieces};
 use cosec_text::ViewPath;
 use std::collections::{BTreeSet, HashMap, VecDeque};
@@ -79,14 +79,22 @@ impl Released {
 /// Who an output to `destination` at `time` reaches in `guard`'s trial, the user the
 /// agent acts for excepted; the destination itself when its audience is unknown.
 pub(crate) fn readers_of(guard: &TrialGuard, destination: &Destination, time: Time) -> Vec<Reader> {
-    match CommunityState::reach_at(&guard.platform, destination, &guard.target, time) {
-        Ok(reach) => reach
+    let state = guard.state_at(time);
+    let reach = match state.as_ref() {
+        Ok(at) => at
+            .state
+            .reach(destination, &guard.target, &guard.platform)
+            .ok(),
+        Err(_) => None,
+    };
+    match reach {
+        Some(reach) => reach
             .audience
             .into_iter()
             .filter(|u| *u != guard.target)
             .map(Reader::Person)
             .collect(),
-        Err(_) => vec![Reader::Place(destination.clone())],
+        None => vec![Reader::Place(destination.clone())],
     }
 }
 
