@@ -240,16 +240,7 @@ impl Flow {
         if let Some(denied) = self.decided.get(&object) {
             return *denied;
         }
-        let started = Instant::now();
-        let verdict = guard.decide(&self.ctx, object, self.action, &self.destination);
-        let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-        let denied = !verdict.allowed;
-        let outcome = if denied {
-            self.on_deny
-        } else {
-            GuardOutcome::Allow
-        };
-        self.trace(guard, object, &verdict, outcome, latency_us, evidence);
+        let denied = self.ask(guard, object, None, evidence);
         self.decided.insert(object, denied);
         denied
     }
@@ -267,14 +258,22 @@ impl Flow {
         if let Some(denied) = self.decided_for.get(&key) {
             return *denied;
         }
+        let denied = self.ask(guard, object, Some(readers), None);
+        self.decided_for.insert(key, denied);
+        denied
+    }
+
+    /// Decides `object` (for `readers` alone when given) and traces the decision;
+    /// returns whether it is denied.
+    fn ask(
+        &self,
+        guard: &TrialGuard,
+        object: ObjIdx,
+        readers: Option<&BTreeSet<UserId>>,
+        evidence: Option<&Hit>,
+    ) -> bool {
         let started = Instant::now();
-        let verdict = guard.decide_for(
-            &self.ctx,
-            object,
-            self.action,
-            &self.destination,
-            Some(readers),
-        );
+        let verdict = guard.decide_for(&self.ctx, object, self.action, &self.destination, readers);
         let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         let denied = !verdict.allowed;
         let outcome = if denied {
@@ -282,8 +281,7 @@ impl Flow {
         } else {
             GuardOutcome::Allow
         };
-        self.trace(guard, object, &verdict, outcome, latency_us, None);
-        self.decided_for.insert(key, denied);
+        self.trace(guard, object, &verdict, outcome, latency_us, evidence);
         denied
     }
 
