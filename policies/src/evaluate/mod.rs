@@ -225,15 +225,15 @@ pub fn evaluate_policy(
     Ok(report)
 }
 
-/// `f` of every scenario, in order, spread over the machine's cores: each question
-/// is independent, and a whole suite asks a few thousand.
-fn in_parallel<T: Send>(scenarios: &[Scenario], f: impl Fn(&Scenario) -> T + Sync) -> Vec<T> {
+/// `f` of every job, in order, spread over the machine's cores (a whole suite's
+/// questions, or its trials' replays, are independent of each other).
+pub fn in_parallel<J: Sync, T: Send>(jobs: &[J], f: impl Fn(&J) -> T + Sync) -> Vec<T> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
-        .clamp(1, scenarios.len().max(1));
-    let chunk = scenarios.len().div_ceil(workers).max(1);
+        .clamp(1, jobs.len().max(1));
+    let chunk = jobs.len().div_ceil(workers).max(1);
     std::thread::scope(|s| {
-        let handles: Vec<_> = scenarios
+        let handles: Vec<_> = jobs
             .chunks(chunk)
             .map(|part| s.spawn(|| part.iter().map(&f).collect::<Vec<T>>()))
             .collect();

@@ -167,7 +167,8 @@ pub fn replay_run(
             })?;
         jobs.push((v, *s));
     }
-    let replayed = in_parallel(&jobs, |(v, s)| replay_one(dir, v, s, policies));
+    let replayed =
+        cosec_policies::evaluate::in_parallel(&jobs, |(v, s)| replay_one(dir, v, s, policies));
     let mut trials = Vec::new();
     for r in replayed {
         trials.push(r?);
@@ -264,22 +265,4 @@ fn totals<'a>(
     }
     t.price = PriceSummary::of(&priced).unwrap_or_default();
     t
-}
-
-/// `f` of every job, in order, spread over the machine's cores.
-fn in_parallel<J: Sync, T: Send>(jobs: &[J], f: impl Fn(&J) -> T + Sync) -> Vec<T> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, jobs.len().max(1));
-    let chunk = jobs.len().div_ceil(workers).max(1);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = jobs
-            .chunks(chunk)
-            .map(|part| s.spawn(|| part.iter().map(&f).collect::<Vec<T>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
 }
