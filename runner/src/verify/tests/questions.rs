@@ -11,7 +11,7 @@ use cosec_proxy::registry::{ModelRoute, SimKind, Trial, TrialSetup};
 use cosec_proxy::trace::{read_trace, TraceEvent, TraceWriter};
 use cosec_scenarios::agent::Surface;
 use cosec_scenarios::ids::{event_time, turn_time};
-use cosec_scenarios::{Action, Destination, Namespace, Scenario, Time};
+use cosec_scenarios::{Action, CommunityState, Destination, Namespace, Scenario, Time};
 use proptest::prelude::*;
 use std::sync::{Arc, OnceLock};
 
@@ -124,10 +124,16 @@ proptest! {
             .collect();
         prop_assume!(!seeds.is_empty());
         for (turn, g) in &plan {
-            let community = communities[g.community % communities.len()].id.clone();
-            let speaker = g.speaker.map(|i| people[i % people.len()].clone());
             // A silent delivery between two turns runs after the turn's event, if any.
             let time: Time = if g.between { event_time(*turn) } else { turn_time(*turn) };
+            // Deliveries go to communities that exist then (a merged one only after the
+            // merge): in one that does not, nobody could be asked and every decision
+            // fails closed without a principal.
+            let state = CommunityState::at(&s.platform, time).expect("state");
+            let live: Vec<_> = communities.iter().filter(|c| state.is_active(&c.id)).collect();
+            prop_assume!(!live.is_empty());
+            let community = live[g.community % live.len()].id.clone();
+            let speaker = g.speaker.map(|i| people[i % people.len()].clone());
             let d = Delivery {
                 turn: *turn,
                 community: community.clone(),
