@@ -398,6 +398,33 @@ impl Haystack {
         out
     }
 
+    /// [`Haystack::find_set`] of `text` read in full (every view and rendering family),
+    /// but only where it can hold a value of `set`: a long text is first searched in
+    /// one pass for the forms of the values and for what a view may decode (see the
+    /// crate's `locate` module), and only windows around those places are read. Short
+    /// texts, and texts whose windows cover most of them, are read whole.
+    pub fn find_set_located(text: &str, set: &NeedleSet) -> Vec<SetMatch> {
+        if set.is_empty() {
+            return Vec::new();
+        }
+        let Some(windows) = set.locator().windows(text) else {
+            return Haystack::new(text).find_set(set);
+        };
+        let mut out: Vec<SetMatch> = Vec::new();
+        for w in windows {
+            let Some(part) = text.get(w.clone()) else {
+                continue;
+            };
+            for mut m in Haystack::new(part).find_set(set) {
+                m.found.source = m.found.source.start + w.start..m.found.source.end + w.start;
+                out.push(m);
+            }
+        }
+        out.sort_by_key(|m| (m.found.source.start, m.found.source.end, m.needle));
+        out.dedup_by(|a, b| a.needle == b.needle && a.found.source == b.found.source);
+        out
+    }
+
     /// The first unmasked occurrence of `needle`, plain reading first, rendering
     /// families after every reading's canonical form (builds the needle's families: see
     /// [`Haystack::find_each`]).

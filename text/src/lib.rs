@@ -60,6 +60,7 @@ mod canon;
 pub mod generate;
 mod glyphs;
 mod haystack;
+mod locate;
 mod mapped;
 pub mod render;
 mod set;

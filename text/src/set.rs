@@ -3,7 +3,9 @@
 
 use crate::canon::Needle;
 use crate::render::Families;
+use crate::locate::Locator;
 use aho_corasick::AhoCorasick;
+use std::sync::OnceLock;
 
 /// Why a [`NeedleSet`] could not be built (the automaton's own error).
 #[derive(Debug, thiserror::Error)]
@@ -17,6 +19,8 @@ pub struct NeedleSet {
     automaton: Option<AhoCorasick>,
     /// The needles' renderings, precomputed once.
     families: Families,
+    /// The forms a long text is searched for before it is read, built on first use.
+    locator: OnceLock<Locator>,
 }
 
 impl NeedleSet {
@@ -31,6 +35,7 @@ impl NeedleSet {
             needles,
             automaton: Some(automaton),
             families,
+            locator: OnceLock::new(),
         })
     }
 
@@ -57,6 +62,13 @@ impl NeedleSet {
     /// The needles' renderings.
     pub(crate) fn families(&self) -> &Families {
         &self.families
+    }
+
+    /// The forms of the needles and their renderings that locate where a long text can
+    /// hold one.
+    pub(crate) fn locator(&self) -> &Locator {
+        self.locator
+            .get_or_init(|| Locator::new(&self.needles, &self.families))
     }
 
     /// The automaton and needles, for the haystack's search.

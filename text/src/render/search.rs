@@ -87,6 +87,30 @@ pub struct Families {
     filler: Vec<(usize, Vec<char>)>,
     /// Needles with enough bits to be searched as word initials.
     initials: Vec<usize>,
+    /// The patterns above as written, by the projection they are searched in: what
+    /// [`crate::locate`] looks for in a long text before reading any of it.
+    pub(crate) seeds: Seeds,
+}
+
+/// The patterns of a set of values, by the projection of a reading they are searched
+/// in (before any shift, reversal or ROT13 a reading may add).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Seeds {
+    /// Searched in the squeezed reading (the values, Atbash, concatenated spellings).
+    pub(crate) squeezed: Vec<String>,
+    /// The squeezed values, searched in projections of words (spelled words, initials
+    /// of eligible values, reordered words).
+    pub(crate) words: Vec<String>,
+    /// The squeezed values with enough bits for word initials.
+    pub(crate) initials: Vec<String>,
+    /// Leetspeak classes.
+    pub(crate) leet: Vec<String>,
+    /// ROT47 renderings and block cores, searched in the text without whitespace.
+    pub(crate) nospace: Vec<String>,
+    /// Squeezed values searched under every Caesar shift.
+    pub(crate) caesar: Vec<String>,
+    /// Squeezed values searched with filler between their characters.
+    pub(crate) filler: Vec<String>,
 }
 
 fn atbash(s: &str) -> String {
@@ -122,6 +146,7 @@ impl Families {
         let (mut sq, mut sh, mut le, mut ns, mut filler) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut initials = Vec::new();
+        let mut caesar_values = Vec::new();
         let tabs = tables();
         for (i, n) in needles.iter().enumerate() {
             let value = n.raw();
@@ -207,12 +232,34 @@ impl Families {
                     digit: pos(char::is_ascii_digit),
                 };
                 sh.push((i, anchor, project::deltas(&chars)));
+                caesar_values.push(s.clone());
             }
             if b >= MIN_FILLER_BITS {
                 filler.push((i, s.chars().collect()));
             }
         }
+        let seeds = Seeds {
+            squeezed: sq.iter().map(|(_, _, p)| p.clone()).collect(),
+            words: sq
+                .iter()
+                .filter(|(_, k, _)| matches!(k, SqKind::Identity))
+                .map(|(_, _, p)| p.clone())
+                .collect(),
+            initials: sq
+                .iter()
+                .filter(|(n, k, _)| matches!(k, SqKind::Identity) && initials.contains(n))
+                .map(|(_, _, p)| p.clone())
+                .collect(),
+            leet: le.iter().map(|(_, _, p)| p.clone()).collect(),
+            nospace: ns.iter().map(|(_, _, p)| p.clone()).collect(),
+            caesar: caesar_values,
+            filler: filler
+                .iter()
+                .map(|(_, v): &(usize, Vec<char>)| v.iter().collect())
+                .collect(),
+        };
         Families {
+            seeds,
             squeezed: Patterns::build(sq),
             shifted: Patterns::build(sh),
             leet: Patterns::build(le),

@@ -1,0 +1,210 @@
+//! Where a long text can hold a value of a [`NeedleSet`]: found in one pass, so that the
+//! full reading (every view, every rendering family) is paid only there.
+//!
+//! A reading of a text can hold a value only where one of these is:
+//!
+//! - a **form of a value** in a cheap projection of the text as written: its letters
+//!   and digits (the value, Atbash, concatenated spellings, each also reversed and in
+//!   ROT13, which covers the reversed and ROT13 readings and what markup, table cells
+//!   and separators split), their leetspeak classes, the text without whitespace
+//!   (ROT47, block cores), the shift-invariant differences (Caesar), the words with
+//!   spelled words read back (every spelling table, words read as written, reversed,
+//!   in ROT13), word initials and last letters, every word reversed, and values spread
+//!   with filler;
+//! - a **trigger** ([`triggers`]): a character outside ASCII that is not ordinary
+//!   typography (look-alikes, invisible characters, upside-down or fullwidth text,
+//!   other scripts), a token that a token decoder reads as text (base64, base32,
+//!   base58, Ascii85, hex, percent-encoding), escapes and character references, lists
+//!   of numbers, Morse code, runs of number words, Ascii85 and uuencoded blocks.
+//!
+//! Each place becomes a window with some context around it, and only the windows are
+//! read ([`crate::Haystack::find_set_located`]). Forms and triggers are a superset of
+//! what the full reading can find: a window may hold nothing, but nothing is found
+//! outside the windows that a full reading of the window would not find too.
+
+mod project;
+mod triggers;
+
+use crate::render::project::deltas;
+use crate::render::Families;
+use crate::Needle;
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use project::Projections;
+use std::ops::Range;
+
+/// Bytes of context read on each side of a place that can hold a value.
+pub(crate) const MARGIN: usize = 160;
+/// Texts shorter than this are read whole (a window would be most of them anyway).
+pub(crate) const MIN_LOCATED: usize = 2048;
+/// A text whose windows cover more than this share of it is read whole.
+const MAX_COVERED: f64 = 0.6;
+
+/// The automata of the forms of a set of values, one per projection.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Locator {
+    squeezed: Option<AhoCorasick>,
+    words: Option<AhoCorasick>,
+    initials: Option<AhoCorasick>,
+    leet: Option<AhoCorasick>,
+    nospace: Option<AhoCorasick>,
+    deltas: Option<AhoCorasick>,
+    filler: Vec<Vec<u8>>,
+    /// A value with no letter or digit: nothing can be told apart, every text is read
+    /// whole.
+    whole: bool,
+}
+
+fn rot13(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            'a'..='z' => char::from(b'a' + (c as u8 - b'a' + 13) % 26),
+            'A'..='Z' => char::from(b'A' + (c as u8 - b'A' + 13) % 26),
+            _ => c,
+        })
+        .collect()
+}
+
+fn reversed(s: &str) -> String {
+    s.chars().rev().collect()
+}
+
+/// `p` as it shows in the reversed and ROT13 readings too.
+fn turned(p: &str) -> [String; 4] {
+    let r = reversed(p);
+    [p.to_owned(), rot13(p), rot13(&r), r]
+}
+
+/// An automaton over the ASCII patterns of `patterns` (a pattern with other characters
+/// can only match where the text has them, which is a trigger).
+fn automaton(patterns: impl IntoIterator<Item = String>) -> Option<AhoCorasick> {
+    let mut ps: Vec<String> = patterns
+        .into_iter()
+        .filter(|p| !p.is_empty() && p.is_ascii())
+        .collect();
+    ps.sort_unstable();
+    ps.dedup();
+    if ps.is_empty() {
+        return None;
+    }
+    AhoCorasick::builder()
+        .kind(Some(AhoCorasickKind::DFA))
+        .match_kind(MatchKind::Standard)
+        .build(&ps)
+        .ok()
+}
+
+impl Locator {
+    /// The forms of `needles` and of their renderings in `families`.
+    pub(crate) fn new(needles: &[Needle], families: &Families) -> Self {
+        let seeds = &families.seeds;
+        let mut whole = false;
+        let mut squeezed: Vec<String> = Vec::new();
+        for n in needles {
+            let s: String = crate::render::project::squeezed(n.as_str())
+                .as_str()
+                .to_owned();
+            if s.is_empty() {
+                whole = true;
+            }
+            squeezed.extend(turned(&s));
+        }
+        squeezed.extend(seeds.squeezed.iter().flat_map(|p| turned(p)));
+        let chars = |s: &str| s.chars().collect::<Vec<char>>();
+        Locator {
+            squeezed: automaton(squeezed),
+            words: automaton(seeds.words.iter().flat_map(|p| turned(p))),
+            initials: automaton(seeds.initials.iter().flat_map(|p| turned(p))),
+            leet: automaton(seeds.leet.iter().flat_map(|p| [p.clone(), reversed(p)])),
+            nospace: automaton(seeds.nospace.iter().flat_map(|p| turned(p))),
+            deltas: automaton(seeds.caesar.iter().flat_map(|s| {
+                [deltas(&chars(s)), deltas(&chars(&reversed(s)))]
+            })),
+            filler: seeds
+                .filler
+                .iter()
+                .flat_map(|p| turned(p))
+                .filter(|p| p.is_ascii())
+                .map(String::into_bytes)
+                .collect(),
+            whole,
+        }
+    }
+
+    /// The byte ranges of `text` to read, in order and disjoint; `None` when the text
+    /// is better read whole.
+    pub(crate) fn windows(&self, text: &str) -> Option<Vec<Range<usize>>> {
+        if self.whole || text.len() < MIN_LOCATED {
+            return None;
+        }
+        let mut places = Vec::new();
+        let p = Projections::new(text, &mut places);
+        triggers::find(text, &mut places);
+        let found = |a: &Option<AhoCorasick>, proj: &project::Proj, places: &mut Vec<_>| {
+            if let Some(a) = a {
+                for m in a.find_overlapping_iter(proj.bytes.as_slice()) {
+                    places.push(proj.source(m.range()));
+                }
+            }
+        };
+        found(&self.squeezed, &p.squeezed, &mut places);
+        found(&self.leet, &p.leet, &mut places);
+        found(&self.leet, &p.leet13, &mut places);
+        found(&self.nospace, &p.nospace, &mut places);
+        found(&self.deltas, &p.deltas, &mut places);
+        found(&self.initials, &p.initials, &mut places);
+        found(&self.initials, &p.finals, &mut places);
+        if self.words.is_some() {
+            found(&self.words, &p.words_reversed, &mut places);
+            for proj in p.spelled() {
+                found(&self.words, &proj, &mut places);
+            }
+        }
+        for form in &self.filler {
+            places.extend(p.squeezed.filler(form));
+        }
+        let windows = merge(text, places);
+        let covered: usize = windows.iter().map(ExactSizeIterator::len).sum();
+        (covered as f64 <= text.len() as f64 * MAX_COVERED).then_some(windows)
+    }
+}
+
+/// The places widened by [`MARGIN`] to whitespace (or the text's ends), merged where
+/// they overlap or nearly touch.
+fn merge(text: &str, mut places: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    places.sort_unstable_by_key(|r| (r.start, r.end));
+    let bytes = text.as_bytes();
+    let widen_start = |at: usize| {
+        let mut s = at.saturating_sub(MARGIN);
+        let floor = s.saturating_sub(MARGIN / 2);
+        while s > floor && !bytes.get(s - 1).is_some_and(u8::is_ascii_whitespace) {
+            s -= 1;
+        }
+        while !text.is_char_boundary(s) {
+            s -= 1;
+        }
+        s
+    };
+    let widen_end = |at: usize| {
+        let mut e = (at + MARGIN).min(text.len());
+        let ceiling = (e + MARGIN / 2).min(text.len());
+        while e < ceiling && !bytes.get(e).is_some_and(u8::is_ascii_whitespace) {
+            e += 1;
+        }
+        while !text.is_char_boundary(e) {
+            e += 1;
+        }
+        e
+    };
+    let mut out: Vec<Range<usize>> = Vec::new();
+    for p in places {
+        let (s, e) = (widen_start(p.start), widen_end(p.end.max(p.start)));
+        match out.last_mut() {
+            Some(last) if s <= last.end + MARGIN => last.end = last.end.max(e),
+            _ => out.push(s..e),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
