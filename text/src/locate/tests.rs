@@ -1,1 +1,46 @@
-use super::*;
+use crate::{Haystack, Needle, NeedleSet};
+
+fn prose(words: usize) -> String {
+    let w = "the club meets at the car park at nine and walks the ridge before lunch";
+    w.split(' ')
+        .cycle()
+        .take(words)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A value written in the middle of a long text, plainly and in renderings, is found
+/// by the located reading where the full reading finds it.
+#[test]
+fn located_reading_finds_what_the_full_reading_finds() {
+    let set = NeedleSet::new(vec![Needle::new("PF-2291 Quarry Terrace").unwrap()]).unwrap();
+    for rendering in [
+        "PF-2291 Quarry Terrace",
+        "UEYtMjI5MSBRdWFycnkgVGVycmFjZQ==",
+        "ecarreT yrrauQ 1922-FP",
+        "CS-2291 Dbveel Grenpnr",
+        "50 46 2d 32 32 39 31 20 51 75 61 72 72 79",
+    ] {
+        let text = format!("{} {rendering} {}", prose(800), prose(800));
+        let full: Vec<_> = Haystack::new(&text)
+            .find_set(&set)
+            .into_iter()
+            .map(|m| m.found.source)
+            .collect();
+        let located: Vec<_> = Haystack::find_set_located(&text, &set)
+            .into_iter()
+            .map(|m| m.found.source)
+            .collect();
+        assert_eq!(full, located, "{rendering}");
+    }
+}
+
+/// Ordinary prose without a value has few places to read.
+#[test]
+fn prose_without_values_is_mostly_skipped() {
+    let set = NeedleSet::new(vec![Needle::new("PF-2291 Quarry Terrace").unwrap()]).unwrap();
+    let text = prose(3000);
+    let windows = set.locator().windows(&text).unwrap();
+    let covered: usize = windows.iter().map(|w| w.len()).sum();
+    assert!(covered * 10 < text.len(), "{covered} of {}", text.len());
+}
