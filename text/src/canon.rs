@@ -21,6 +21,16 @@ pub fn is_separator(c: char) -> bool {
 /// (base64) can still be decoded afterwards: NFKC, removal of default-ignorable code
 /// points and the UTS #39 skeleton of every non-ASCII character.
 pub fn prepare(input: &Mapped) -> Mapped {
+    // ASCII has no compatibility form, nothing ignorable, and is its own skeleton here
+    // (the module's tests check this against the character-by-character path).
+    if input.as_str().is_ascii() {
+        return input.clone();
+    }
+    prepare_by_segment(input)
+}
+
+/// [`prepare`], one character and its combining marks at a time.
+fn prepare_by_segment(input: &Mapped) -> Mapped {
     let text = input.as_str();
     let mut out = Mapped::with_capacity(text.len());
     let mut chars = text.char_indices().peekable();
@@ -29,7 +39,10 @@ pub fn prepare(input: &Mapped) -> Mapped {
         // A segment is a character with its combining marks, and with the invisible
         // characters among them (they vanish, and the marks then belong to it).
         while let Some(&(i, next)) = chars.peek() {
-            let invisible = !next.is_ascii() && skeleton(next).is_empty();
+            if next.is_ascii() {
+                break;
+            }
+            let invisible = skeleton(next).is_empty();
             if canonical_combining_class(next) == 0 && !invisible {
                 break;
             }
@@ -166,7 +179,7 @@ impl Canonical {
                 });
                 continue;
             }
-            for f in std::iter::once(c).default_case_fold() {
+            for f in fold_case(c) {
                 let mut flag = 0;
                 match (pending.take(), prev) {
                     (Some(_), Some(p)) if joins(p, f) => flag |= JOINED | BOUNDARY,
@@ -241,6 +254,13 @@ impl Canonical {
             None
         })
     }
+}
+
+/// `c` case-folded. ASCII folds to its lowercase, without the folding iterator.
+fn fold_case(c: char) -> impl Iterator<Item = char> {
+    let quick = c.is_ascii().then(|| c.to_ascii_lowercase());
+    let full = (!c.is_ascii()).then(|| std::iter::once(c).default_case_fold());
+    quick.into_iter().chain(full.into_iter().flatten())
 }
 
 fn push_flagged(out: &mut Mapped, flags: &mut Vec<u8>, c: char, span: Range<usize>, flag: u8) {

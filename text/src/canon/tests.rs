@@ -107,3 +107,29 @@ proptest::proptest! {
         proptest::prop_assert_eq!(once.as_str(), twice.as_str());
     }
 }
+
+/// What the ASCII shortcuts of preparation and case folding rely on, for every ASCII
+/// character: no combining class, a skeleton, lowercase as its case folding.
+#[test]
+fn ascii_takes_no_step_of_preparation_and_folds_to_lowercase() {
+    for b in 0u8..=0x7f {
+        let c = char::from(b);
+        assert_eq!(canonical_combining_class(c), 0, "{c:?}");
+        assert!(!skeleton(c).is_empty(), "{c:?}");
+        let folded: String = std::iter::once(c).default_case_fold().collect();
+        assert_eq!(folded, fold_case(c).collect::<String>(), "{c:?}");
+    }
+}
+
+proptest::proptest! {
+    /// An ASCII text prepares to itself with the same spans by either path, also when it
+    /// is a derived text whose spans are not the identity.
+    #[test]
+    fn ascii_text_prepares_the_same_by_the_shortcut(s in "[\\x00-\\x7f]{0,80}", shift in 0usize..5) {
+        let mut derived = Mapped::default();
+        for (i, c) in s.char_indices() {
+            derived.push(c, i + shift..i + shift + 1 + i % 3);
+        }
+        proptest::prop_assert_eq!(prepare(&derived), prepare_by_segment(&derived));
+    }
+}

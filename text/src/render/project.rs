@@ -1,7 +1,6 @@
 //! Projections of a reading that rendering families are searched in. Each is a
 //! [`Mapped`] whose spans are byte ranges of the reading (not of the original text).
 
-use super::words::Table;
 use crate::canon::prepare;
 use crate::mapped::Mapped;
 use std::ops::Range;
@@ -9,7 +8,18 @@ use unicode_normalization::char::canonical_combining_class;
 use unicode_normalization::UnicodeNormalization;
 
 /// `c` lowercased, without diacritics, letters and digits only.
-fn norm(c: char) -> impl Iterator<Item = char> {
+///
+/// An ASCII character, what most text is made of, takes a shortcut with the same
+/// result: it lowercases to one ASCII character, which has no decomposition.
+pub(crate) fn norm(c: char) -> impl Iterator<Item = char> {
+    let ascii = c.is_ascii();
+    let quick = Some(c.to_ascii_lowercase()).filter(|l| ascii && l.is_ascii_alphanumeric());
+    let full = (!ascii).then(|| norm_decomposed(c));
+    quick.into_iter().chain(full.into_iter().flatten())
+}
+
+/// [`norm`] through lowercasing and canonical decomposition, for any character.
+pub(super) fn norm_decomposed(c: char) -> impl Iterator<Item = char> {
     c.to_lowercase()
         .flat_map(|l| l.nfd())
         .filter(|&d| canonical_combining_class(d) == 0 && d.is_alphanumeric())
@@ -148,8 +158,10 @@ pub(crate) fn word_order_reversed(reading: &str) -> Reordered {
 }
 
 fn reordered(words: Vec<(usize, &str)>, backwards: bool) -> Reordered {
-    let mut out = Mapped::default();
-    let mut bounds = vec![true];
+    let size = words.iter().map(|(_, w)| w.len()).sum();
+    let mut out = Mapped::with_capacity(size);
+    let mut bounds = Vec::with_capacity(size + 1);
+    bounds.push(true);
     for (start, word) in words {
         let mut chars: Vec<(usize, char)> = word.char_indices().collect();
         if backwards {
@@ -206,20 +218,35 @@ pub(crate) fn initials(words: &[(Range<usize>, String)]) -> Mapped {
     out
 }
 
-/// The words with those of `table` replaced by the character they spell; `None` when
-/// no word is in the table.
-pub(crate) fn spelled(words: &[(Range<usize>, String)], table: &Table) -> Option<Mapped> {
-    if !words.iter().any(|(_, w)| table.contains_key(w)) {
+/// The words with those of table `t` replaced by the character they spell; `None` when
+/// no word is in the table. `spells` is [`spelling`] of `words`.
+pub(crate) fn spelled(
+    words: &[(Range<usize>, String)],
+    spells: &[Option<&[Option<char>]>],
+    t: usize,
+) -> Option<Mapped> {
+    let in_table = |k: usize| spells.get(k).copied().flatten().and_then(|s| *s.get(t)?);
+    if !(0..words.len()).any(|k| in_table(k).is_some()) {
         return None;
     }
-    let mut out = Mapped::default();
-    for (r, w) in words {
-        match table.get(w) {
-            Some(&c) => out.push(c, r.clone()),
+    let mut out = Mapped::with_capacity(words.iter().map(|(_, w)| w.len()).sum());
+    for (k, (r, w)) in words.iter().enumerate() {
+        match in_table(k) {
+            Some(c) => out.push(c, r.clone()),
             None => out.push_str(w, r.clone()),
         }
     }
     Some(out)
+}
+
+/// For each word, what it spells in each table (`None` for a word of no table): one
+/// lookup per word for all the tables.
+pub(crate) fn spelling(words: &[(Range<usize>, String)]) -> Vec<Option<&'static [Option<char>]>> {
+    let index = super::words::index();
+    words
+        .iter()
+        .map(|(_, w)| index.get(w).map(Vec::as_slice))
+        .collect()
 }
 
 /// Shift-invariant form of a squeezed text: for each character after the first, the

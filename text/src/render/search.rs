@@ -309,8 +309,9 @@ impl Projections {
             (View::WordsReversed, project::words_reversed(r)),
             (View::WordOrder, project::word_order_reversed(r)),
         ];
-        for (t, table) in tables().iter().enumerate() {
-            if let Some(m) = project::spelled(&ws, table) {
+        let spells = project::spelling(&ws);
+        for t in 0..tables().len() {
+            if let Some(m) = project::spelled(&ws, &spells, t) {
                 words.push((table_view(t), m));
             }
         }

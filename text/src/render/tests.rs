@@ -70,3 +70,15 @@ fn each_family_finds_its_rendering() {
         "too short for initials"
     );
 }
+
+/// The ASCII shortcut of the projections' character normalisation gives what the
+/// decomposing path gives, for every ASCII character.
+#[test]
+fn ascii_normalises_the_same_by_the_shortcut() {
+    for b in 0u8..=0x7f {
+        let c = char::from(b);
+        let quick: String = super::project::norm(c).collect();
+        let full: String = super::project::norm_decomposed(c).collect();
+        assert_eq!(quick, full, "{c:?}");
+    }
+}

@@ -203,6 +203,24 @@ fn add(t: &mut Table, spellings: &str, c: char) {
     }
 }
 
+/// Every word of the tables, with the character it spells in each table by index.
+pub(crate) fn index() -> &'static HashMap<String, Vec<Option<char>>> {
+    static INDEX: OnceLock<HashMap<String, Vec<Option<char>>>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let all = tables();
+        let mut out: HashMap<String, Vec<Option<char>>> = HashMap::new();
+        for (t, table) in all.iter().enumerate() {
+            for (w, &c) in table {
+                let slot = out.entry(w.clone()).or_insert_with(|| vec![None; all.len()]);
+                if let Some(s) = slot.get_mut(t) {
+                    *s = Some(c);
+                }
+            }
+        }
+        out
+    })
+}
+
 /// The tables: NATO (letters, English digit words and `niner`) first, then one per
 /// language of [`LANGS`].
 pub(crate) fn tables() -> &'static [Table] {
