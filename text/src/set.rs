@@ -71,6 +71,12 @@ impl NeedleSet {
             .get_or_init(|| Locator::new(&self.needles, &self.families))
     }
 
+    /// The byte ranges of `text` that [`crate::Haystack::find_set_located`] reads in
+    /// full, in order; `None` when it reads the whole text (for benches and diagnostics).
+    pub fn located_windows(&self, text: &str) -> Option<Vec<std::ops::Range<usize>>> {
+        self.locator().windows(text)
+    }
+
     /// The automaton and needles, for the haystack's search.
     pub(crate) fn parts(&self) -> Option<(&AhoCorasick, &[Needle])> {
         self.automaton

@@ -309,17 +309,23 @@ impl Detector {
         if self.is_empty() || text.is_empty() {
             return Vec::new();
         }
-        let haystack = if plain {
-            Haystack::plain(text)
+        // A long text is read in full only where it can hold a pattern (the text
+        // crate's located reading): most of a long tool result or document is prose
+        // that no reading turns into a protected value.
+        let found = if plain {
+            Haystack::plain(text).find_set(&self.set)
         } else {
-            Haystack::new(text)
+            Haystack::find_set_located(text, &self.set)
         };
-        self.hits_in(&haystack)
+        self.hits_of(found)
     }
 
     fn hits_in(&self, haystack: &Haystack) -> Vec<Hit> {
-        haystack
-            .find_set(&self.set)
+        self.hits_of(haystack.find_set(&self.set))
+    }
+
+    fn hits_of(&self, found: Vec<cosec_text::SetMatch>) -> Vec<Hit> {
+        found
             .into_iter()
             .filter_map(|m| {
                 let (kind, owners) = self.entries.get(m.needle)?;

@@ -49,6 +49,8 @@ pub(crate) struct Locator {
     nospace: Option<AhoCorasick>,
     deltas: Option<AhoCorasick>,
     filler: Vec<Vec<u8>>,
+    /// Most words a spelled form can take: its letters and digits.
+    reach: usize,
     /// A value with no letter or digit: nothing can be told apart, every text is read
     /// whole.
     whole: bool,
@@ -126,6 +128,7 @@ impl Locator {
                 .filter(|p| p.is_ascii())
                 .map(String::into_bytes)
                 .collect(),
+            reach: seeds.words.iter().map(|p| p.chars().count()).max().unwrap_or(0),
             whole,
         }
     }
@@ -136,9 +139,9 @@ impl Locator {
         if self.whole || text.len() < MIN_LOCATED {
             return None;
         }
-        let mut places = Vec::new();
+        let (mut places, mut tight) = (Vec::new(), Vec::new());
         let p = Projections::new(text, &mut places);
-        triggers::find(text, &mut places);
+        triggers::find(text, &mut places, &mut tight);
         let found = |a: &Option<AhoCorasick>, proj: &project::Proj, places: &mut Vec<_>| {
             if let Some(a) = a {
                 for m in a.find_overlapping_iter(proj.bytes.as_slice()) {
@@ -155,26 +158,32 @@ impl Locator {
         found(&self.initials, &p.finals, &mut places);
         if self.words.is_some() {
             found(&self.words, &p.words_reversed, &mut places);
-            for proj in p.spelled() {
+            for proj in p.spelled(self.reach) {
                 found(&self.words, &proj, &mut places);
             }
         }
         for form in &self.filler {
             places.extend(p.squeezed.filler(form));
         }
-        let windows = merge(text, places);
+        let windows = merge(text, places, tight);
         let covered: usize = windows.iter().map(ExactSizeIterator::len).sum();
         (covered as f64 <= text.len() as f64 * MAX_COVERED).then_some(windows)
     }
 }
 
-/// The places widened by [`MARGIN`] to whitespace (or the text's ends), merged where
-/// they overlap or nearly touch.
-fn merge(text: &str, mut places: Vec<Range<usize>>) -> Vec<Range<usize>> {
-    places.sort_unstable_by_key(|r| (r.start, r.end));
+/// The places widened to whitespace (or the text's ends) and merged where they overlap
+/// or nearly touch: `wide` ones by [`MARGIN`] first, `tight` ones (decodable tokens,
+/// whose readings hold nothing of the text around them) only to their whole token.
+fn merge(text: &str, wide: Vec<Range<usize>>, tight: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    let mut places: Vec<(Range<usize>, usize)> = wide
+        .into_iter()
+        .map(|r| (r, MARGIN))
+        .chain(tight.into_iter().map(|r| (r, 0)))
+        .collect();
+    places.sort_unstable_by_key(|(r, _)| (r.start, r.end));
     let bytes = text.as_bytes();
-    let widen_start = |at: usize| {
-        let mut s = at.saturating_sub(MARGIN);
+    let widen_start = |at: usize, margin: usize| {
+        let mut s = at.saturating_sub(margin);
         let floor = s.saturating_sub(MARGIN / 2);
         while s > floor && !bytes.get(s - 1).is_some_and(u8::is_ascii_whitespace) {
             s -= 1;
@@ -184,8 +193,8 @@ fn merge(text: &str, mut places: Vec<Range<usize>>) -> Vec<Range<usize>> {
         }
         s
     };
-    let widen_end = |at: usize| {
-        let mut e = (at + MARGIN).min(text.len());
+    let widen_end = |at: usize, margin: usize| {
+        let mut e = (at + margin).min(text.len());
         let ceiling = (e + MARGIN / 2).min(text.len());
         while e < ceiling && !bytes.get(e).is_some_and(u8::is_ascii_whitespace) {
             e += 1;
@@ -195,15 +204,26 @@ fn merge(text: &str, mut places: Vec<Range<usize>>) -> Vec<Range<usize>> {
         }
         e
     };
-    let mut out: Vec<Range<usize>> = Vec::new();
-    for p in places {
-        let (s, e) = (widen_start(p.start), widen_end(p.end.max(p.start)));
+    // (window, whether a wide place is in it)
+    let mut out: Vec<(Range<usize>, bool)> = Vec::new();
+    for (p, margin) in places {
+        let (s, e) = (widen_start(p.start, margin), widen_end(p.end.max(p.start), margin));
+        let wide = margin > 0;
         match out.last_mut() {
-            Some(last) if s <= last.end + MARGIN => last.end = last.end.max(e),
-            _ => out.push(s..e),
+            Some((last, last_wide))
+                if s <= last.end
+                    || ((wide || *last_wide) && s <= last.end + MARGIN)
+                    || bytes
+                        .get(last.end..s)
+                        .is_some_and(|gap| gap.iter().all(u8::is_ascii_whitespace)) =>
+            {
+                last.end = last.end.max(e);
+                *last_wide |= wide;
+            }
+            _ => out.push((s..e, wide)),
         }
     }
-    out
+    out.into_iter().map(|(r, _)| r).collect()
 }
 
 #[cfg(test)]

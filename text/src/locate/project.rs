@@ -39,9 +39,46 @@ impl Proj {
     /// Text spans where `form`'s bytes occur in order with at most
     /// [`crate::render::MAX_FILLER`] other bytes between each two.
     pub(super) fn filler(&self, form: &[u8]) -> Vec<Range<usize>> {
+        const STEP: usize = crate::render::MAX_FILLER + 1;
         let Some((&first, rest)) = form.split_first() else {
             return Vec::new();
         };
+        // Positions reached after each character, as bits of offsets from the start: a
+        // form of n characters ends within `n * STEP` bytes of where it starts.
+        if form.len() * STEP > 127 {
+            return self.filler_long(first, rest);
+        }
+        let mut out = Vec::new();
+        for start in memchr_all(first, &self.bytes) {
+            let mut frontier: u128 = 1;
+            for &want in rest {
+                let mut spread: u128 = 0;
+                for gap in 1..=STEP {
+                    spread |= frontier << gap;
+                }
+                let mut next: u128 = 0;
+                while spread != 0 {
+                    let q = spread.trailing_zeros() as usize;
+                    spread &= spread - 1;
+                    if self.bytes.get(start + q) == Some(&want) {
+                        next |= 1 << q;
+                    }
+                }
+                frontier = next;
+                if frontier == 0 {
+                    break;
+                }
+            }
+            if frontier != 0 {
+                let end = start + (127 - frontier.leading_zeros() as usize);
+                out.push(self.source(start..end + 1));
+            }
+        }
+        out
+    }
+
+    /// [`Proj::filler`] for a form too long for the bit frontier.
+    fn filler_long(&self, first: u8, rest: &[u8]) -> Vec<Range<usize>> {
         let mut out = Vec::new();
         for start in memchr_all(first, &self.bytes) {
             let mut frontier = vec![start];
@@ -101,6 +138,45 @@ fn leet(b: u8) -> Option<u8> {
     leet_class(char::from(b)).and_then(|c| u8::try_from(c).ok())
 }
 
+/// What an ASCII byte projects to: lowercased if a letter or digit (else 0), its
+/// leetspeak class and that of its ROT13 (0 for none).
+#[derive(Debug, Clone, Copy, Default)]
+struct Class {
+    lower: u8,
+    leet: u8,
+    leet13: u8,
+}
+
+fn classes() -> &'static [Class; 256] {
+    static CLASSES: OnceLock<[Class; 256]> = OnceLock::new();
+    CLASSES.get_or_init(|| {
+        let mut out = [Class::default(); 256];
+        for (b, slot) in (0u8..=0x7f).zip(out.iter_mut()) {
+            if b.is_ascii_alphanumeric() {
+                let l = b.to_ascii_lowercase();
+                *slot = Class {
+                    lower: l,
+                    leet: leet(l).unwrap_or(l),
+                    leet13: leet(rot13(l)).unwrap_or(l),
+                };
+            } else if let Some(k) = leet(b) {
+                *slot = Class {
+                    lower: 0,
+                    leet: k,
+                    leet13: k,
+                };
+            }
+        }
+        // Any character outside ASCII reads as 0xFF, a letter of no form: it breaks a
+        // leetspeak form as it does a squeezed one.
+        if let Some(last) = out.last_mut() {
+            last.leet = 0xFF;
+            last.leet13 = 0xFF;
+        }
+        out
+    })
+}
+
 /// The projections of one text.
 pub(super) struct Projections<'t> {
     text: &'t str,
@@ -128,11 +204,12 @@ impl<'t> Projections<'t> {
     /// The projections of `text`; characters that are triggers go to `places`.
     pub(super) fn new(text: &'t str, places: &mut Vec<Range<usize>>) -> Self {
         let n = text.len();
+        let classes = classes();
         let mut p = Projections {
             text,
             squeezed: Proj::with_capacity(n),
             leet: Proj::with_capacity(n),
-            leet13: Proj::with_capacity(n),
+            leet13: Proj::default(),
             nospace: Proj::with_capacity(n),
             deltas: Proj::default(),
             initials: Proj::default(),
@@ -140,41 +217,50 @@ impl<'t> Projections<'t> {
             words_reversed: Proj::with_capacity(n),
             words: Vec::new(),
         };
+        let mut leet13 = Vec::with_capacity(n);
         let mut word: Option<usize> = None;
         let mut ws_word: Option<usize> = None;
-        for (i, c) in text.char_indices() {
-            let b = if c.is_ascii() {
-                c as u8
+        let bytes = text.as_bytes();
+        // Byte by byte: a character outside ASCII is taken at its first byte (its other
+        // bytes are skipped), and reads as one byte that is no letter, digit or space.
+        let mut i = 0;
+        while let Some(&raw) = bytes.get(i) {
+            let at = i;
+            let b = if raw.is_ascii() {
+                i += 1;
+                raw
             } else {
+                let c = text.get(i..).and_then(|t| t.chars().next()).unwrap_or('\u{FFFD}');
+                i += c.len_utf8().max(1);
                 if !is_typography(c) {
-                    places.push(i..i + c.len_utf8());
+                    places.push(at..i);
                 }
                 0xFF
             };
-            if b.is_ascii_alphanumeric() {
-                let l = b.to_ascii_lowercase();
-                p.squeezed.push(l, i);
-                p.leet.push(leet(l).unwrap_or(l), i);
-                p.leet13.push(leet(rot13(l)).unwrap_or(l), i);
-                p.nospace.push(b, i);
-                word.get_or_insert(i);
-                ws_word.get_or_insert(i);
+            let class = classes.get(usize::from(b)).copied().unwrap_or_default();
+            if class.lower != 0 {
+                p.squeezed.push(class.lower, at);
+                p.leet.push(class.leet, at);
+                leet13.push(class.leet13);
+                p.nospace.push(b, at);
+                word.get_or_insert(at);
+                ws_word.get_or_insert(at);
                 continue;
             }
             if let Some(start) = word.take() {
-                p.words.push(start..i);
+                p.words.push(start..at);
             }
             if b.is_ascii_whitespace() {
                 if let Some(start) = ws_word.take() {
-                    p.reverse_word(start..i);
+                    p.reverse_word(start..at);
                 }
                 continue;
             }
-            ws_word.get_or_insert(i);
-            p.nospace.push(b, i);
-            if let Some(k) = leet(b) {
-                p.leet.push(k, i);
-                p.leet13.push(k, i);
+            ws_word.get_or_insert(at);
+            p.nospace.push(b, at);
+            if class.leet != 0 {
+                p.leet.push(class.leet, at);
+                leet13.push(class.leet);
             }
         }
         if let Some(start) = word {
@@ -183,8 +269,11 @@ impl<'t> Projections<'t> {
         if let Some(start) = ws_word {
             p.reverse_word(start..n);
         }
+        p.leet13 = Proj {
+            bytes: leet13,
+            at: p.leet.at.clone(),
+        };
         p.deltas = Self::deltas_of(&p.squeezed);
-        let bytes = text.as_bytes();
         for w in &p.words {
             if let Some(&b) = bytes.get(w.start).filter(|b| b.is_ascii_alphabetic()) {
                 p.initials.push(b.to_ascii_lowercase(), w.start);
@@ -225,60 +314,142 @@ impl<'t> Projections<'t> {
     /// The words with the words of a spelling table read back, for every table that
     /// has a word of the text, with the words read as written, in ROT13, reversed and
     /// both (the spelled projections of the readings that reverse or rotate the text).
-    pub(super) fn spelled(&self) -> Vec<Proj> {
-        let lookup = word_tables();
+    ///
+    /// Only the words within `reach` words of a table word are projected (a value
+    /// spelled with a table word lies within its length of it); stretches of words far
+    /// apart are separated by a space, which no form holds.
+    pub(super) fn spelled(&self, reach: usize) -> Vec<Proj> {
+        let finder = word_finder();
         let bytes = self.text.as_bytes();
-        let mut out = Vec::new();
-        let mut key = Vec::new();
-        for variant in 0..4u8 {
-            // The tables each word of this variant is in: (word index, char per table).
-            let mut hits: Vec<(usize, &[Option<u8>])> = Vec::new();
-            for (k, w) in self.words.iter().enumerate() {
-                key.clear();
-                let word = bytes.get(w.clone()).unwrap_or(&[]);
-                if word.len() > MAX_KEY {
-                    continue;
-                }
-                key.extend(word.iter().map(u8::to_ascii_lowercase));
-                if variant & 1 == 1 {
-                    key.iter_mut().for_each(|b| *b = rot13(*b));
-                }
-                if variant & 2 == 2 {
-                    key.reverse();
-                }
-                if let Some(chars) = lookup.get(key.as_slice()) {
-                    hits.push((k, chars.as_slice()));
-                }
+        // (word index, variant, character per table) of every word of a table.
+        let mut hits: Vec<(usize, u8, &[Option<u8>])> = Vec::new();
+        let Some(automaton) = &finder.automaton else {
+            return Vec::new();
+        };
+        for (k, w) in self.words.iter().enumerate() {
+            // The longest form starting at the word, within it: the word itself or none.
+            let input = aho_corasick::Input::new(bytes)
+                .range(w.clone())
+                .anchored(aho_corasick::Anchored::Yes);
+            let Some(m) = automaton.find(input).filter(|m| m.end() == w.end) else {
+                continue;
+            };
+            for (variant, chars) in finder.entries.get(m.pattern().as_usize()).into_iter().flatten() {
+                hits.push((k, *variant, chars.as_slice()));
             }
-            if hits.is_empty() {
+        }
+        let mut out = Vec::new();
+        for variant in 0..4u8 {
+            let of_variant: Vec<&(usize, u8, &[Option<u8>])> =
+                hits.iter().filter(|(_, v, _)| *v == variant).collect();
+            if of_variant.is_empty() {
                 continue;
             }
             for t in 0..tables().len() {
-                let mut spelled = hits
+                let spelled: Vec<(usize, u8)> = of_variant
                     .iter()
-                    .filter_map(|(k, chars)| chars.get(t).copied().flatten().map(|c| (*k, c)))
-                    .peekable();
-                if spelled.peek().is_none() {
+                    .filter_map(|(k, _, chars)| Some((*k, chars.get(t).copied().flatten()?)))
+                    .collect();
+                if spelled.is_empty() {
                     continue;
                 }
-                let mut next = spelled.next();
-                let mut proj = Proj::with_capacity(self.squeezed.bytes.len());
-                for (k, w) in self.words.iter().enumerate() {
-                    if let Some((_, c)) = next.filter(|(j, _)| *j == k) {
-                        proj.push(c, w.start);
-                        next = spelled.next();
-                        continue;
-                    }
-                    for i in w.clone() {
-                        let b = bytes.get(i).copied().unwrap_or(0).to_ascii_lowercase();
-                        proj.push(if variant & 1 == 1 { rot13(b) } else { b }, i);
-                    }
-                }
-                out.push(proj);
+                out.push(self.spelled_near(&spelled, variant, reach));
             }
         }
         out
     }
+
+    /// The projection of the words within `reach` letters and digits of `spelled` (word
+    /// index, character, sorted), those replaced by their character; stretches that do
+    /// not touch are separated by a space.
+    fn spelled_near(&self, spelled: &[(usize, u8)], variant: u8, reach: usize) -> Proj {
+        let len = |k: usize| self.words.get(k).map_or(0, ExactSizeIterator::len);
+        // The stretches of words to project, merged where they touch.
+        let mut stretches: Vec<Range<usize>> = Vec::new();
+        for &(k, _) in spelled {
+            let (mut lo, mut before) = (k, 0);
+            while lo > 0 && before < reach {
+                lo -= 1;
+                before += len(lo);
+            }
+            let (mut hi, mut after) = (k + 1, 0);
+            while hi < self.words.len() && after < reach {
+                after += len(hi);
+                hi += 1;
+            }
+            match stretches.last_mut() {
+                Some(last) if lo <= last.end => last.end = last.end.max(hi),
+                _ => stretches.push(lo..hi),
+            }
+        }
+        let bytes = self.text.as_bytes();
+        let mut proj = Proj::default();
+        let mut table_words = spelled.iter().peekable();
+        for stretch in stretches {
+            if !proj.bytes.is_empty() {
+                let at = self.words.get(stretch.start).map_or(0, |w| w.start);
+                proj.push(b' ', at);
+            }
+            for k in stretch {
+                let Some(w) = self.words.get(k) else {
+                    break;
+                };
+                while table_words.peek().is_some_and(|&&(j, _)| j < k) {
+                    table_words.next();
+                }
+                if let Some(&&(_, c)) = table_words.peek().filter(|&&&(j, _)| j == k) {
+                    proj.push(c, w.start);
+                    continue;
+                }
+                for i in w.clone() {
+                    let b = bytes.get(i).copied().unwrap_or(0).to_ascii_lowercase();
+                    proj.push(if variant & 1 == 1 { rot13(b) } else { b }, i);
+                }
+            }
+        }
+        proj
+    }
+}
+
+/// An automaton over the ASCII words of the spelling tables as a text shows them in
+/// each variant (as written, in ROT13, reversed, both), and for each of its patterns
+/// the variants and the character the word spells in each table.
+struct WordFinder {
+    automaton: Option<aho_corasick::AhoCorasick>,
+    entries: Vec<Vec<(u8, Vec<Option<u8>>)>>,
+}
+
+fn word_finder() -> &'static WordFinder {
+    static FINDER: OnceLock<WordFinder> = OnceLock::new();
+    FINDER.get_or_init(|| {
+        let mut by_form: HashMap<Vec<u8>, Vec<(u8, Vec<Option<u8>>)>> = HashMap::new();
+        for (key, chars) in word_tables() {
+            for variant in 0..4u8 {
+                // A text word reads as `key` after lowercasing, ROT13 (bit 1) and
+                // reversal (bit 2): the word is `key` with both undone.
+                let mut form = key.clone();
+                if variant & 2 == 2 {
+                    form.reverse();
+                }
+                if variant & 1 == 1 {
+                    form.iter_mut().for_each(|b| *b = rot13(*b));
+                }
+                by_form
+                    .entry(form)
+                    .or_default()
+                    .push((variant, chars.clone()));
+            }
+        }
+        let (forms, entries): (Vec<Vec<u8>>, Vec<_>) = by_form.into_iter().unzip();
+        let automaton = aho_corasick::AhoCorasick::builder()
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .start_kind(aho_corasick::StartKind::Anchored)
+            .ascii_case_insensitive(true)
+            .build(&forms)
+            .ok();
+        WordFinder { automaton, entries }
+    })
 }
 
 /// Longest ASCII word of any spelling table, in bytes.

@@ -3,6 +3,7 @@
 
 use crate::mapped::Mapped;
 use crate::views::{apply, View};
+use std::collections::HashMap;
 use std::ops::Range;
 
 /// The token decoders: each reads whitespace-free tokens on their own.
@@ -36,14 +37,72 @@ fn is_morse(c: char) -> bool {
     )
 }
 
-/// Where a token decoder reads `token` (whitespace-free, at `at` in the text) as text.
-fn decoded(token: &str, at: usize, places: &mut Vec<Range<usize>>) {
-    let m = Mapped::identity(token);
-    for &v in TOKEN_VIEWS {
-        for (_, d) in apply(v, &m) {
-            let span = d.source_span(0..d.as_str().len());
-            places.push(at + span.start..at + span.end);
+/// Where a token decoder reads `token` (whitespace-free) as text, in the token's bytes:
+/// the token as written, reversed, in ROT13 and both (the readings that reverse or
+/// rotate a text decode its tokens so turned).
+fn decoded(token: &str) -> Vec<Range<usize>> {
+    let reversed: String = token.chars().rev().collect();
+    let readable = [token.to_owned(), rot13(token), rot13(&reversed), reversed]
+        .iter()
+        .any(|variant| {
+            let m = Mapped::identity(variant);
+            TOKEN_VIEWS.iter().any(|&v| !apply(v, &m).is_empty())
+        });
+    // The window is the whole token, whichever part of it a decoder reads.
+    if readable {
+        vec![0..token.len()]
+    } else {
+        Vec::new()
+    }
+}
+
+fn rot13(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            'a'..='z' => char::from(b'a' + (c as u8 - b'a' + 13) % 26),
+            'A'..='Z' => char::from(b'A' + (c as u8 - b'A' + 13) % 26),
+            _ => c,
+        })
+        .collect()
+}
+
+/// Shortest run of bits the binary view decodes.
+const MIN_BITS_RUN: usize = 24;
+
+/// Whether `token` holds a run of at least [`MIN_BITS_RUN`] `0` and `1`.
+fn has_bit_run(token: &str) -> bool {
+    let mut run = 0;
+    for b in token.bytes() {
+        run = if matches!(b, b'0' | b'1') { run + 1 } else { 0 };
+        if run >= MIN_BITS_RUN {
+            return true;
         }
+    }
+    false
+}
+
+/// Whether `line` (without its line break) reads as a uuencoded line: a length
+/// character and characters from space to backtick in the number that length takes.
+fn uu_line(line: &[u8]) -> bool {
+    let Some((&first, body)) = line.split_first() else {
+        return false;
+    };
+    let n = usize::from(first.wrapping_sub(b' ') & 63);
+    n > 0
+        && (body.len() == n.div_ceil(3) * 4 || body.len() == (n * 4).div_ceil(3))
+        && line.iter().all(|b| (b' '..=b'`').contains(b))
+}
+
+/// Adds the uuencoded lines of `text`, as written or reversed.
+fn uuencoded(text: &str, places: &mut Vec<Range<usize>>) {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\r', '\n']).as_bytes();
+        let reversed: Vec<u8> = body.iter().rev().copied().collect();
+        if body.len() >= 5 && (uu_line(body) || uu_line(&reversed)) {
+            places.push(offset..offset + body.len());
+        }
+        offset += line.len();
     }
 }
 
@@ -121,24 +180,65 @@ fn numeric(token: &str) -> bool {
 }
 
 fn is_number_word(w: &str) -> bool {
-    NUMBER_WORDS.iter().any(|n| w.eq_ignore_ascii_case(n))
+    // Number words are two to nine letters and start with one of a few letters; most
+    // words of a text fail here.
+    let starts = |b: &u8| matches!(b.to_ascii_lowercase(), b'e'..=b'h' | b'n' | b'o' | b'p' | b's' | b't' | b'z');
+    (2..=9).contains(&w.len())
+        && w.as_bytes().first().is_some_and(starts)
+        && NUMBER_WORDS.iter().any(|n| w.eq_ignore_ascii_case(n))
 }
 
-/// Adds the places of `text` a decoding view may read, whatever the values.
-pub(super) fn find(text: &str, places: &mut Vec<Range<usize>>) {
-    let bytes = text.as_bytes();
+/// What one pass over a token's bytes tells about it, so that most tokens skip most
+/// checks.
+#[derive(Debug, Default)]
+struct Shape {
+    digit: bool,
+    letter: bool,
+    /// An uppercase letter after the first byte.
+    inner_upper: bool,
+    /// A byte that starts an escape, a reference or quoted-printable (`\ % & + =`).
+    special: bool,
+    /// Only Morse symbols as far as ASCII goes (characters outside ASCII checked later).
+    maybe_morse: bool,
+}
+
+impl Shape {
+    fn of(token: &str) -> Self {
+        let mut shape = Shape {
+            maybe_morse: true,
+            ..Shape::default()
+        };
+        for (i, &b) in token.as_bytes().iter().enumerate() {
+            shape.digit |= b.is_ascii_digit();
+            shape.letter |= b.is_ascii_alphabetic();
+            shape.inner_upper |= i > 0 && b.is_ascii_uppercase();
+            shape.special |= matches!(b, b'\\' | b'%' | b'&' | b'+' | b'=');
+            shape.maybe_morse &= !b.is_ascii() || matches!(b, b'.' | b'-' | b'_' | b'/' | b'|');
+        }
+        shape
+    }
+}
+
+/// Adds the places of `text` a decoding view may read, whatever the values: to
+/// `tight` the tokens a token decoder reads as text, to `places` the rest.
+pub(super) fn find(text: &str, places: &mut Vec<Range<usize>>, tight: &mut Vec<Range<usize>>) {
     let tokens = tokens_of(text);
+    uuencoded(text, places);
     // (start of a run, tokens in it) for number lists, Morse and number words.
     let mut numbers: Option<(usize, usize)> = None;
     let mut morse: Option<(usize, usize)> = None;
     let mut spelled: Option<(usize, usize, bool)> = None;
     let mut prev_end = 0;
+    // A text repeats its words: each distinct token is decoded once.
+    let mut decodings: HashMap<&str, Vec<Range<usize>>> = HashMap::new();
     for r in &tokens {
         let token = text.get(r.clone()).unwrap_or_default();
-        if escaped(token) {
+        let shape = Shape::of(token);
+        if shape.special && (escaped(token) || escaped(&token.chars().rev().collect::<String>())) {
             places.push(r.clone());
         } else if may_decode(token) {
-            decoded(token, r.start, places);
+            let spans = decodings.entry(token).or_insert_with(|| decoded(token));
+            tight.extend(spans.iter().map(|s| r.start + s.start..r.start + s.end));
         }
         if token.starts_with("<~") {
             let end = text
@@ -147,14 +247,8 @@ pub(super) fn find(text: &str, places: &mut Vec<Range<usize>>) {
                 .map_or(text.len(), |e| r.start + e + 2);
             places.push(r.start..end);
         }
-        if token == "begin"
-            && (r.start == 0 || bytes.get(r.start - 1) == Some(&b'\n'))
-        {
-            let end = text
-                .get(r.start..)
-                .and_then(|t| t.find("\nend"))
-                .map_or(text.len(), |e| r.start + e + 4);
-            places.push(r.start..end);
+        if shape.digit && has_bit_run(token) {
+            tight.push(r.clone());
         }
         let list = |run: &mut Option<(usize, usize)>, member: bool, min: usize, places: &mut Vec<_>| {
             match (member, run.as_mut()) {
@@ -169,23 +263,29 @@ pub(super) fn find(text: &str, places: &mut Vec<Range<usize>>) {
                 (false, None) => {}
             }
         };
-        list(&mut numbers, numeric(token), 3, places);
-        if token.split([',', ';']).filter(|n| !n.is_empty()).count() >= 3 && numeric(token) {
+        let number_list = shape.digit && numeric(token);
+        list(&mut numbers, number_list, 3, places);
+        if number_list && token.split([',', ';']).filter(|n| !n.is_empty()).count() >= 3 {
             places.push(r.clone());
         }
-        let dots = token.chars().all(is_morse) && token.chars().any(|c| !matches!(c, '/' | '|'));
+        let dots = shape.maybe_morse
+            && token.chars().all(is_morse)
+            && token.chars().any(|c| !matches!(c, '/' | '|'));
         list(&mut morse, dots, 2, places);
         if dots && token.chars().count() >= 5 {
             places.push(r.clone());
         }
         // Number words, and what they may be joined with (`PF two`, `2 hundred`).
-        let words: Vec<&str> = token
-            .split(|c: char| !c.is_ascii_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .collect();
-        let number = words.iter().any(|w| is_number_word(w));
-        let code = token.bytes().any(|b| b.is_ascii_digit())
-            || token.bytes().skip(1).any(|b| b.is_ascii_uppercase());
+        let number_words = if shape.letter {
+            token
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|w| is_number_word(w))
+                .count()
+        } else {
+            0
+        };
+        let number = number_words > 0;
+        let code = shape.digit || shape.inner_upper;
         match (&mut spelled, number || code) {
             (Some((start, n, any)), true) => {
                 *n += 1;
@@ -197,7 +297,7 @@ pub(super) fn find(text: &str, places: &mut Vec<Range<usize>>) {
             (slot, true) => *slot = Some((r.start, 1, number)),
             (slot, false) => *slot = None,
         }
-        if words.iter().filter(|w| is_number_word(w)).count() >= 2 {
+        if number_words >= 2 {
             places.push(r.clone());
         }
         prev_end = r.end;
