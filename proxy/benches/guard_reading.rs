@@ -155,7 +155,13 @@ fn encoded(notes: &str, size: usize, rng: &mut Rng) -> String {
 fn log(notes: &str, size: usize, rng: &mut Rng) -> String {
     let sentences: Vec<&str> = notes.split(". ").filter(|s| s.len() > 20).collect();
     let levels = ["INFO", "INFO", "INFO", "DEBUG", "WARN", "ERROR"];
-    let paths = ["/api/v1/items", "/api/v1/users", "/health", "/static/app.js", "/login"];
+    let paths = [
+        "/api/v1/items",
+        "/api/v1/users",
+        "/health",
+        "/static/app.js",
+        "/login",
+    ];
     let mut out = String::with_capacity(size + 4096);
     let mut ms = 0u64;
     while out.len() < size {
@@ -264,7 +270,10 @@ fn main() {
             "(b) prose, values planted in random renderings",
             with_values,
         ),
-        ("(c) base64/hex tool output", encoded(&plain, size, &mut rng)),
+        (
+            "(c) base64/hex tool output",
+            encoded(&plain, size, &mut rng),
+        ),
         ("(d) service log", log(&plain, log_size, &mut rng)),
     ];
     println!(
@@ -277,6 +286,7 @@ fn main() {
     let mut guard_s = vec![Vec::new(); texts.len()];
     let mut floor_s = vec![Vec::new(); texts.len()];
     let mut withheld = vec![0usize; texts.len()];
+    let mut setup_s = Vec::new();
     let mut floor_hits = vec![0usize; texts.len()];
     for _ in 0..rounds {
         for (k, (_, text)) in texts.iter().enumerate() {
@@ -284,7 +294,16 @@ fn main() {
             floor_hits[k] = std::hint::black_box(floor.find_iter(text.as_str()).count());
             floor_s[k].push(started.elapsed().as_secs_f64());
             // A fresh guard per round: a text seen before in a trial is not read again.
+            // Its per-trial set-up (the pattern automata, built on the first long text)
+            // is timed apart.
             let g = guard();
+            let started = Instant::now();
+            let mut warm = serde_json::json!({
+                "model": "m",
+                "messages": [{"role": "user", "content": &plain[..plain.len().min(4096)]}],
+            });
+            g.minimise_request(&ctx, WireApi::ChatCompletions, &mut warm);
+            setup_s.push(started.elapsed().as_secs_f64());
             let mut body = serde_json::json!({
                 "model": "m",
                 "messages": [{"role": "user", "content": text}],
@@ -309,5 +328,102 @@ fn main() {
             withheld[k],
             floor_hits[k]
         );
+    }
+    println!(
+        "\nper-trial set-up (a fresh guard's first 4 kB text, automata built): median {:.3} s",
+        median(&mut setup_s)
+    );
+    conversation(&guard, &ctx, &plain, rounds);
+}
+
+/// A conversation of `TURNS` turns sent as a harness sends it: every request repeats
+/// the history and adds a user message and the previous reply (about 3 kB of new text
+/// a turn), in the Chat Completions and the Responses shape, one guard for the whole
+/// conversation. Prints the guard's time per request at a few turns and the total,
+/// beside a guard that reads every request afresh (no texts seen before).
+fn conversation(guard: &dyn Fn() -> TrialGuard, ctx: &TurnContext, prose: &str, rounds: usize) {
+    const TURNS: usize = 40;
+    const NEW: usize = 3_000;
+    let piece = |k: usize| {
+        let at = (k * 7_919) % prose.len().saturating_sub(NEW).max(1);
+        let mut start = at;
+        while !prose.is_char_boundary(start) {
+            start += 1;
+        }
+        let mut end = (start + NEW).min(prose.len());
+        while !prose.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("turn {k}: {}", &prose[start..end])
+    };
+    let request = |api: WireApi, turn: usize| -> serde_json::Value {
+        let mut items = Vec::new();
+        for k in 0..turn {
+            let (user, reply) = (piece(2 * k), piece(2 * k + 1));
+            match api {
+                WireApi::ChatCompletions => {
+                    items.push(serde_json::json!({"role": "user", "content": user}));
+                    if k + 1 < turn {
+                        items.push(serde_json::json!({"role": "assistant", "content": reply}));
+                    }
+                }
+                WireApi::Responses => {
+                    items.push(serde_json::json!({"role": "user",
+                        "content": [{"type": "input_text", "text": user}]}));
+                    if k + 1 < turn {
+                        items.push(serde_json::json!({"role": "assistant",
+                        "content": [{"type": "output_text", "text": reply}]}));
+                    }
+                }
+            }
+        }
+        match api {
+            WireApi::ChatCompletions => serde_json::json!({"model": "m", "messages": items}),
+            WireApi::Responses => serde_json::json!({"model": "m", "input": items}),
+        }
+    };
+    println!("\nconversation of {TURNS} turns, about {NEW} bytes of new text a turn, medians of {rounds} rounds (ms)");
+    println!("| shape | guard | turn 1 | turn 10 | turn 20 | turn 40 | all {TURNS} requests | turn 40 / turn 1 |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for (name, api) in [
+        ("chat", WireApi::ChatCompletions),
+        ("responses", WireApi::Responses),
+    ] {
+        for fresh in [false, true] {
+            // A guard with its automata built, as after a trial's first long text.
+            let warmed = || {
+                let g = guard();
+                let mut warm = serde_json::json!({"model": "m",
+                    "messages": [{"role": "user", "content": &prose[..prose.len().min(4096)]}]});
+                g.minimise_request(ctx, WireApi::ChatCompletions, &mut warm);
+                g
+            };
+            let mut per_turn = vec![Vec::new(); TURNS];
+            for _ in 0..rounds {
+                let mut g = warmed();
+                for (t, slot) in per_turn.iter_mut().enumerate() {
+                    if fresh {
+                        g = warmed();
+                    }
+                    let mut body = request(api, t + 1);
+                    let started = Instant::now();
+                    g.minimise_request(ctx, api, &mut body);
+                    slot.push(started.elapsed().as_secs_f64() * 1e3);
+                }
+            }
+            let mut m: Vec<f64> = per_turn.iter_mut().map(|v| median(v)).collect();
+            let at = |t: usize| m.get(t - 1).copied().unwrap_or(0.0);
+            let (t1, t10, t20, t40) = (at(1), at(10), at(20), at(TURNS));
+            let total: f64 = m.iter_mut().map(|x| *x).sum();
+            println!(
+                "| {name} | {} | {t1:.1} | {t10:.1} | {t20:.1} | {t40:.1} | {total:.0} | {:.1}x |",
+                if fresh {
+                    "fresh per request"
+                } else {
+                    "one per trial"
+                },
+                t40 / t1.max(1e-9)
+            );
+        }
     }
 }

@@ -95,8 +95,12 @@ fn the_located_reading_finds_what_the_full_reading_finds_in_long_texts() {
             if !also_in(m, &located) && !coarse_and_found(m, &located) {
                 let near = |r: &std::ops::Range<usize>| {
                     let (mut a, mut b) = (r.start.saturating_sub(60), (r.end + 60).min(text.len()));
-                    while !text.is_char_boundary(a) { a -= 1; }
-                    while !text.is_char_boundary(b) { b += 1; }
+                    while !text.is_char_boundary(a) {
+                        a -= 1;
+                    }
+                    while !text.is_char_boundary(b) {
+                        b += 1;
+                    }
                     text[a..b].to_owned()
                 };
                 let elsewhere: Vec<String> = located
@@ -132,7 +136,14 @@ fn the_located_reading_finds_what_the_full_reading_finds_in_long_texts() {
     );
     // The test has teeth only if most texts are read in windows and the full reading
     // finds most planted values.
-    assert!(located_texts * 2 > cases(), "{located_texts} of {} texts located", cases());
-    assert!(found_full * 10 >= planted * 8, "{found_full} matches for {planted} planted");
+    assert!(
+        located_texts * 2 > cases(),
+        "{located_texts} of {} texts located",
+        cases()
+    );
+    assert!(
+        found_full * 10 >= planted * 8,
+        "{found_full} matches for {planted} planted"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

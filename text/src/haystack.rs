@@ -399,24 +399,33 @@ impl Haystack {
     }
 
     /// [`Haystack::find_set`] of `text` read in full (every view and rendering family),
-    /// but only where it can hold a value of `set`: a long text is first searched in
-    /// one pass for the forms of the values and for what a view may decode (see the
-    /// crate's `locate` module), and only windows around those places are read. Short
-    /// texts, and texts whose windows cover most of them, are read whole.
+    /// but only where it can hold a value of `set`: a long text is read plainly whole,
+    /// then searched in one pass for the forms of the values and for what a view may
+    /// decode (see the crate's `locate` module), and only windows around those places
+    /// are read in full. A form that lies inside a plain occurrence of a value is that
+    /// occurrence, found already, and opens no window. Short texts, and texts whose
+    /// windows cover most of them, are read whole.
     pub fn find_set_located(text: &str, set: &NeedleSet) -> Vec<SetMatch> {
         if set.is_empty() {
             return Vec::new();
         }
-        let Some(windows) = set.locator().windows(text) else {
+        let plain = Haystack::plain(text).find_set(set);
+        let Some(windows) = set.locator().windows(text, &plain) else {
             return Haystack::new(text).find_set(set);
         };
-        let mut out: Vec<SetMatch> = Vec::new();
+        let mut out = plain;
         for w in windows {
-            let Some(part) = text.get(w.clone()) else {
+            let Some(part) = text.get(w.range.clone()) else {
                 continue;
             };
-            for mut m in Haystack::new(part).find_set(set) {
-                m.found.source = m.found.source.start + w.start..m.found.source.end + w.start;
+            let found = if w.wide {
+                Haystack::new(part).find_set(set)
+            } else {
+                set.find_in_tokens(part)
+            };
+            for mut m in found {
+                let at = w.range.start;
+                m.found.source = m.found.source.start + at..m.found.source.end + at;
                 out.push(m);
             }
         }

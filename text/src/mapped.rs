@@ -75,7 +75,8 @@ impl Mapped {
     /// Appends `s`, produced as a whole by the original bytes `span`.
     pub fn push_str(&mut self, s: &str, span: Range<usize>) {
         self.text.push_str(s);
-        self.spans.extend(std::iter::repeat_n(narrow(span), s.len()));
+        self.spans
+            .extend(std::iter::repeat_n(narrow(span), s.len()));
     }
 
     /// Appends another derived text of the same original.

@@ -2,8 +2,8 @@
 //! forms, with the same boundary rules as a single [`Needle`].
 
 use crate::canon::Needle;
-use crate::render::Families;
 use crate::locate::Locator;
+use crate::render::Families;
 use aho_corasick::AhoCorasick;
 use std::sync::OnceLock;
 
@@ -21,6 +21,46 @@ pub struct NeedleSet {
     families: Families,
     /// The forms a long text is searched for before it is read, built on first use.
     locator: OnceLock<Locator>,
+    /// What the full reading of a short run of decodable tokens found, by its text.
+    tokens: TokenMemo,
+}
+
+/// Most token runs remembered per set (the memory is cleared when full).
+const MAX_TOKEN_RUNS: usize = 1 << 14;
+/// Longest token run remembered.
+const MAX_TOKEN_RUN: usize = 64;
+
+/// The matches of the full reading of token runs, by text, relative to the run: ordinary
+/// words that a token decoder reads as junk recur in every text, and their reading
+/// depends on nothing else. A clone starts empty.
+#[derive(Debug, Default)]
+struct TokenMemo(std::sync::Mutex<std::collections::HashMap<String, Vec<crate::SetMatch>>>);
+
+impl Clone for TokenMemo {
+    fn clone(&self) -> Self {
+        TokenMemo::default()
+    }
+}
+
+impl NeedleSet {
+    /// [`crate::Haystack::find_set`] of a run of decodable tokens, remembered by its text.
+    pub(crate) fn find_in_tokens(&self, run: &str) -> Vec<crate::SetMatch> {
+        let read = || crate::Haystack::new(run).find_set(self);
+        if run.len() > MAX_TOKEN_RUN {
+            return read();
+        }
+        let lock = || self.tokens.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(found) = lock().get(run) {
+            return found.clone();
+        }
+        let found = read();
+        let mut memo = lock();
+        if memo.len() >= MAX_TOKEN_RUNS {
+            memo.clear();
+        }
+        memo.insert(run.to_owned(), found.clone());
+        found
+    }
 }
 
 impl NeedleSet {
@@ -36,6 +76,7 @@ impl NeedleSet {
             automaton: Some(automaton),
             families,
             locator: OnceLock::new(),
+            tokens: TokenMemo::default(),
         })
     }
 
@@ -74,7 +115,9 @@ impl NeedleSet {
     /// The byte ranges of `text` that [`crate::Haystack::find_set_located`] reads in
     /// full, in order; `None` when it reads the whole text (for benches and diagnostics).
     pub fn located_windows(&self, text: &str) -> Option<Vec<std::ops::Range<usize>>> {
-        self.locator().windows(text)
+        let plain = crate::Haystack::plain(text).find_set(self);
+        let windows = self.locator().windows(text, &plain)?;
+        Some(windows.into_iter().map(|w| w.range).collect())
     }
 
     /// The automaton and needles, for the haystack's search.

@@ -27,8 +27,8 @@ mod triggers;
 
 use crate::render::project::deltas;
 use crate::render::Families;
-use crate::Needle;
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use crate::{Needle, SetMatch};
+use aho_corasick::{AhoCorasick, MatchKind};
 use project::Projections;
 use std::ops::Range;
 
@@ -42,6 +42,11 @@ const MAX_COVERED: f64 = 0.6;
 /// The automata of the forms of a set of values, one per projection.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Locator {
+    /// Every value's letters and digits, found where they start and end a word of the
+    /// text: the value in a reading that reverses, rotates, unescapes or strips markup
+    /// from the text, matched there on word boundaries like any plain value.
+    bounded: Option<AhoCorasick>,
+    /// The squeezed renderings of the values the families search.
     squeezed: Option<AhoCorasick>,
     words: Option<AhoCorasick>,
     initials: Option<AhoCorasick>,
@@ -89,7 +94,7 @@ fn automaton(patterns: impl IntoIterator<Item = String>) -> Option<AhoCorasick> 
         return None;
     }
     AhoCorasick::builder()
-        .kind(Some(AhoCorasickKind::DFA))
+        .kind(None)
         .match_kind(MatchKind::Standard)
         .build(&ps)
         .ok()
@@ -100,7 +105,7 @@ impl Locator {
     pub(crate) fn new(needles: &[Needle], families: &Families) -> Self {
         let seeds = &families.seeds;
         let mut whole = false;
-        let mut squeezed: Vec<String> = Vec::new();
+        let mut bounded: Vec<String> = Vec::new();
         for n in needles {
             let s: String = crate::render::project::squeezed(n.as_str())
                 .as_str()
@@ -108,19 +113,22 @@ impl Locator {
             if s.is_empty() {
                 whole = true;
             }
-            squeezed.extend(turned(&s));
+            bounded.extend(turned(&s));
         }
-        squeezed.extend(seeds.squeezed.iter().flat_map(|p| turned(p)));
         let chars = |s: &str| s.chars().collect::<Vec<char>>();
         Locator {
-            squeezed: automaton(squeezed),
+            bounded: automaton(bounded),
+            squeezed: automaton(seeds.squeezed.iter().flat_map(|p| turned(p))),
             words: automaton(seeds.words.iter().flat_map(|p| turned(p))),
             initials: automaton(seeds.initials.iter().flat_map(|p| turned(p))),
             leet: automaton(seeds.leet.iter().flat_map(|p| [p.clone(), reversed(p)])),
             nospace: automaton(seeds.nospace.iter().flat_map(|p| turned(p))),
-            deltas: automaton(seeds.caesar.iter().flat_map(|s| {
-                [deltas(&chars(s)), deltas(&chars(&reversed(s)))]
-            })),
+            deltas: automaton(
+                seeds
+                    .caesar
+                    .iter()
+                    .flat_map(|s| [deltas(&chars(s)), deltas(&chars(&reversed(s)))]),
+            ),
             filler: seeds
                 .filler
                 .iter()
@@ -128,14 +136,19 @@ impl Locator {
                 .filter(|p| p.is_ascii())
                 .map(String::into_bytes)
                 .collect(),
-            reach: seeds.words.iter().map(|p| p.chars().count()).max().unwrap_or(0),
+            reach: seeds
+                .words
+                .iter()
+                .map(|p| p.chars().count())
+                .max()
+                .unwrap_or(0),
             whole,
         }
     }
 
     /// The byte ranges of `text` to read, in order and disjoint; `None` when the text
     /// is better read whole.
-    pub(crate) fn windows(&self, text: &str) -> Option<Vec<Range<usize>>> {
+    pub(crate) fn windows(&self, text: &str, plain: &[SetMatch]) -> Option<Vec<Window>> {
         if self.whole || text.len() < MIN_LOCATED {
             return None;
         }
@@ -149,11 +162,44 @@ impl Locator {
                 }
             }
         };
-        found(&self.squeezed, &p.squeezed, &mut places);
-        found(&self.leet, &p.leet, &mut places);
-        found(&self.leet, &p.leet13, &mut places);
+        // The families these forms stand for count a match only on word boundaries of
+        // its reading (a letter or digit next to something else, a change between
+        // letters and digits, a small letter before a capital); where the text has no
+        // such boundary, no reading of it has one there either.
+        let on_boundaries = |a: &Option<AhoCorasick>, proj: &project::Proj, places: &mut Vec<_>| {
+            if let Some(a) = a {
+                for m in a.find_overlapping_iter(proj.bytes.as_slice()) {
+                    let r = proj.source(m.range());
+                    if bounded(text, &r) {
+                        places.push(r);
+                    }
+                }
+            }
+        };
+        on_boundaries(&self.squeezed, &p.squeezed, &mut places);
+        on_boundaries(&self.leet, &p.leet, &mut places);
+        on_boundaries(&self.leet, &p.leet13, &mut places);
+        if let Some(a) = &self.deltas {
+            // A difference stands for a character and the next one.
+            for m in a.find_overlapping_iter(p.deltas.bytes.as_slice()) {
+                let r = p.squeezed.source(m.start()..m.end() + 1);
+                if bounded(text, &r) {
+                    places.push(r);
+                }
+            }
+        }
+        if let Some(a) = &self.bounded {
+            let bytes = text.as_bytes();
+            let word_edge = |at: Option<&u8>| !at.is_some_and(u8::is_ascii_alphanumeric);
+            for m in a.find_overlapping_iter(p.squeezed.bytes.as_slice()) {
+                let r = p.squeezed.source(m.range());
+                let before = r.start.checked_sub(1).and_then(|b| bytes.get(b));
+                if word_edge(before) && word_edge(bytes.get(r.end)) {
+                    places.push(r);
+                }
+            }
+        }
         found(&self.nospace, &p.nospace, &mut places);
-        found(&self.deltas, &p.deltas, &mut places);
         found(&self.initials, &p.initials, &mut places);
         found(&self.initials, &p.finals, &mut places);
         if self.words.is_some() {
@@ -163,18 +209,54 @@ impl Locator {
             }
         }
         for form in &self.filler {
-            places.extend(p.squeezed.filler(form));
+            places.extend(
+                p.squeezed
+                    .filler(form)
+                    .into_iter()
+                    .filter(|r| bounded(text, r)),
+            );
         }
+        // What lies inside a plain occurrence of a value is that occurrence (the value
+        // as written matches its own squeezed, leetspeak, shift-invariant and filler
+        // forms), found already by the plain reading.
+        let mut found: Vec<&Range<usize>> = plain.iter().map(|m| &m.found.source).collect();
+        found.sort_unstable_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+        let inside = |p: &Range<usize>| {
+            let k = found.partition_point(|r| r.start <= p.start);
+            found
+                .get(..k)
+                .is_some_and(|before| before.iter().rev().take(8).any(|r| p.end <= r.end))
+        };
+        places.retain(|p| !inside(p));
         let windows = merge(text, places, tight);
-        let covered: usize = windows.iter().map(ExactSizeIterator::len).sum();
+        let covered: usize = windows.iter().map(|w| w.range.len()).sum();
         (covered as f64 <= text.len() as f64 * MAX_COVERED).then_some(windows)
     }
+}
+
+/// Whether text span `r` (from the first to the last byte of ASCII letters and digits)
+/// starts and ends where some reading may see a word boundary: next to a byte that is
+/// not an ASCII letter or digit, at a change between letters and digits, or between a
+/// small letter and a capital in either order (a reversed reading turns the order).
+fn bounded(text: &str, r: &Range<usize>) -> bool {
+    let bytes = text.as_bytes();
+    let split = |a: Option<&u8>, b: Option<&u8>| match (a, b) {
+        (Some(a), Some(b)) if a.is_ascii_alphanumeric() && b.is_ascii_alphanumeric() => {
+            a.is_ascii_digit() != b.is_ascii_digit()
+                || a.is_ascii_lowercase() && b.is_ascii_uppercase()
+                || a.is_ascii_uppercase() && b.is_ascii_lowercase()
+        }
+        _ => true,
+    };
+    let before = r.start.checked_sub(1).and_then(|b| bytes.get(b));
+    let last = r.end.checked_sub(1).and_then(|b| bytes.get(b));
+    split(before, bytes.get(r.start)) && split(last, bytes.get(r.end))
 }
 
 /// The places widened to whitespace (or the text's ends) and merged where they overlap
 /// or nearly touch: `wide` ones by [`MARGIN`] first, `tight` ones (decodable tokens,
 /// whose readings hold nothing of the text around them) only to their whole token.
-fn merge(text: &str, wide: Vec<Range<usize>>, tight: Vec<Range<usize>>) -> Vec<Range<usize>> {
+fn merge(text: &str, wide: Vec<Range<usize>>, tight: Vec<Range<usize>>) -> Vec<Window> {
     let mut places: Vec<(Range<usize>, usize)> = wide
         .into_iter()
         .map(|r| (r, MARGIN))
@@ -207,7 +289,10 @@ fn merge(text: &str, wide: Vec<Range<usize>>, tight: Vec<Range<usize>>) -> Vec<R
     // (window, whether a wide place is in it)
     let mut out: Vec<(Range<usize>, bool)> = Vec::new();
     for (p, margin) in places {
-        let (s, e) = (widen_start(p.start, margin), widen_end(p.end.max(p.start), margin));
+        let (s, e) = (
+            widen_start(p.start, margin),
+            widen_end(p.end.max(p.start), margin),
+        );
         let wide = margin > 0;
         match out.last_mut() {
             Some((last, last_wide))
@@ -223,7 +308,18 @@ fn merge(text: &str, wide: Vec<Range<usize>>, tight: Vec<Range<usize>>) -> Vec<R
             _ => out.push((s..e, wide)),
         }
     }
-    out.into_iter().map(|(r, _)| r).collect()
+    out.into_iter()
+        .map(|(range, wide)| Window { range, wide })
+        .collect()
+}
+
+/// A byte range of a text to read in full.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Window {
+    pub(crate) range: Range<usize>,
+    /// Whether a place with context around it is in it (else it is decodable tokens
+    /// only, whose reading depends on nothing but their text).
+    pub(crate) wide: bool,
 }
 
 #[cfg(test)]

@@ -230,7 +230,10 @@ impl<'t> Projections<'t> {
                 i += 1;
                 raw
             } else {
-                let c = text.get(i..).and_then(|t| t.chars().next()).unwrap_or('\u{FFFD}');
+                let c = text
+                    .get(i..)
+                    .and_then(|t| t.chars().next())
+                    .unwrap_or('\u{FFFD}');
                 i += c.len_utf8().max(1);
                 if !is_typography(c) {
                     places.push(at..i);
@@ -298,7 +301,10 @@ impl<'t> Projections<'t> {
     fn deltas_of(sq: &Proj) -> Proj {
         let mut out = Proj::with_capacity(sq.bytes.len());
         for (k, w) in sq.bytes.windows(2).enumerate() {
-            let (a, b) = (w.first().copied().unwrap_or(0), w.get(1).copied().unwrap_or(0));
+            let (a, b) = (
+                w.first().copied().unwrap_or(0),
+                w.get(1).copied().unwrap_or(0),
+            );
             let d = match (a, b) {
                 (b'a'..=b'z', b'a'..=b'z') => b'a' + (b + 26 - a) % 26,
                 (b'0'..=b'9', b'0'..=b'9') => b'0' + (b + 10 - a) % 10,
@@ -334,7 +340,12 @@ impl<'t> Projections<'t> {
             let Some(m) = automaton.find(input).filter(|m| m.end() == w.end) else {
                 continue;
             };
-            for (variant, chars) in finder.entries.get(m.pattern().as_usize()).into_iter().flatten() {
+            for (variant, chars) in finder
+                .entries
+                .get(m.pattern().as_usize())
+                .into_iter()
+                .flatten()
+            {
                 hits.push((k, *variant, chars.as_slice()));
             }
         }
@@ -416,13 +427,17 @@ impl<'t> Projections<'t> {
 /// the variants and the character the word spells in each table.
 struct WordFinder {
     automaton: Option<aho_corasick::AhoCorasick>,
-    entries: Vec<Vec<(u8, Vec<Option<u8>>)>>,
+    entries: Vec<Vec<Spelling>>,
 }
+
+/// A variant of a text word (bit 1: ROT13, bit 2: reversed) and the character it
+/// spells in each table.
+type Spelling = (u8, Vec<Option<u8>>);
 
 fn word_finder() -> &'static WordFinder {
     static FINDER: OnceLock<WordFinder> = OnceLock::new();
     FINDER.get_or_init(|| {
-        let mut by_form: HashMap<Vec<u8>, Vec<(u8, Vec<Option<u8>>)>> = HashMap::new();
+        let mut by_form: HashMap<Vec<u8>, Vec<Spelling>> = HashMap::new();
         for (key, chars) in word_tables() {
             for variant in 0..4u8 {
                 // A text word reads as `key` after lowercasing, ROT13 (bit 1) and

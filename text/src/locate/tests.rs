@@ -40,7 +40,7 @@ fn located_reading_finds_what_the_full_reading_finds() {
 fn prose_without_values_is_mostly_skipped() {
     let set = NeedleSet::new(vec![Needle::new("PF-2291 Quarry Terrace").unwrap()]).unwrap();
     let text = prose(3000);
-    let windows = set.locator().windows(&text).unwrap();
+    let windows = set.located_windows(&text).unwrap();
     let covered: usize = windows.iter().map(|w| w.len()).sum();
     assert!(covered * 10 < text.len(), "{covered} of {}", text.len());
 }

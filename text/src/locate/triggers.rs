@@ -24,10 +24,39 @@ const MIN_LETTER_TOKEN: usize = 8;
 
 /// English number words the spelled-numbers view reads (and `oh`, `point`).
 const NUMBER_WORDS: &[&str] = &[
-    "zero", "oh", "nought", "one", "two", "three", "four", "five", "six", "seven", "eight",
-    "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
-    "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty", "sixty",
-    "seventy", "eighty", "ninety", "hundred", "thousand", "point",
+    "zero",
+    "oh",
+    "nought",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+    "thirty",
+    "forty",
+    "fifty",
+    "sixty",
+    "seventy",
+    "eighty",
+    "ninety",
+    "hundred",
+    "thousand",
+    "point",
 ];
 
 fn is_morse(c: char) -> bool {
@@ -37,23 +66,54 @@ fn is_morse(c: char) -> bool {
     )
 }
 
-/// Where a token decoder reads `token` (whitespace-free) as text, in the token's bytes:
-/// the token as written, reversed, in ROT13 and both (the readings that reverse or
-/// rotate a text decode its tokens so turned).
-fn decoded(token: &str) -> Vec<Range<usize>> {
-    let reversed: String = token.chars().rev().collect();
-    let readable = [token.to_owned(), rot13(token), rot13(&reversed), reversed]
-        .iter()
-        .any(|variant| {
-            let m = Mapped::identity(variant);
-            TOKEN_VIEWS.iter().any(|&v| !apply(v, &m).is_empty())
-        });
-    // The window is the whole token, whichever part of it a decoder reads.
-    if readable {
-        vec![0..token.len()]
-    } else {
-        Vec::new()
+/// Whether a token decoder reads `token` (whitespace-free) as text: as written, reversed
+/// or in ROT13 (the readings that reverse or rotate a text decode its tokens so turned).
+fn decoded(token: &str) -> bool {
+    // Readings go two views deep: a token decoder reads the text as written, reversed
+    // or in ROT13, not both turned.
+    let readable = [
+        token.to_owned(),
+        rot13(token),
+        token.chars().rev().collect(),
+    ]
+    .iter()
+    .any(|variant| {
+        let m = Mapped::identity(variant);
+        TOKEN_VIEWS.iter().any(|&v| !apply(v, &m).is_empty())
+    });
+    readable
+}
+
+/// Longest token whose decoding is remembered across texts.
+const MAX_REMEMBERED_TOKEN: usize = 48;
+/// Most tokens remembered per thread (the memory is cleared when full).
+const MAX_REMEMBERED: usize = 1 << 14;
+
+thread_local! {
+    /// Whether a short token decodes to text: ordinary words recur across the texts a
+    /// thread reads, and most of a locating pass over fresh prose would otherwise go to
+    /// decoding them again.
+    static DECODES: std::cell::RefCell<HashMap<String, bool>> =
+        std::cell::RefCell::new(HashMap::new());
+}
+
+/// [`decoded`], remembered per thread for short tokens.
+fn decodes(token: &str) -> bool {
+    if token.len() > MAX_REMEMBERED_TOKEN {
+        return decoded(token);
     }
+    DECODES.with(|memory| {
+        if let Some(&known) = memory.borrow().get(token) {
+            return known;
+        }
+        let known = decoded(token);
+        let mut memory = memory.borrow_mut();
+        if memory.len() >= MAX_REMEMBERED {
+            memory.clear();
+        }
+        memory.insert(token.to_owned(), known);
+        known
+    })
 }
 
 fn rot13(s: &str) -> String {
@@ -142,7 +202,8 @@ fn may_decode(token: &str) -> bool {
 fn escaped(token: &str) -> bool {
     let b = token.as_bytes();
     let hex2 = |i: usize| {
-        b.get(i).is_some_and(u8::is_ascii_hexdigit) && b.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+        b.get(i).is_some_and(u8::is_ascii_hexdigit)
+            && b.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
     };
     let mut qp = 0;
     for (i, &c) in b.iter().enumerate() {
@@ -173,8 +234,7 @@ fn numeric(token: &str) -> bool {
     let t = t.trim_start_matches(['(', '[']);
     !t.is_empty()
         && t.bytes().any(|b| b.is_ascii_digit())
-        && t
-            .bytes()
+        && t.bytes()
             .all(|b| b.is_ascii_hexdigit() || matches!(b, b',' | b';' | b'x' | b'X'))
         && t.split([',', ';']).all(|n| n.len() <= 10)
 }
@@ -182,7 +242,12 @@ fn numeric(token: &str) -> bool {
 fn is_number_word(w: &str) -> bool {
     // Number words are two to nine letters and start with one of a few letters; most
     // words of a text fail here.
-    let starts = |b: &u8| matches!(b.to_ascii_lowercase(), b'e'..=b'h' | b'n' | b'o' | b'p' | b's' | b't' | b'z');
+    let starts = |b: &u8| {
+        matches!(
+            b.to_ascii_lowercase(),
+            b'e'..=b'h' | b'n' | b'o' | b'p' | b's' | b't' | b'z'
+        )
+    };
     (2..=9).contains(&w.len())
         && w.as_bytes().first().is_some_and(starts)
         && NUMBER_WORDS.iter().any(|n| w.eq_ignore_ascii_case(n))
@@ -229,16 +294,13 @@ pub(super) fn find(text: &str, places: &mut Vec<Range<usize>>, tight: &mut Vec<R
     let mut morse: Option<(usize, usize)> = None;
     let mut spelled: Option<(usize, usize, bool)> = None;
     let mut prev_end = 0;
-    // A text repeats its words: each distinct token is decoded once.
-    let mut decodings: HashMap<&str, Vec<Range<usize>>> = HashMap::new();
     for r in &tokens {
         let token = text.get(r.clone()).unwrap_or_default();
         let shape = Shape::of(token);
         if shape.special && (escaped(token) || escaped(&token.chars().rev().collect::<String>())) {
             places.push(r.clone());
-        } else if may_decode(token) {
-            let spans = decodings.entry(token).or_insert_with(|| decoded(token));
-            tight.extend(spans.iter().map(|s| r.start + s.start..r.start + s.end));
+        } else if may_decode(token) && decodes(token) {
+            tight.push(r.clone());
         }
         if token.starts_with("<~") {
             let end = text
@@ -250,7 +312,10 @@ pub(super) fn find(text: &str, places: &mut Vec<Range<usize>>, tight: &mut Vec<R
         if shape.digit && has_bit_run(token) {
             tight.push(r.clone());
         }
-        let list = |run: &mut Option<(usize, usize)>, member: bool, min: usize, places: &mut Vec<_>| {
+        let list = |run: &mut Option<(usize, usize)>,
+                    member: bool,
+                    min: usize,
+                    places: &mut Vec<_>| {
             match (member, run.as_mut()) {
                 (true, Some((_, n))) => *n += 1,
                 (true, None) => *run = Some((r.start, 1)),

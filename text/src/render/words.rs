@@ -211,7 +211,9 @@ pub(crate) fn index() -> &'static HashMap<String, Vec<Option<char>>> {
         let mut out: HashMap<String, Vec<Option<char>>> = HashMap::new();
         for (t, table) in all.iter().enumerate() {
             for (w, &c) in table {
-                let slot = out.entry(w.clone()).or_insert_with(|| vec![None; all.len()]);
+                let slot = out
+                    .entry(w.clone())
+                    .or_insert_with(|| vec![None; all.len()]);
                 if let Some(s) = slot.get_mut(t) {
                     *s = Some(c);
                 }
