@@ -48,6 +48,11 @@
 //! [`render::split`]; values assembled from pieces in any order, each piece in its own
 //! reading and rendering, by [`render::assemble`].
 //!
+//! A long text can be read in full only where it can hold a value of a set
+//! ([`Haystack::find_set_located`]): one pass over the text as written finds the places
+//! (forms of the values in cheap projections, what a decoder may read), and only windows
+//! around them go through every view and family.
+//!
 //! Every derived text is a [`Mapped`]: each of its bytes knows the original byte span
 //! it came from, so a match can be located (and redacted) in what was written.
 

@@ -4,23 +4,30 @@
 //! A reading of a text can hold a value only where one of these is:
 //!
 //! - a **form of a value** in a cheap projection of the text as written: its letters
-//!   and digits (the value, Atbash, concatenated spellings, each also reversed and in
-//!   ROT13, which covers the reversed and ROT13 readings and what markup, table cells
-//!   and separators split), their leetspeak classes, the text without whitespace
-//!   (ROT47, block cores), the shift-invariant differences (Caesar), the words with
-//!   spelled words read back (every spelling table, words read as written, reversed,
-//!   in ROT13), word initials and last letters, every word reversed, and values spread
-//!   with filler;
+//!   and digits where they start and end words (the value in a reading that reverses,
+//!   rotates, unescapes or strips markup from the text), the squeezed renderings the
+//!   families search (the value spread out, Atbash, concatenated spellings), their
+//!   leetspeak classes, the text without whitespace (ROT47, block cores), the
+//!   shift-invariant differences (Caesar), the words with spelled words read back
+//!   (every spelling table; words read as written, reversed, in ROT13), word initials
+//!   and last letters, every word reversed, and values spread with filler; each also
+//!   reversed and in ROT13. A form the families count only on word boundaries counts
+//!   only where the text has one ([`bounded`]);
 //! - a **trigger** ([`triggers`]): a character outside ASCII that is not ordinary
 //!   typography (look-alikes, invisible characters, upside-down or fullwidth text,
-//!   other scripts), a token that a token decoder reads as text (base64, base32,
-//!   base58, Ascii85, hex, percent-encoding), escapes and character references, lists
-//!   of numbers, Morse code, runs of number words, Ascii85 and uuencoded blocks.
+//!   other scripts), a token that a token decoder (base64, base32, base58, Ascii85,
+//!   hex, percent-encoding) reads as text as written, reversed or in ROT13, escapes and
+//!   character references, lists of numbers, runs of bits, uuencoded lines, Morse code,
+//!   runs of number words and Ascii85 blocks.
 //!
-//! Each place becomes a window with some context around it, and only the windows are
-//! read ([`crate::Haystack::find_set_located`]). Forms and triggers are a superset of
-//! what the full reading can find: a window may hold nothing, but nothing is found
-//! outside the windows that a full reading of the window would not find too.
+//! A form inside a plain occurrence of a value is that occurrence, which the plain
+//! reading of the whole text finds. Each other place becomes a [`Window`] with context
+//! around it (a decodable token alone), and only the windows are read
+//! ([`crate::Haystack::find_set_located`]). A window may hold nothing; what a full
+//! reading of the whole text finds lies in a window, except matches whose place the
+//! whole text alone makes (a reading of prose with a stray quote as one CSV cell over
+//! many lines) and chance readings that need more of the text than a window holds.
+//! `runner/tests/located.rs` compares the two readings on generated long texts.
 
 mod project;
 mod triggers;

@@ -1,5 +1,6 @@
 //! Places of a text that a decoding view may read as something else, whatever the
-//! values: tokens that decode to text, escapes, number lists, Morse code, number words.
+//! values: tokens that decode to text, escapes, number lists, runs of bits, uuencoded
+//! lines, Ascii85 blocks, Morse code, number words.
 
 use crate::mapped::Mapped;
 use crate::views::{apply, View};
