@@ -409,6 +409,9 @@ impl Haystack {
         if set.is_empty() {
             return Vec::new();
         }
+        if text.len() < crate::locate::MIN_LOCATED {
+            return Haystack::new(text).find_set(set);
+        }
         let plain = Haystack::plain(text).find_set(set);
         let Some(windows) = set.locator().windows(text, &plain) else {
             return Haystack::new(text).find_set(set);
