@@ -23,6 +23,9 @@ timed cargo test --workspace
 # The placement fuzzer's long run (the fast tier above runs 200 random placements).
 timed env COSEC_PLACEMENT_CASES=10000 cargo test -p cosec-proxy --test guard_placement \
   -- nothing_planted_anywhere_passes_a_denying_turn --nocapture
+# The located reading against the full one on 500 long generated texts (the fast tier
+# runs 40).
+timed env COSEC_LOCATED_CASES=500 cargo test -p cosec --test located -- --nocapture
 
 if [ "${1:-}" = "--fast" ]; then
   exit 0
