@@ -89,8 +89,10 @@ fn turned(p: &str) -> [String; 4] {
 }
 
 /// An automaton over the ASCII patterns of `patterns` (a pattern with other characters
-/// can only match where the text has them, which is a trigger).
-fn automaton(patterns: impl IntoIterator<Item = String>) -> Option<AhoCorasick> {
+/// can only match where the text has them, which is a trigger). One that cannot be
+/// built sets `broken`: the locator then reads every text whole rather than miss what
+/// it would have found.
+fn automaton(patterns: impl IntoIterator<Item = String>, broken: &mut bool) -> Option<AhoCorasick> {
     let mut ps: Vec<String> = patterns
         .into_iter()
         .filter(|p| !p.is_empty() && p.is_ascii())
@@ -100,11 +102,12 @@ fn automaton(patterns: impl IntoIterator<Item = String>) -> Option<AhoCorasick> 
     if ps.is_empty() {
         return None;
     }
-    AhoCorasick::builder()
+    let built = AhoCorasick::builder()
         .kind(None)
         .match_kind(MatchKind::Standard)
-        .build(&ps)
-        .ok()
+        .build(&ps);
+    *broken |= built.is_err();
+    built.ok()
 }
 
 impl Locator {
@@ -122,19 +125,24 @@ impl Locator {
             }
             bounded.extend(turned(&s));
         }
+        let mut broken = false;
         let chars = |s: &str| s.chars().collect::<Vec<char>>();
         Locator {
-            bounded: automaton(bounded),
-            squeezed: automaton(seeds.squeezed.iter().flat_map(|p| turned(p))),
-            words: automaton(seeds.words.iter().flat_map(|p| turned(p))),
-            initials: automaton(seeds.initials.iter().flat_map(|p| turned(p))),
-            leet: automaton(seeds.leet.iter().flat_map(|p| [p.clone(), reversed(p)])),
-            nospace: automaton(seeds.nospace.iter().flat_map(|p| turned(p))),
+            bounded: automaton(bounded, &mut broken),
+            squeezed: automaton(seeds.squeezed.iter().flat_map(|p| turned(p)), &mut broken),
+            words: automaton(seeds.words.iter().flat_map(|p| turned(p)), &mut broken),
+            initials: automaton(seeds.initials.iter().flat_map(|p| turned(p)), &mut broken),
+            leet: automaton(
+                seeds.leet.iter().flat_map(|p| [p.clone(), reversed(p)]),
+                &mut broken,
+            ),
+            nospace: automaton(seeds.nospace.iter().flat_map(|p| turned(p)), &mut broken),
             deltas: automaton(
                 seeds
                     .caesar
                     .iter()
                     .flat_map(|s| [deltas(&chars(s)), deltas(&chars(&reversed(s)))]),
+                &mut broken,
             ),
             filler: seeds
                 .filler
@@ -149,7 +157,7 @@ impl Locator {
                 .map(|p| p.chars().count())
                 .max()
                 .unwrap_or(0),
-            whole,
+            whole: whole || broken,
         }
     }
 
@@ -211,7 +219,8 @@ impl Locator {
         found(&self.initials, &p.finals, &mut places);
         if self.words.is_some() {
             found(&self.words, &p.words_reversed, &mut places);
-            for proj in p.spelled(self.reach) {
+            // Without the spelling tables' automaton the text is read whole.
+            for proj in p.spelled(self.reach)? {
                 found(&self.words, &proj, &mut places);
             }
         }

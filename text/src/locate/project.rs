@@ -324,14 +324,13 @@ impl<'t> Projections<'t> {
     /// Only the words within `reach` words of a table word are projected (a value
     /// spelled with a table word lies within its length of it); stretches of words far
     /// apart are separated by a space, which no form holds.
-    pub(super) fn spelled(&self, reach: usize) -> Vec<Proj> {
+    /// `None` when the tables' automaton could not be built.
+    pub(super) fn spelled(&self, reach: usize) -> Option<Vec<Proj>> {
         let finder = word_finder();
         let bytes = self.text.as_bytes();
         // (word index, variant, character per table) of every word of a table.
         let mut hits: Vec<(usize, u8, &[Option<u8>])> = Vec::new();
-        let Some(automaton) = &finder.automaton else {
-            return Vec::new();
-        };
+        let automaton = finder.automaton.as_ref()?;
         for (k, w) in self.words.iter().enumerate() {
             // The longest form starting at the word, within it: the word itself or none.
             let input = aho_corasick::Input::new(bytes)
@@ -367,7 +366,7 @@ impl<'t> Projections<'t> {
                 out.push(self.spelled_near(&spelled, variant, reach));
             }
         }
-        out
+        Some(out)
     }
 
     /// The projection of the words within `reach` letters and digits of `spelled` (word
