@@ -2,8 +2,9 @@
 //! values: tokens that decode to text, escapes, number lists, runs of bits, uuencoded
 //! lines, Ascii85 blocks, Morse code, number words.
 
+use super::rot13;
 use crate::mapped::Mapped;
-use crate::views::{apply, View};
+use crate::views::{apply, View, MIN_BITS_RUN};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -68,11 +69,10 @@ fn is_morse(c: char) -> bool {
 }
 
 /// Whether a token decoder reads `token` (whitespace-free) as text: as written, reversed
-/// or in ROT13 (the readings that reverse or rotate a text decode its tokens so turned).
+/// or in ROT13. Readings go two views deep, so a decoder reads a token so turned, but
+/// not turned both ways.
 fn decoded(token: &str) -> bool {
-    // Readings go two views deep: a token decoder reads the text as written, reversed
-    // or in ROT13, not both turned.
-    let readable = [
+    [
         token.to_owned(),
         rot13(token),
         token.chars().rev().collect(),
@@ -81,8 +81,7 @@ fn decoded(token: &str) -> bool {
     .any(|variant| {
         let m = Mapped::identity(variant);
         TOKEN_VIEWS.iter().any(|&v| !apply(v, &m).is_empty())
-    });
-    readable
+    })
 }
 
 /// Longest token whose decoding is remembered across texts.
@@ -117,20 +116,7 @@ fn decodes(token: &str) -> bool {
     })
 }
 
-fn rot13(s: &str) -> String {
-    s.chars()
-        .map(|c| match c {
-            'a'..='z' => char::from(b'a' + (c as u8 - b'a' + 13) % 26),
-            'A'..='Z' => char::from(b'A' + (c as u8 - b'A' + 13) % 26),
-            _ => c,
-        })
-        .collect()
-}
-
-/// Shortest run of bits the binary view decodes.
-const MIN_BITS_RUN: usize = 24;
-
-/// Whether `token` holds a run of at least [`MIN_BITS_RUN`] `0` and `1`.
+/// Whether `token` holds a run of `0` and `1` as long as the binary view decodes.
 fn has_bit_run(token: &str) -> bool {
     let mut run = 0;
     for b in token.bytes() {

@@ -12,7 +12,7 @@ use std::ops::Range;
 /// Fewest numbers in a list (three characters).
 const MIN_ITEMS: usize = 3;
 /// Fewest bits in a continuous run of bits (three bytes).
-const MIN_BITS_RUN: usize = 24;
+pub(crate) const MIN_BITS_RUN: usize = 24;
 
 type Decoded = Vec<(Vec<View>, Mapped)>;
 

@@ -19,6 +19,7 @@ mod transform;
 
 pub(crate) use label::LANGS;
 pub use label::{Block, View, ViewPath};
+pub(crate) use lists::MIN_BITS_RUN;
 
 use crate::canon::prepare;
 use crate::mapped::Mapped;
