@@ -4,7 +4,7 @@
 
 use super::rot13;
 use crate::mapped::Mapped;
-use crate::views::{apply, View, MIN_BITS_RUN};
+use crate::views::{apply, runs, View, MIN_BITS_RUN};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -23,43 +23,6 @@ const MIN_TOKEN: usize = 4;
 /// Shortest token of letters only that may be base32, base58 or base64 of text
 /// (shorter ones are words).
 const MIN_LETTER_TOKEN: usize = 8;
-
-/// English number words the spelled-numbers view reads (and `oh`, `point`).
-const NUMBER_WORDS: &[&str] = &[
-    "zero",
-    "oh",
-    "nought",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-    "thirty",
-    "forty",
-    "fifty",
-    "sixty",
-    "seventy",
-    "eighty",
-    "ninety",
-    "hundred",
-    "thousand",
-    "point",
-];
 
 fn is_morse(c: char) -> bool {
     matches!(
@@ -153,26 +116,6 @@ fn uuencoded(text: &str, places: &mut Vec<Range<usize>>) {
     }
 }
 
-/// Maximal runs of non-whitespace bytes.
-fn tokens_of(text: &str) -> Vec<Range<usize>> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, b) in text.bytes().enumerate() {
-        match (b.is_ascii_whitespace(), start) {
-            (false, None) => start = Some(i),
-            (true, Some(s)) => {
-                out.push(s..i);
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        out.push(s..text.len());
-    }
-    out
-}
-
 /// Whether `token` could be an encoder's output worth decoding: a token of letters
 /// only is a word unless it is long.
 fn may_decode(token: &str) -> bool {
@@ -228,7 +171,7 @@ fn numeric(token: &str) -> bool {
 
 fn is_number_word(w: &str) -> bool {
     // Number words are two to nine letters and start with one of a few letters; most
-    // words of a text fail here.
+    // words of a text fail here, before the view's own lookup.
     let starts = |b: &u8| {
         matches!(
             b.to_ascii_lowercase(),
@@ -237,7 +180,7 @@ fn is_number_word(w: &str) -> bool {
     };
     (2..=9).contains(&w.len())
         && w.as_bytes().first().is_some_and(starts)
-        && NUMBER_WORDS.iter().any(|n| w.eq_ignore_ascii_case(n))
+        && crate::views::is_number_word(w)
 }
 
 /// What one pass over a token's bytes tells about it, so that most tokens skip most
@@ -274,7 +217,7 @@ impl Shape {
 /// Adds the places of `text` a decoding view may read, whatever the values: to
 /// `tight` the tokens a token decoder reads as text, to `places` the rest.
 pub(super) fn find(text: &str, places: &mut Vec<Range<usize>>, tight: &mut Vec<Range<usize>>) {
-    let tokens = tokens_of(text);
+    let tokens = runs(text, |b| !b.is_ascii_whitespace());
     uuencoded(text, places);
     // (start of a run, tokens in it) for number lists, Morse and number words.
     let mut numbers: Option<(usize, usize)> = None;

@@ -20,6 +20,8 @@ mod transform;
 pub(crate) use label::LANGS;
 pub use label::{Block, View, ViewPath};
 pub(crate) use lists::MIN_BITS_RUN;
+pub(crate) use spelled::is_number_word;
+pub(crate) use tokens::runs;
 
 use crate::canon::prepare;
 use crate::mapped::Mapped;

@@ -65,6 +65,11 @@ fn word(w: &str) -> Option<Word> {
     }
 }
 
+/// Whether `w` is a number word this view reads (any case).
+pub(crate) fn is_number_word(w: &str) -> bool {
+    word(w).is_some()
+}
+
 /// Composes a run of number words into digits.
 #[derive(Default)]
 struct Composer {

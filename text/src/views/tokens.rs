@@ -17,7 +17,7 @@ const MIN_BASE64_LEN: usize = 4;
 const MIN_HEX_LEN: usize = 6;
 
 /// Maximal runs of bytes satisfying `member`, as byte ranges.
-pub(super) fn runs(s: &str, member: impl Fn(u8) -> bool) -> Vec<Range<usize>> {
+pub(crate) fn runs(s: &str, member: impl Fn(u8) -> bool) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut start = None;
     for (i, b) in s.bytes().enumerate() {
