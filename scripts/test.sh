@@ -26,6 +26,10 @@ timed env COSEC_PLACEMENT_CASES=10000 cargo test -p cosec-proxy --test guard_pla
 # The located reading against the full one on 500 long generated texts (the fast tier
 # runs 40).
 timed env COSEC_LOCATED_CASES=500 cargo test -p cosec --test located -- --nocapture
+# Values leaked in pieces, at the sizes BENCHMARKS.md records (the fast tier runs 40
+# splits per shape, 10,000 ordinary groups for the verifier and 1,000 for the guard).
+timed env COSEC_SPLIT_CASES=100 COSEC_SPLIT_GROUPS=30000 COSEC_SPLIT_GUARD_GROUPS=20000 \
+  cargo test -p cosec --test assembled -- --nocapture
 
 if [ "${1:-}" = "--fast" ]; then
   exit 0

@@ -13,10 +13,10 @@
 //! non-passage pattern, the longest passage + 64))` characters; the factor leaves room
 //! for encodings and spelled-out digits, which are longer than the value.
 
-use super::patterns::{text_patterns, PatternKind};
+use super::patterns::{context, text_patterns, PatternKind};
 use cosec_text::render::assemble::{Held, Pieces};
 use cosec_text::{Haystack, Needle, NeedleSet, ViewPath};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 
 /// Upper bound of the hold-back window, in characters.
@@ -44,18 +44,22 @@ pub(crate) struct Hit {
     pub pattern: usize,
 }
 
-/// A piece of a strong pattern found in a text (see [`cosec_text::render::assemble`]):
-/// which part of the pattern's canonical form it covers and where it lies.
+/// A piece of the clause around a strong pattern found in a text (see
+/// [`cosec_text::render::assemble`] and [`context`]): which part of the clause's
+/// canonical form it covers and where it lies.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PieceHit {
-    /// Index of the whole pattern in its detector.
-    pub pattern: usize,
-    /// The byte ranges of the pattern's canonical form it may stand for.
+    /// Index of the clause in the detector's pieces.
+    pub value: usize,
+    /// The byte ranges of the clause's canonical form it may stand for.
     pub covers: Vec<Range<usize>>,
     /// Original byte offset where it starts.
     pub start: usize,
     /// Original byte offset where it ends (exclusive).
     pub end: usize,
+    /// The clause's parts (indices) whose whole occurrence in the same text it lies
+    /// over.
+    pub wholes: Vec<usize>,
 }
 
 /// One distinctive pattern: its kind and the objects it belongs to.
@@ -67,10 +71,14 @@ struct Entry {
     owners: BTreeSet<ObjIdx>,
 }
 
-/// The patterns of every protected object, by canonical form, with their owners.
+/// The patterns of every protected object, by canonical form, with their owners, and
+/// the clauses around their codes and names (see [`context`]).
 #[derive(Debug, Default, Clone)]
 pub(crate) struct PatternLibrary {
     patterns: BTreeMap<String, Entry>,
+    /// By canonical form: a clause of some content around a code or name, as spelled,
+    /// and the canonical keys of the codes and names it holds.
+    contexts: BTreeMap<String, (String, BTreeSet<String>)>,
 }
 
 impl PatternLibrary {
@@ -81,11 +89,17 @@ impl PatternLibrary {
         corpus: &[&str],
     ) -> Self {
         let mut patterns: BTreeMap<String, Entry> = BTreeMap::new();
+        // Per content, its codes and names: (spelling, canonical key).
+        let mut strong: Vec<(&str, Vec<(String, String)>)> = Vec::new();
         for (idx, content) in objects {
+            let mut own = Vec::new();
             for (spelling, kind) in text_patterns(content) {
                 let Some(needle) = Needle::new(&spelling) else {
                     continue;
                 };
+                if matches!(kind, PatternKind::Code | PatternKind::Name) {
+                    own.push((spelling.clone(), needle.as_str().to_owned()));
+                }
                 let entry = patterns
                     .entry(needle.as_str().to_owned())
                     .or_insert_with(|| Entry {
@@ -96,10 +110,23 @@ impl PatternLibrary {
                 entry.kind = entry.kind.min(kind);
                 entry.owners.insert(idx);
             }
+            strong.push((content, own));
         }
-        let mut lib = PatternLibrary { patterns };
+        let mut lib = PatternLibrary {
+            patterns,
+            contexts: BTreeMap::new(),
+        };
+        lib.drop_common(corpus);
+        for (content, own) in strong {
+            lib.add_contexts(content, &own);
+        }
+        lib
+    }
+
+    /// Drops the patterns that occur in any of the `corpus` texts.
+    fn drop_common(&mut self, corpus: &[&str]) {
         if !corpus.is_empty() {
-            let (keys, needles): (Vec<String>, Vec<Needle>) = lib
+            let (keys, needles): (Vec<String>, Vec<Needle>) = self
                 .patterns
                 .iter()
                 .filter_map(|(k, e)| Needle::new(&e.spelling).map(|n| (k.clone(), n)))
@@ -109,18 +136,46 @@ impl PatternLibrary {
                 Err(e) => {
                     // Nothing can be told common: keep every pattern (more is withheld).
                     tracing::error!(error = %e, "guard corpus automaton could not be built");
-                    return lib;
+                    return;
                 }
             };
             for text in corpus {
                 for m in Haystack::plain(text).find_set(&set) {
                     if let Some(key) = keys.get(m.needle) {
-                        lib.patterns.remove(key);
+                        self.patterns.remove(key);
                     }
                 }
             }
         }
-        lib
+    }
+
+    /// Adds the clause around every occurrence in `content` of its codes and names
+    /// `own` (spelling, key) that the library kept, with the kept ones it holds.
+    fn add_contexts(&mut self, content: &str, own: &[(String, String)]) {
+        let kept: Vec<&(String, String)> = own
+            .iter()
+            .filter(|(_, key)| self.patterns.contains_key(key))
+            .collect();
+        for (spelling, _) in &kept {
+            for (at, _) in content.match_indices(spelling.as_str()) {
+                let range = context::around(content, at..at + spelling.len());
+                let Some(clause) = content.get(range) else {
+                    continue;
+                };
+                let Some(needle) = Needle::new(clause) else {
+                    continue;
+                };
+                let parts = kept
+                    .iter()
+                    .filter(|(s, _)| clause.contains(s.as_str()))
+                    .map(|(_, key)| key.clone());
+                self.contexts
+                    .entry(needle.as_str().to_owned())
+                    .or_insert_with(|| (clause.to_owned(), BTreeSet::new()))
+                    .1
+                    .extend(parts);
+            }
+        }
     }
 
     /// Number of distinct patterns.
@@ -139,10 +194,10 @@ pub(crate) struct Detector {
     /// back and reports the whole text as one hit of every included object (fail
     /// closed).
     broken: Option<Vec<ObjIdx>>,
-    /// The pieces of the codes and names with owners, and for each of its values the
-    /// pattern's index in `set`.
+    /// The pieces of the clauses around codes and names with owners, and for each
+    /// clause its canonical key and the index in `set` of each of its parts.
     pieces: Pieces,
-    piece_patterns: Vec<usize>,
+    clauses: Vec<(String, Vec<usize>)>,
 }
 
 impl Detector {
@@ -176,18 +231,7 @@ impl Detector {
         } else {
             0
         };
-        let (piece_patterns, piece_values): (Vec<usize>, Vec<Needle>) = needles
-            .iter()
-            .zip(&entries)
-            .enumerate()
-            // Codes and names only: passages are whole sentences and phrases ordinary
-            // words, whose parts ordinary conversation repeats.
-            .filter(|(_, (_, (kind, owners)))| {
-                matches!(kind, PatternKind::Code | PatternKind::Name) && !owners.is_empty()
-            })
-            .map(|(i, (n, _))| (i, n.clone()))
-            .unzip();
-        let pieces = Pieces::new(&piece_values);
+        let (pieces, clauses) = clause_pieces(lib, &needles, &entries);
         match NeedleSet::new(needles) {
             Ok(set) => Detector {
                 set,
@@ -195,7 +239,7 @@ impl Detector {
                 window,
                 broken: None,
                 pieces,
-                piece_patterns,
+                clauses,
             },
             Err(e) => {
                 tracing::error!(error = %e, "guard automaton could not be built; holding text back");
@@ -209,7 +253,7 @@ impl Detector {
                     window: usize::MAX,
                     broken: Some(all.into_iter().collect()),
                     pieces: Pieces::default(),
-                    piece_patterns: Vec::new(),
+                    clauses: Vec::new(),
                 }
             }
         }
@@ -248,41 +292,27 @@ impl Detector {
             .pieces
             .held(&haystack)
             .into_iter()
-            .filter_map(
-                |Held {
-                     value,
-                     spans,
-                     source,
-                     ..
-                 }| {
-                    Some(PieceHit {
-                        pattern: *self.piece_patterns.get(value)?,
-                        covers: spans,
-                        start: source.start,
-                        end: source.end,
-                    })
-                },
-            )
+            .map(|held: Held| PieceHit {
+                value: held.value,
+                covers: held.spans,
+                start: held.source.start,
+                end: held.source.end,
+                wholes: Vec::new(),
+            })
             .filter(|p| p.start < p.end)
             .collect();
         (hits, pieces)
     }
 
-    /// The value index in [`Detector::pieces`] of pattern `pattern`, if it is searched
-    /// in pieces.
-    pub fn piece_value(&self, pattern: usize) -> Option<usize> {
-        self.piece_patterns
-            .iter()
-            .position(|p| *p == pattern)
-            .filter(|v| self.pieces.searches(*v))
+    /// The canonical form of clause `value` of [`Detector::pieces`] (its key across
+    /// detectors) and the pattern index of each of its parts.
+    pub fn clause(&self, value: usize) -> Option<(&str, &[usize])> {
+        self.clauses
+            .get(value)
+            .map(|(key, parts)| (key.as_str(), parts.as_slice()))
     }
 
-    /// The canonical form of pattern `pattern`: its key across detectors.
-    pub fn pattern_key(&self, pattern: usize) -> Option<&str> {
-        self.set.get(pattern).map(Needle::as_str)
-    }
-
-    /// The pieces searched for.
+    /// The pieces searched for: of the clauses around codes and names.
     pub fn pieces(&self) -> &Pieces {
         &self.pieces
     }
@@ -359,6 +389,45 @@ impl Detector {
             .flat_map(|h| h.objects)
             .collect()
     }
+}
+
+/// The pieces of the library's clauses around the codes and names that have owners
+/// among `entries` (kind and owners of each of `needles`), and per clause its key and
+/// the needle index of each part. Passages and phrases are no parts: their pieces are
+/// the ordinary words that conversation repeats.
+fn clause_pieces(
+    lib: &PatternLibrary,
+    needles: &[Needle],
+    entries: &[(PatternKind, Vec<ObjIdx>)],
+) -> (Pieces, Vec<(String, Vec<usize>)>) {
+    let index: HashMap<&str, usize> = needles
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| {
+            entries.get(*i).is_some_and(|(kind, owners)| {
+                matches!(kind, PatternKind::Code | PatternKind::Name) && !owners.is_empty()
+            })
+        })
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let mut values = Vec::new();
+    let mut clauses = Vec::new();
+    for (key, (spelling, parts)) in &lib.contexts {
+        let parts: Vec<usize> = parts
+            .iter()
+            .filter_map(|p| index.get(p.as_str()).copied())
+            .collect();
+        let Some(clause) = Needle::new(spelling).filter(|_| !parts.is_empty()) else {
+            continue;
+        };
+        let part_needles = parts
+            .iter()
+            .filter_map(|&p| needles.get(p).cloned())
+            .collect();
+        values.push((clause, part_needles));
+        clauses.push((key.clone(), parts));
+    }
+    (Pieces::around(&values), clauses)
 }
 
 #[cfg(test)]

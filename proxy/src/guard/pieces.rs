@@ -1,15 +1,17 @@
 //! Values released in pieces (the output layer's memory of a trial).
 //!
-//! A strong pattern may leave in parts: the first half of a number in one post, the
-//! rest in a file of the same community a turn later, each part in its own rendering.
+//! A code or name may leave in parts: the first half of a number in one post, the
+//! rest in a file of the same community a turn later, each part in its own rendering,
+//! and a cut may carry words of the clause around it (`cortison` | `e injection on`).
 //! Per trial and reader (each person an output's destination reached at its delivery,
 //! the user the agent acts for excepted; the destination itself where its audience is
-//! unknown) the guard remembers which parts of each pattern's canonical form earlier
-//! outputs released: the pattern's canonical key and the byte ranges a piece covered,
-//! never the text around it. A later output holding a piece that completes a pattern
-//! for some readers (`cosec_text::render::assemble`: at most four pieces, from two or
-//! more outputs, this one among them) is asked about for those readers alone, as the
-//! verifier asks it, and its pieces are redacted when the answer is deny.
+//! unknown) the guard remembers which parts of each clause around a code or name
+//! (see [`super::patterns::context`]) earlier outputs released: the clause's canonical
+//! key and the byte ranges a piece covered, never the text around it. A later output
+//! holding a piece that completes one of the clause's codes or names for some readers
+//! (`cosec_text::render::assemble`: at most four pieces, from two or more outputs, this
+//! one among them) is asked about for those readers alone, as the verifier asks it,
+//! and its pieces are redacted when the answer is deny.
 //!
 //! Memory is bounded: at most [`MAX_PIECES_PER_READER`] distinct pieces per reader,
 //! the oldest dropped first, in a map with one entry per person of the platform and
@@ -19,7 +21,7 @@ use super::trial::TrialGuard;
 use cosec_scenarios::{Destination, Time, UserId};
 use cosec_text::render::assemble::{Held, Pieces};
 use cosec_text::ViewPath;
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::ops::Range;
 
 /// Most distinct pieces remembered per reader.
@@ -34,9 +36,18 @@ pub(crate) enum Reader {
     Place(Destination),
 }
 
-/// A released piece: the pattern's canonical key and the ranges of it the piece may
-/// stand for.
-type Piece = (String, Vec<Range<usize>>);
+/// What is remembered of a released piece of a clause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PieceOf {
+    /// The ranges of the clause's canonical form it may stand for.
+    pub covers: Vec<Range<usize>>,
+    /// The clause's parts (indices) it lay over where its text held them whole: it
+    /// was that occurrence, decided as such, so it completes none of them.
+    pub wholes: Vec<usize>,
+}
+
+/// A released piece: the canonical key of the clause it is a piece of, and the piece.
+pub(crate) type Piece = (String, PieceOf);
 
 /// The pieces released to each reader of one trial.
 #[derive(Debug, Default)]
@@ -45,15 +56,15 @@ pub(crate) struct Released {
 }
 
 impl Released {
-    /// The pieces of pattern `key` released to `reader`, each as the ranges it covers.
-    pub fn of(&self, reader: &Reader, key: &str) -> Vec<Vec<Range<usize>>> {
+    /// The pieces of clause `key` released to `reader`.
+    pub fn of(&self, reader: &Reader, key: &str) -> Vec<PieceOf> {
         self.by_reader
             .get(reader)
             .map(|pieces| {
                 pieces
                     .iter()
                     .filter(|(k, _)| k == key)
-                    .map(|(_, covers)| covers.clone())
+                    .map(|(_, piece)| piece.clone())
                     .collect()
             })
             .unwrap_or_default()
@@ -98,23 +109,23 @@ pub(crate) fn readers_of(guard: &TrialGuard, destination: &Destination, time: Ti
     }
 }
 
-/// The readers among `readers` for whom the pieces of value `value` (of `pieces`)
-/// released before, together with `current` (this output's pieces of it, each as the
-/// ranges it covers), cover the value: pieces of two or more outputs, this one among
-/// them.
+/// Per reader among `readers`, the parts of clause `value` (of `pieces`) that the
+/// pieces released to them before, together with `current` (this output's pieces of
+/// it), complete: covered by pieces of two or more outputs, this one among them, none
+/// of them over a whole occurrence of the part it completes. Readers for whom nothing
+/// is completed are left out.
 pub(crate) fn assembling(
     pieces: &Pieces,
     value: usize,
     readers: &[Reader],
-    earlier: impl Fn(&Reader) -> Vec<Vec<Range<usize>>>,
-    current: Vec<Vec<Range<usize>>>,
-) -> BTreeSet<Reader> {
-    let held = |covers: Vec<Vec<Range<usize>>>| -> Vec<Held> {
-        covers
-            .into_iter()
-            .map(|spans| Held {
+    earlier: impl Fn(&Reader) -> Vec<PieceOf>,
+    current: &[PieceOf],
+) -> BTreeMap<Reader, BTreeSet<usize>> {
+    let held = |of: &[PieceOf]| -> Vec<Held> {
+        of.iter()
+            .map(|p| Held {
                 value,
-                spans,
+                spans: p.covers.clone(),
                 view: ViewPath::plain(),
                 source: 0..0,
             })
@@ -123,14 +134,25 @@ pub(crate) fn assembling(
     let now = held(current);
     readers
         .iter()
-        .filter(|r| {
+        .filter_map(|r| {
             let before = earlier(r);
-            !before.is_empty()
-                && pieces
-                    .assemble(&[held(before), now.clone()], value)
-                    .is_some()
+            if before.is_empty() {
+                return None;
+            }
+            let texts = [before.as_slice(), current];
+            let usable = |t: usize, h: usize, part: usize| {
+                texts
+                    .get(t)
+                    .and_then(|of| of.get(h))
+                    .is_some_and(|p| !p.wholes.contains(&part))
+            };
+            let parts: BTreeSet<usize> = pieces
+                .completed_by_last(&[held(&before), now.clone()], value, usable)
+                .into_iter()
+                .map(|a| a.target)
+                .collect();
+            (!parts.is_empty()).then(|| (r.clone(), parts))
         })
-        .cloned()
         .collect()
 }
 
@@ -145,14 +167,21 @@ mod tests {
     #[test]
     fn pieces_are_remembered_per_reader_once_and_within_the_bound() {
         let mut r = Released::default();
-        let a = ("abc".to_owned(), vec![0..2, 4..6]);
+        let piece = |covers: Vec<Range<usize>>| PieceOf {
+            covers,
+            wholes: Vec::new(),
+        };
+        let a = ("abc".to_owned(), piece(vec![0..2, 4..6]));
         r.add(&[person("ann"), person("bo")], &[a.clone(), a.clone()]);
-        assert_eq!(r.of(&person("ann"), "abc"), vec![vec![0..2, 4..6]]);
-        assert_eq!(r.of(&person("bo"), "abc"), vec![vec![0..2, 4..6]]);
+        assert_eq!(r.of(&person("ann"), "abc"), vec![piece(vec![0..2, 4..6])]);
+        assert_eq!(r.of(&person("bo"), "abc"), vec![piece(vec![0..2, 4..6])]);
         assert!(r.of(&person("cy"), "abc").is_empty());
         assert!(r.of(&person("ann"), "other").is_empty());
         for i in 0..(MAX_PIECES_PER_READER + 10) {
-            r.add(&[person("ann")], &[(format!("k{i}"), vec![0..1, 2..3])]);
+            r.add(
+                &[person("ann")],
+                &[(format!("k{i}"), piece(vec![0..1, 2..3]))],
+            );
         }
         let kept: usize = r.by_reader.get(&person("ann")).map_or(0, VecDeque::len);
         assert_eq!(kept, MAX_PIECES_PER_READER);

@@ -11,16 +11,16 @@
 //! text, or in an earlier text to the same destination in this trial when this flow's
 //! own question about the object is denied as well, so ordinary words are never
 //! withheld on their own, a leak loses its context too, and an entitled requester's
-//! later answer keeps it. A piece of a code or name that, with the pieces earlier
-//! outputs released to some readers, completes it is decided for those readers (see
-//! [`super::pieces`]). A redaction
+//! later answer keeps it. A piece of the clause around a code or name that, with the
+//! pieces earlier outputs released to some readers, completes the code or name is
+//! decided for those readers (see [`super::pieces`]). A redaction
 //! covers the whole run of the token it falls in (no `[withheld by policy].1 percent`)
 //! and spans that overlap or touch merge into one [`MARKER`], which repeats no
 //! protected text, path or metadata.
 
 use super::decide::Flow;
 use super::detect::{Detector, Hit, ObjIdx, PieceHit};
-use super::pieces::{assembling, readers_of, Reader};
+use super::pieces::{assembling, readers_of, Piece, PieceOf, Reader};
 use super::stats::GuardOutcome;
 use super::trial::TrialGuard;
 use super::{GuardLayer, GuardMode, GuardPoint};
@@ -147,8 +147,8 @@ pub(crate) struct Redactor {
     detected: BTreeSet<ObjIdx>,
     /// Who the destination reaches (see [`super::pieces`]).
     readers: Vec<Reader>,
-    /// The pieces of strong patterns this text released so far (pattern key, ranges).
-    released_pieces: Vec<(String, Vec<Range<usize>>)>,
+    /// The pieces of clauses this text released so far (clause key, piece).
+    released_pieces: Vec<Piece>,
 }
 
 impl Redactor {
@@ -217,18 +217,24 @@ impl Redactor {
         let text = format!("{}{}", self.context, self.buf);
         let (found, pieces) = self.detector.scan_with_pieces(&text);
         // Pieces that start in the released context were decided when they were held.
-        // A piece inside a whole occurrence of its pattern is that occurrence (decided
-        // as a hit), and a pattern the destination's participants said themselves is
-        // never withheld, whole or in parts.
-        let inside_whole = |p: &PieceHit| {
-            found
-                .iter()
-                .any(|h| h.pattern == p.pattern && h.start <= p.start && p.end <= h.end)
-        };
+        // A piece over a whole occurrence of one of its clause's codes or names was
+        // that occurrence, decided as a hit: it never counts towards completing that
+        // one, only the others of its clause.
         let pieces: Vec<PieceHit> = pieces
             .into_iter()
-            .filter(|p| p.start >= off && !inside_whole(p) && !self.echoes.contains(&p.pattern))
+            .filter(|p| p.start >= off)
             .map(|mut p| {
+                let parts = self
+                    .detector
+                    .clause(p.value)
+                    .map_or(&[][..], |(_, parts)| parts);
+                p.wholes = (0..parts.len())
+                    .filter(|&i| {
+                        found.iter().any(|h| {
+                            Some(&h.pattern) == parts.get(i) && h.start < p.end && p.start < h.end
+                        })
+                    })
+                    .collect();
                 p.start -= off;
                 p.end -= off;
                 p
@@ -278,7 +284,8 @@ impl Redactor {
         denied_objects: &mut BTreeSet<ObjIdx>,
     ) -> (Vec<Range<usize>>, Vec<usize>) {
         let detector = Arc::clone(&self.detector);
-        let mut by_pattern: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        let mut by_clause: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        let mut release = Vec::new();
         for (i, p) in pieces.iter().enumerate() {
             if decided.get(i).copied().unwrap_or(true) || p.start >= end {
                 continue;
@@ -286,43 +293,55 @@ impl Redactor {
             if let Some(d) = decided.get_mut(i) {
                 *d = true;
             }
-            by_pattern.entry(p.pattern).or_default().push(i);
+            by_clause.entry(p.value).or_default().push(i);
         }
         let mut spans = Vec::new();
-        let mut release = Vec::new();
-        for (pattern, idxs) in by_pattern {
-            let (Some(value), Some(key)) =
-                (detector.piece_value(pattern), detector.pattern_key(pattern))
-            else {
+        for (value, idxs) in by_clause {
+            let Some((key, parts)) = detector.clause(value) else {
                 continue;
             };
-            let mut current: Vec<Vec<Range<usize>>> = self
+            let mut current: Vec<PieceOf> = self
                 .released_pieces
                 .iter()
                 .filter(|(k, _)| k == key)
-                .map(|(_, c)| c.clone())
+                .map(|(_, p)| p.clone())
                 .collect();
-            current.extend(
-                idxs.iter()
-                    .filter_map(|&i| Some(pieces.get(i)?.covers.clone())),
-            );
-            let who = assembling(
+            current.extend(idxs.iter().filter_map(|&i| {
+                let p = pieces.get(i)?;
+                Some(PieceOf {
+                    covers: p.covers.clone(),
+                    wholes: p.wholes.clone(),
+                })
+            }));
+            // A part the destination's participants said themselves is never withheld,
+            // whole or in parts.
+            let mut who = assembling(
                 detector.pieces(),
                 value,
                 &self.readers,
                 |r| guard.released_pieces(r, key),
-                current,
+                &current,
             );
+            let mut objects = BTreeSet::new();
+            who.retain(|_, completed| {
+                completed.retain(|t| parts.get(*t).is_some_and(|p| !self.echoes.contains(p)));
+                for t in completed.iter() {
+                    if let Some(&p) = parts.get(*t) {
+                        objects.extend(detector.owners(p).iter().copied());
+                    }
+                }
+                !completed.is_empty()
+            });
             let mut denied = false;
             if !who.is_empty() {
                 let persons: BTreeSet<UserId> = who
-                    .iter()
+                    .keys()
                     .filter_map(|r| match r {
                         Reader::Person(u) => Some(u.clone()),
                         Reader::Place(_) => None,
                     })
                     .collect();
-                for &o in detector.owners(pattern) {
+                for o in objects {
                     self.detected.insert(o);
                     // A destination without a known audience is asked its own question.
                     let no = match persons.len() == who.len() {
@@ -432,9 +451,12 @@ impl Redactor {
             let covered = guard.mode == GuardMode::Enforce
                 && spans.iter().any(|s| s.start < p.end && p.start < s.end);
             if !covered {
-                if let Some(key) = self.detector.pattern_key(p.pattern) {
-                    self.released_pieces
-                        .push((key.to_owned(), p.covers.clone()));
+                if let Some((key, _)) = self.detector.clause(p.value) {
+                    let piece = PieceOf {
+                        covers: p.covers.clone(),
+                        wholes: p.wholes.clone(),
+                    };
+                    self.released_pieces.push((key.to_owned(), piece));
                 }
             }
         }

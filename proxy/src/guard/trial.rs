@@ -10,7 +10,7 @@
 
 use super::decide::DecisionCache;
 use super::detect::{Detector, Hit, ObjIdx, PatternLibrary};
-use super::pieces::{Reader, Released};
+use super::pieces::{Piece, PieceOf, Reader, Released};
 use super::policy::GuardPolicy;
 use super::stats::{GuardCounts, GuardStats};
 use super::{GuardLayer, GuardLayers, GuardMode};
@@ -26,7 +26,6 @@ use cosec_scenarios::{
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
-use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -279,18 +278,13 @@ impl TrialGuard {
         }
     }
 
-    /// The pieces of pattern `key` released to `reader` before, each as the ranges of
-    /// the pattern's canonical form it covers.
-    pub(crate) fn released_pieces(&self, reader: &Reader, key: &str) -> Vec<Vec<Range<usize>>> {
+    /// The pieces of clause `key` released to `reader` before.
+    pub(crate) fn released_pieces(&self, reader: &Reader, key: &str) -> Vec<PieceOf> {
         lock(&self.released).of(reader, key)
     }
 
-    /// Remembers that `readers` received `pieces` (pattern key, ranges covered).
-    pub(crate) fn release_pieces(
-        &self,
-        readers: &[Reader],
-        pieces: &[(String, Vec<Range<usize>>)],
-    ) {
+    /// Remembers that `readers` received `pieces` (clause key, piece).
+    pub(crate) fn release_pieces(&self, readers: &[Reader], pieces: &[Piece]) {
         if !pieces.is_empty() {
             lock(&self.released).add(readers, pieces);
         }

@@ -12,6 +12,11 @@
 //! (`diabetes` of `type 1 diabetes`) is what ordinary conversation repeats by chance,
 //! so it counts only with [`MIN_WORD_PIECE_BITS`]: a writer who wants it to count cuts
 //! inside a word or a number.
+//!
+//! A guard that knows a value only as one strong part of a longer text (a drug's name
+//! in the sentence that gives its dose) searches that text's pieces around the part
+//! instead ([`Pieces::around`]): only cuts with an end inside a part, so `cortison` and
+//! `e injection on` cover `cortisone` although `e` alone is no piece.
 
 use super::split::{MIN_PIECE, MIN_SPLIT_BITS};
 use super::{bits, project::squeezed, MIN_BITS};
@@ -19,7 +24,7 @@ use crate::canon::{Needle, BOUNDARY};
 use crate::haystack::Haystack;
 use crate::set::NeedleSet;
 use crate::views::ViewPath;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 
 /// Most pieces one value is assembled from.
@@ -27,19 +32,25 @@ pub const MAX_PIECES: usize = 4;
 /// Minimum bits of a piece made of whole words of the value without a digit.
 pub const MIN_WORD_PIECE_BITS: f64 = 60.0;
 
-/// A piece as the value spells it, with the ranges of the value's canonical form it
-/// stands for.
-type Spelled = (String, Vec<Range<usize>>);
+/// Per value a piece belongs to, the ranges of the value's canonical form it stands
+/// for.
+type Belongs = Vec<(usize, Vec<Range<usize>>)>;
+
+/// A piece's first spelling and, per value it belongs to, the ranges it stands for.
+type Spelled = (String, BTreeMap<usize, Vec<Range<usize>>>);
 
 /// The pieces of a set of values, searched as one needle set.
 #[derive(Debug, Clone, Default)]
 pub struct Pieces {
     set: NeedleSet,
-    /// For needle `i` of `set`: the value it belongs to and every byte range of that
-    /// value's canonical form it stands for (a cut next to a space trims it).
-    spans: Vec<(usize, Vec<Range<usize>>)>,
-    /// Per value: the length of its canonical form, `None` when it is not searched.
-    lengths: Vec<Option<usize>>,
+    /// For needle `i` of `set`: each value it belongs to and every byte range of that
+    /// value's canonical form it stands for (a cut next to a space trims it). One
+    /// needle serves every value that has the piece, so that each of them is told.
+    spans: Vec<Belongs>,
+    /// Per value: the ranges of its canonical form that count as assembled when
+    /// covered, each with the index of the part it is (one range, the whole value, for
+    /// [`Pieces::new`]); empty when the value is not searched.
+    targets: Vec<Vec<(Range<usize>, usize)>>,
 }
 
 /// A piece found in one text.
@@ -76,6 +87,9 @@ pub struct Assembly {
     pub completed_by: usize,
     /// The pieces, in the value's order.
     pub parts: Vec<Part>,
+    /// The part covered (index in the parts given to [`Pieces::around`]; 0, the whole
+    /// value, for [`Pieces::new`]).
+    pub target: usize,
 }
 
 /// Whether a cut of the value's canonical form from `a` to `b`, trimmed, is a piece
@@ -105,47 +119,135 @@ fn piece_of(needle: &Needle, a: usize, b: usize) -> Option<(String, String)> {
     Some((piece.to_owned(), spelled.to_owned()))
 }
 
+/// The cuts of `needle` worth searching for its `targets`, each with its piece in
+/// canonical form and as spelled: every piece inside a target with an end strictly
+/// inside it, and every piece that starts (ends) strictly inside a target and ends
+/// (starts) outside it up to the first word boundary where it is a piece. A longer
+/// piece holds that one between word boundaries, so it is found all the same; a
+/// piece that holds a target whole is the target, not a piece of it.
+fn cuts_of(
+    needle: &Needle,
+    targets: &[(Range<usize>, usize)],
+) -> BTreeSet<(usize, usize, String, String)> {
+    let canon = needle.canonical();
+    let len = canon.as_str().len();
+    let cuts: Vec<usize> = canon
+        .as_str()
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(len))
+        .collect();
+    let boundary = |i: usize| canon.flag(i, BOUNDARY);
+    let mut out = BTreeSet::new();
+    let mut take = |a: usize, b: usize| -> bool {
+        if a == 0 && b == len {
+            return false;
+        }
+        match piece_of(needle, a, b) {
+            Some((piece, spelled)) => {
+                out.insert((a, b, piece, spelled));
+                true
+            }
+            None => false,
+        }
+    };
+    for (r, _) in targets {
+        let inside = |i: usize| r.start < i && i < r.end;
+        for &a in cuts.iter().filter(|&&a| r.start <= a && a < r.end) {
+            for &b in cuts.iter().filter(|&&b| a < b && b <= r.end) {
+                if inside(a) || inside(b) {
+                    take(a, b);
+                }
+            }
+            if inside(a) && piece_of(needle, a, r.end).is_none() {
+                for &b in cuts.iter().filter(|&&b| b > r.end) {
+                    if take(a, b) && boundary(b) {
+                        break;
+                    }
+                }
+            }
+        }
+        for &b in cuts.iter().filter(|&&b| inside(b)) {
+            if piece_of(needle, r.start, b).is_some() {
+                continue;
+            }
+            for &a in cuts.iter().rev().filter(|&&a| a < r.start) {
+                if take(a, b) && boundary(a) {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
 impl Pieces {
     /// The pieces of every value of `values` that carries enough information.
     pub fn new(values: &[Needle]) -> Self {
-        // (value, canonical piece) -> (spelling, ranges of the value it stands for).
-        let mut by_text: HashMap<(usize, String), Spelled> = HashMap::new();
-        let mut lengths = Vec::with_capacity(values.len());
-        for (v, needle) in values.iter().enumerate() {
-            let canon = needle.as_str();
-            if needle.is_strict() || bits(squeezed(canon).as_str()) < MIN_SPLIT_BITS {
-                lengths.push(None);
-                continue;
-            }
-            lengths.push(Some(canon.len()));
-            let cuts: Vec<usize> = canon
-                .char_indices()
-                .map(|(i, _)| i)
-                .chain(std::iter::once(canon.len()))
-                .collect();
-            for (k, &a) in cuts.iter().enumerate() {
-                for &b in cuts.iter().skip(k + 1) {
-                    if a == 0 && b == canon.len() {
-                        continue;
-                    }
-                    if let Some((piece, spelled)) = piece_of(needle, a, b) {
-                        by_text
-                            .entry((v, piece))
-                            .or_insert_with(|| (spelled, Vec::new()))
-                            .1
-                            .push(a..b);
-                    }
+        let targets = values
+            .iter()
+            .map(|needle| {
+                let canon = needle.as_str();
+                let searched =
+                    !needle.is_strict() && bits(squeezed(canon).as_str()) >= MIN_SPLIT_BITS;
+                match searched {
+                    true => vec![(0..canon.len(), 0)],
+                    false => Vec::new(),
                 }
+            })
+            .collect();
+        Self::cut(values, targets)
+    }
+
+    /// The pieces of each text of `values` that cut one of its parts: every cut with
+    /// an end strictly inside an occurrence of a part (as a word or number of the text),
+    /// reaching as far into the text around it as the cut goes. A value counts as
+    /// assembled when pieces cover one of its parts; a piece that holds a part whole is
+    /// that part, not a piece of it.
+    pub fn around(values: &[(Needle, Vec<Needle>)]) -> Self {
+        let targets = values
+            .iter()
+            .map(|(text, parts)| {
+                let canon = text.canonical();
+                parts
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, part)| canon.find_iter(part).map(move |r| (r, i)))
+                    .collect()
+            })
+            .collect();
+        let texts: Vec<Needle> = values.iter().map(|(text, _)| text.clone()).collect();
+        Self::cut(&texts, targets)
+    }
+
+    /// The pieces of `values` that cut one of their `targets` (every cut of a value
+    /// whose only target is the whole value).
+    fn cut(values: &[Needle], targets: Vec<Vec<(Range<usize>, usize)>>) -> Self {
+        // Canonical piece -> (its first spelling, value -> ranges of the value it
+        // stands for).
+        let mut by_text: HashMap<String, Spelled> = HashMap::new();
+        for (v, needle) in values.iter().enumerate() {
+            let Some(ranges) = targets.get(v).filter(|t| !t.is_empty()) else {
+                continue;
+            };
+            for (a, b, piece, spelled) in cuts_of(needle, ranges) {
+                by_text
+                    .entry(piece)
+                    .or_insert_with(|| (spelled, BTreeMap::new()))
+                    .1
+                    .entry(v)
+                    .or_default()
+                    .push(a..b);
             }
         }
         let mut entries: Vec<_> = by_text.into_iter().collect();
         entries.sort_by(|x, y| x.0.cmp(&y.0));
         let mut needles = Vec::with_capacity(entries.len());
         let mut spans = Vec::with_capacity(entries.len());
-        for ((v, _), (spelled, ranges)) in entries {
+        for (_, (spelled, values)) in entries {
             if let Some(n) = Needle::new(&spelled) {
                 needles.push(n);
-                spans.push((v, ranges));
+                spans.push(values.into_iter().collect());
             }
         }
         // The automaton of short ASCII-and-letter patterns cannot fail to build; if it
@@ -157,8 +259,13 @@ impl Pieces {
         Pieces {
             set,
             spans,
-            lengths,
+            targets,
         }
+    }
+
+    /// Number of distinct pieces searched.
+    pub fn len(&self) -> usize {
+        self.set.len()
     }
 
     /// Whether no value is searched in pieces.
@@ -168,7 +275,7 @@ impl Pieces {
 
     /// Whether value `value` is searched in pieces.
     pub fn searches(&self, value: usize) -> bool {
-        self.lengths.get(value).is_some_and(Option::is_some)
+        self.targets.get(value).is_some_and(|t| !t.is_empty())
     }
 
     /// Every piece `hay` holds, outside its masked spans.
@@ -178,13 +285,13 @@ impl Pieces {
         }
         hay.find_set(&self.set)
             .into_iter()
-            .filter_map(|m| {
-                let (value, spans) = self.spans.get(m.needle)?;
-                Some(Held {
+            .flat_map(|m| {
+                let belongs = self.spans.get(m.needle).map_or(&[][..], Vec::as_slice);
+                belongs.iter().map(move |(value, spans)| Held {
                     value: *value,
                     spans: spans.clone(),
-                    view: m.found.view,
-                    source: m.found.source,
+                    view: m.found.view.clone(),
+                    source: m.found.source.clone(),
                 })
             })
             .collect()
@@ -194,8 +301,36 @@ impl Pieces {
     /// at which `value` is assembled from pieces of two or more texts, that one among
     /// them.
     pub fn assemble(&self, held: &[Vec<Held>], value: usize) -> Option<Assembly> {
-        let len = (*self.lengths.get(value)?)?;
-        (0..held.len()).find_map(|k| cover(held, value, len, k))
+        let targets = self.targets.get(value)?;
+        (0..held.len()).find_map(|k| {
+            targets
+                .iter()
+                .find_map(|(range, target)| cover(held, value, range, *target, k, |_, _| true))
+        })
+    }
+
+    /// Every part of `value` that the last text of `held` completes: covered by pieces
+    /// of two or more of the texts, the last among them (one assembly per part), using
+    /// only the pieces `usable` accepts for a part (text index, index in the text's
+    /// pieces, part).
+    pub fn completed_by_last(
+        &self,
+        held: &[Vec<Held>],
+        value: usize,
+        usable: impl Fn(usize, usize, usize) -> bool,
+    ) -> Vec<Assembly> {
+        let (Some(targets), Some(k)) = (self.targets.get(value), held.len().checked_sub(1)) else {
+            return Vec::new();
+        };
+        let mut out: Vec<Assembly> = Vec::new();
+        for (range, target) in targets {
+            if out.iter().any(|a| a.target == *target) {
+                continue;
+            }
+            let usable = |t: usize, h: usize| usable(t, h, *target);
+            out.extend(cover(held, value, range, *target, k, usable));
+        }
+        out
     }
 }
 
@@ -203,14 +338,24 @@ impl Pieces {
 /// text were used.
 type State = (usize, bool, bool);
 
-/// The fewest pieces from texts `..=k` that cover `value` from 0 to `len`, text `k`
-/// and at least one other text among them.
-fn cover(held: &[Vec<Held>], value: usize, len: usize, k: usize) -> Option<Assembly> {
+/// The fewest `usable` pieces (text, index in it) from texts `..=k` that cover `range`
+/// of `value` (its part `target`), text `k` and at least one other text among them:
+/// the first piece starts
+/// at or before the range, each next one where the last ended, the last ends at or
+/// after it.
+fn cover(
+    held: &[Vec<Held>],
+    value: usize,
+    range: &Range<usize>,
+    target: usize,
+    k: usize,
+    usable: impl Fn(usize, usize) -> bool,
+) -> Option<Assembly> {
     // Every usable piece once: (start, end, text, held index).
     let mut edges: Vec<(usize, usize, usize, usize)> = Vec::new();
     for (t, items) in held.iter().enumerate().take(k + 1) {
         for (h, item) in items.iter().enumerate() {
-            if item.value == value {
+            if item.value == value && usable(t, h) {
                 edges.extend(item.spans.iter().map(|r| (r.start, r.end, t, h)));
             }
         }
@@ -218,26 +363,38 @@ fn cover(held: &[Vec<Held>], value: usize, len: usize, k: usize) -> Option<Assem
     if !edges.iter().any(|e| e.2 == k) {
         return None;
     }
-    // Breadth first by number of pieces: back[state] = (previous state, edge).
+    // Breadth first by number of pieces: back[state] = (previous state, edge). The
+    // search starts from a state before every position, so that a first piece may
+    // start anywhere up to the range's start.
+    const START: State = (usize::MAX, false, false);
     let mut back: HashMap<State, (State, usize)> = HashMap::new();
-    let mut frontier: Vec<State> = vec![(0, false, false)];
+    let mut frontier: Vec<State> = vec![START];
     for _ in 0..MAX_PIECES {
         let mut next = Vec::new();
         for &(at, used_k, used_other) in &frontier {
+            // A range reached is covered: a piece after it adds nothing.
+            if at != usize::MAX && at >= range.end {
+                continue;
+            }
             for (e, &(start, end, t, _)) in edges.iter().enumerate() {
-                if start != at {
+                let follows = match at {
+                    usize::MAX => start <= range.start && end > range.start,
+                    _ => start == at,
+                };
+                if !follows {
                     continue;
                 }
-                let state = (end, used_k || t == k, used_other || t != k);
-                if state == (0, false, false) || back.contains_key(&state) {
+                let state = (end.min(range.end), used_k || t == k, used_other || t != k);
+                if back.contains_key(&state) {
                     continue;
                 }
                 back.insert(state, ((at, used_k, used_other), e));
                 next.push(state);
+                let done = (range.end, true, true);
+                if state == done {
+                    return Some(walk_back(&back, &edges, held, k, done, target));
+                }
             }
-        }
-        if back.contains_key(&(len, true, true)) {
-            return Some(walk_back(&back, &edges, held, k, (len, true, true)));
         }
         frontier = next;
     }
@@ -251,6 +408,7 @@ fn walk_back(
     held: &[Vec<Held>],
     k: usize,
     last: State,
+    target: usize,
 ) -> Assembly {
     let mut parts = Vec::new();
     let mut at = last;
@@ -265,7 +423,7 @@ fn walk_back(
                 });
             }
         }
-        if prev == (0, false, false) {
+        if prev.0 == usize::MAX {
             break;
         }
         at = prev;
@@ -274,6 +432,7 @@ fn walk_back(
     Assembly {
         completed_by: k,
         parts,
+        target,
     }
 }
 

@@ -278,6 +278,12 @@ fn table_view(t: usize) -> View {
     }
 }
 
+/// A projection of a reading's words, with the source spans of the words a spelling
+/// table spelled (a match must hold one of them: the rest of its words are as written,
+/// which the plain reading reads with its own word boundaries; `None` for projections
+/// that change every word).
+type WordProjection = (View, Mapped, Option<Vec<Range<usize>>>);
+
 /// The projections of one reading.
 #[derive(Debug, Clone)]
 pub(crate) struct Projections {
@@ -287,7 +293,8 @@ pub(crate) struct Projections {
     deltas: String,
     leet: Mapped,
     nospace: Mapped,
-    words: Vec<(View, Mapped)>,
+    /// Projections of words (initials, each spelling table, Morse).
+    words: Vec<WordProjection>,
     /// Projections of reordered words, with their word bounds.
     reordered: Vec<(View, project::Reordered)>,
 }
@@ -304,7 +311,7 @@ impl Projections {
             .collect();
         let plain: Vec<char> = chars.iter().map(|(c, _)| *c).collect();
         let ws = project::words(r);
-        let mut words = vec![(View::Initials, project::initials(&ws))];
+        let mut words = vec![(View::Initials, project::initials(&ws), None)];
         let reordered = vec![
             (View::WordsReversed, project::words_reversed(r)),
             (View::WordOrder, project::word_order_reversed(r)),
@@ -312,10 +319,16 @@ impl Projections {
         let spells = project::spelling(&ws);
         for t in 0..tables().len() {
             if let Some(m) = project::spelled(&ws, &spells, t) {
-                words.push((table_view(t), m));
+                let spelled = ws
+                    .iter()
+                    .zip(&spells)
+                    .filter(|(_, s)| s.and_then(|s| *s.get(t)?).is_some())
+                    .map(|((r, _), _)| r.clone())
+                    .collect();
+                words.push((table_view(t), m, Some(spelled)));
             }
         }
-        words.extend(project::morse(r).map(|m| (View::Morse, m)));
+        words.extend(project::morse(r).map(|m| (View::Morse, m, None)));
         Projections {
             reading: r.to_owned(),
             deltas: project::deltas(&plain),
@@ -366,11 +379,17 @@ impl Projections {
             };
             push(n, v, self.squeezed.source_span(r), true);
         }
-        for (view, m) in &self.words {
+        for (view, m, spelled) in &self.words {
             for (n, k, r) in f.squeezed.find(m.as_str()) {
                 let weak = *view == View::Initials && !f.initials.contains(&n);
-                if matches!(k, SqKind::Identity) && !weak {
-                    push(n, *view, m.source_span(r), true);
+                let source = m.source_span(r);
+                let holds_spelled = spelled.as_ref().is_none_or(|words| {
+                    words
+                        .iter()
+                        .any(|w| w.start < source.end && source.start < w.end)
+                });
+                if matches!(k, SqKind::Identity) && !weak && holds_spelled {
+                    push(n, *view, source, true);
                 }
             }
         }

@@ -39,6 +39,8 @@
 
 use std::collections::BTreeMap;
 
+pub(crate) mod context;
+
 /// Fewest digits in a code token made of digits only (`999` and `250` are too common).
 pub const MIN_NUMBER_DIGITS: usize = 4;
 /// Fewest letters and digits in a code token.

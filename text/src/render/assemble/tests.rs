@@ -84,3 +84,58 @@ fn more_pieces_than_the_limit_are_not_assembled() {
     let four = texts(&["hydroxy", "chlor", "oquine 2", "00 mg"]);
     assert!(assemble(&[value], &four)[0].is_some());
 }
+
+fn around(text: &str, parts: &[&str], texts: &[String]) -> Vec<usize> {
+    let value = (
+        Needle::new(text).unwrap(),
+        parts.iter().map(|p| Needle::new(p).unwrap()).collect(),
+    );
+    let pieces = Pieces::around(&[value]);
+    let held: Vec<Vec<Held>> = texts
+        .iter()
+        .map(|t| pieces.held(&Haystack::new(t)))
+        .collect();
+    pieces
+        .completed_by_last(&held, 0, |_, _, _| true)
+        .into_iter()
+        .map(|a| a.target)
+        .collect()
+}
+
+#[test]
+fn a_part_is_covered_by_pieces_that_reach_into_the_text_around_it() {
+    let text = "she had a cortisone injection on 18 Apr";
+    // `e` alone is no piece; `e injection on` is, and it ends `cortisone`.
+    let covered = around(
+        text,
+        &["cortisone"],
+        &texts(&["first: cortison (part 1)", "then e injection on (part 2)"]),
+    );
+    assert_eq!(covered, vec![0]);
+    let b64 = base64::engine::general_purpose::STANDARD.encode("e injection on");
+    let rendered = around(
+        text,
+        &["cortisone"],
+        &texts(&["first: cortison (part 1)", &format!("then {b64} (part 2)")]),
+    );
+    assert_eq!(rendered, vec![0]);
+    // The text around the part alone, in any number of outputs, covers nothing.
+    let beside = around(
+        text,
+        &["cortisone"],
+        &texts(&["she had a", "injection on 18 Apr"]),
+    );
+    assert!(beside.is_empty());
+}
+
+#[test]
+fn only_the_parts_a_stream_covers_are_completed_and_only_by_its_last_text() {
+    let text = "ocrelizumab 600 mg and EDSS 2.5";
+    let parts = ["ocrelizumab", "600 mg"];
+    let name = around(text, &parts, &texts(&["ocreli", "zumab 6"]));
+    assert_eq!(name, vec![0]);
+    let both = around(text, &parts, &texts(&["ocreli", "zumab 6", "00 mg and"]));
+    assert_eq!(both, vec![1], "the name was completed before the last text");
+    let one_text = around(text, &parts, &texts(&["ocreli zumab 6"]));
+    assert!(one_text.is_empty());
+}
