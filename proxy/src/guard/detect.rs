@@ -44,22 +44,30 @@ pub(crate) struct Hit {
     pub pattern: usize,
 }
 
-/// A piece of the clause around a strong pattern found in a text (see
-/// [`cosec_text::render::assemble`] and [`context`]): which part of the clause's
-/// canonical form it covers and where it lies.
+/// A piece of the clause around a code or name, as the output layer decides and
+/// remembers it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PieceOf {
+    /// The byte ranges of the clause's canonical form it may stand for.
+    pub covers: Vec<Range<usize>>,
+    /// The clause's parts (indices) it lay over where its text held them whole: it
+    /// was that occurrence, decided as such, so it completes none of them.
+    pub wholes: Vec<usize>,
+}
+
+/// A piece of the clause around a code or name found in a text (see
+/// [`cosec_text::render::assemble`] and [`context`]): which clause, which part of it
+/// and where it lies.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PieceHit {
     /// Index of the clause in the detector's pieces.
     pub value: usize,
-    /// The byte ranges of the clause's canonical form it may stand for.
-    pub covers: Vec<Range<usize>>,
+    /// What it covers of the clause.
+    pub piece: PieceOf,
     /// Original byte offset where it starts.
     pub start: usize,
     /// Original byte offset where it ends (exclusive).
     pub end: usize,
-    /// The clause's parts (indices) whose whole occurrence in the same text it lies
-    /// over.
-    pub wholes: Vec<usize>,
 }
 
 /// One distinctive pattern: its kind and the objects it belongs to.
@@ -280,8 +288,9 @@ impl Detector {
         self.scan_in(text, true)
     }
 
-    /// [`Detector::scan`], and the pieces of strong patterns the text holds (each
-    /// piece in every reading and rendering, like a pattern of its own).
+    /// [`Detector::scan`], and the pieces of the clauses around codes and names the
+    /// text holds (each piece in every reading and rendering, like a pattern of its
+    /// own).
     pub fn scan_with_pieces(&self, text: &str) -> (Vec<Hit>, Vec<PieceHit>) {
         if self.broken.is_some() || self.is_empty() || text.is_empty() {
             return (self.scan(text), Vec::new());
@@ -294,10 +303,12 @@ impl Detector {
             .into_iter()
             .map(|held: Held| PieceHit {
                 value: held.value,
-                covers: held.spans,
+                piece: PieceOf {
+                    covers: held.spans,
+                    wholes: Vec::new(),
+                },
                 start: held.source.start,
                 end: held.source.end,
-                wholes: Vec::new(),
             })
             .filter(|p| p.start < p.end)
             .collect();

@@ -17,12 +17,12 @@
 //! the oldest dropped first, in a map with one entry per person of the platform and
 //! per destination without a known audience.
 
+use super::detect::PieceOf;
 use super::trial::TrialGuard;
 use cosec_scenarios::{Destination, Time, UserId};
 use cosec_text::render::assemble::{Held, Pieces};
 use cosec_text::ViewPath;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-use std::ops::Range;
 
 /// Most distinct pieces remembered per reader.
 pub const MAX_PIECES_PER_READER: usize = 512;
@@ -34,16 +34,6 @@ pub(crate) enum Reader {
     Person(UserId),
     /// A destination whose audience is unknown (a workflow without a usable route).
     Place(Destination),
-}
-
-/// What is remembered of a released piece of a clause.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PieceOf {
-    /// The ranges of the clause's canonical form it may stand for.
-    pub covers: Vec<Range<usize>>,
-    /// The clause's parts (indices) it lay over where its text held them whole: it
-    /// was that occurrence, decided as such, so it completes none of them.
-    pub wholes: Vec<usize>,
 }
 
 /// A released piece: the canonical key of the clause it is a piece of, and the piece.
@@ -159,6 +149,7 @@ pub(crate) fn assembling(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ops::Range;
 
     fn person(s: &str) -> Reader {
         Reader::Person(UserId::from(s))

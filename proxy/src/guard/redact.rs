@@ -19,8 +19,8 @@
 //! protected text, path or metadata.
 
 use super::decide::Flow;
-use super::detect::{Detector, Hit, ObjIdx, PieceHit};
-use super::pieces::{assembling, readers_of, Piece, PieceOf, Reader};
+use super::detect::{Detector, Hit, ObjIdx, PieceHit, PieceOf};
+use super::pieces::{assembling, readers_of, Piece, Reader};
 use super::stats::GuardOutcome;
 use super::trial::TrialGuard;
 use super::{GuardLayer, GuardMode, GuardPoint};
@@ -228,7 +228,7 @@ impl Redactor {
                     .detector
                     .clause(p.value)
                     .map_or(&[][..], |(_, parts)| parts);
-                p.wholes = (0..parts.len())
+                p.piece.wholes = (0..parts.len())
                     .filter(|&i| {
                         found.iter().any(|h| {
                             Some(&h.pattern) == parts.get(i) && h.start < p.end && p.start < h.end
@@ -306,13 +306,10 @@ impl Redactor {
                 .filter(|(k, _)| k == key)
                 .map(|(_, p)| p.clone())
                 .collect();
-            current.extend(idxs.iter().filter_map(|&i| {
-                let p = pieces.get(i)?;
-                Some(PieceOf {
-                    covers: p.covers.clone(),
-                    wholes: p.wholes.clone(),
-                })
-            }));
+            current.extend(
+                idxs.iter()
+                    .filter_map(|&i| Some(pieces.get(i)?.piece.clone())),
+            );
             // A part the destination's participants said themselves is never withheld,
             // whole or in parts.
             let mut who = assembling(
@@ -452,11 +449,7 @@ impl Redactor {
                 && spans.iter().any(|s| s.start < p.end && p.start < s.end);
             if !covered {
                 if let Some((key, _)) = self.detector.clause(p.value) {
-                    let piece = PieceOf {
-                        covers: p.covers.clone(),
-                        wholes: p.wholes.clone(),
-                    };
-                    self.released_pieces.push((key.to_owned(), piece));
+                    self.released_pieces.push((key.to_owned(), p.piece.clone()));
                 }
             }
         }

@@ -9,8 +9,8 @@
 //! the shim handed out ([`TrialGuard::mark_served`]), is recorded as evidence.
 
 use super::decide::DecisionCache;
-use super::detect::{Detector, Hit, ObjIdx, PatternLibrary};
-use super::pieces::{Piece, PieceOf, Reader, Released};
+use super::detect::{Detector, Hit, ObjIdx, PatternLibrary, PieceOf};
+use super::pieces::{Piece, Reader, Released};
 use super::policy::GuardPolicy;
 use super::stats::{GuardCounts, GuardStats};
 use super::{GuardLayer, GuardLayers, GuardMode};
