@@ -263,11 +263,6 @@ impl Pieces {
         }
     }
 
-    /// Number of distinct pieces searched.
-    pub fn len(&self) -> usize {
-        self.set.len()
-    }
-
     /// Whether no value is searched in pieces.
     pub fn is_empty(&self) -> bool {
         self.set.is_empty()

@@ -383,10 +383,11 @@ impl Projections {
             for (n, k, r) in f.squeezed.find(m.as_str()) {
                 let weak = *view == View::Initials && !f.initials.contains(&n);
                 let source = m.source_span(r);
+                // Spelled words are in reading order and apart: the first one ending
+                // after the match starts is the only one to look at.
                 let holds_spelled = spelled.as_ref().is_none_or(|words| {
-                    words
-                        .iter()
-                        .any(|w| w.start < source.end && source.start < w.end)
+                    let k = words.partition_point(|w| w.end <= source.start);
+                    words.get(k).is_some_and(|w| w.start < source.end)
                 });
                 if matches!(k, SqKind::Identity) && !weak && holds_spelled {
                     push(n, *view, source, true);
