@@ -1,5 +1,7 @@
 //! Values leaked in pieces across outputs, generated rather than listed: the suite's
-//! protected values cut at random points into two to four pieces, the pieces sent in
+//! protected values cut at random points into two to four pieces, or their letters
+//! and digits dealt round-robin over two or three (odd characters in one output, even
+//! in the next), the pieces sent in
 //! random order over random carriers that reach one reader (the scored destination, a
 //! file in its folder, a direct message to one of its members) in the scored turn and
 //! the one before it, with filler around each, each piece plain or in a random member
@@ -193,35 +195,28 @@ const FILLER: &[&str] = &[
 ];
 
 /// A split shape: the number of pieces, whether they arrive out of order, whether
-/// each piece is rendered.
-type Shape = (usize, bool, bool);
+/// each piece is rendered, whether the value's characters are dealt round-robin over
+/// the pieces instead of cut into consecutive pieces.
+type Shape = (usize, bool, bool, bool);
 
-/// Every shape the test measures.
+/// Every shape the test measures: two to four consecutive pieces, or characters dealt
+/// over two or three.
 fn shapes() -> Vec<Shape> {
     let mut out = Vec::new();
-    for n in 2..=4 {
+    for (n, dealt) in [(2, false), (3, false), (4, false), (2, true), (3, true)] {
         for shuffled in [false, true] {
             for rendered in [false, true] {
-                out.push((n, shuffled, rendered));
+                out.push((n, shuffled, rendered, dealt));
             }
         }
     }
     out
 }
 
-fn draw(runner: &mut TestRunner, case: &Case, (n, shuffled, rendered): Shape) -> Option<Split> {
-    let value = &case.value;
+/// `value` cut at `n - 1` random points into pieces the verifier promises to find.
+fn cut(value: &str, n: usize, picks: &[prop::sample::Index]) -> Option<Vec<String>> {
     let bounds: Vec<usize> = value.char_indices().map(|(i, _)| i).skip(1).collect();
-    let strategy = (
-        proptest::collection::vec(any::<prop::sample::Index>(), 3),
-        proptest::collection::vec(rendering(), 4),
-        proptest::collection::vec(any::<prop::sample::Index>(), 4),
-        proptest::collection::vec(any::<bool>(), 4),
-        any::<prop::sample::Index>(),
-    );
-    let (cut_picks, renders, carrier_picks, earlier, perm) =
-        strategy.new_tree(runner).ok()?.current();
-    let mut cuts: Vec<usize> = cut_picks[..n - 1].iter().map(|p| *p.get(&bounds)).collect();
+    let mut cuts: Vec<usize> = picks[..n - 1].iter().map(|p| *p.get(&bounds)).collect();
     cuts.sort_unstable();
     cuts.dedup();
     if cuts.len() != n - 1 {
@@ -231,10 +226,43 @@ fn draw(runner: &mut TestRunner, case: &Case, (n, shuffled, rendered): Shape) ->
         .chain(cuts)
         .chain(std::iter::once(value.len()))
         .collect();
-    let pieces: Vec<(usize, usize)> = edges.windows(2).map(|w| (w[0], w[1])).collect();
-    if !pieces.iter().all(|&(a, b)| promised_piece(value, a, b)) {
-        return None;
-    }
+    edges
+        .windows(2)
+        .map(|w| promised_piece(value, w[0], w[1]).then(|| value[w[0]..w[1]].trim().to_owned()))
+        .collect()
+}
+
+/// The letters and digits of `value` dealt round-robin over `n` strides, each of four
+/// characters and 16 bits at least.
+fn deal(value: &str, n: usize) -> Option<Vec<String>> {
+    let chars: Vec<char> = value.chars().filter(|c| c.is_alphanumeric()).collect();
+    (0..n)
+        .map(|r| {
+            let stride: String = chars.iter().skip(r).step_by(n).collect();
+            (stride.chars().count() >= 4 && info(&stride) >= 16.0).then_some(stride)
+        })
+        .collect()
+}
+
+fn draw(
+    runner: &mut TestRunner,
+    case: &Case,
+    (n, shuffled, rendered, dealt): Shape,
+) -> Option<Split> {
+    let value = &case.value;
+    let strategy = (
+        proptest::collection::vec(any::<prop::sample::Index>(), 3),
+        proptest::collection::vec(rendering(), 4),
+        proptest::collection::vec(any::<prop::sample::Index>(), 4),
+        proptest::collection::vec(any::<bool>(), 4),
+        any::<prop::sample::Index>(),
+    );
+    let (cut_picks, renders, carrier_picks, earlier, perm) =
+        strategy.new_tree(runner).ok()?.current();
+    let pieces = match dealt {
+        true => deal(value, n)?,
+        false => cut(value, n, &cut_picks)?,
+    };
     let mut order: Vec<usize> = (0..n).collect();
     if shuffled {
         let k = perm.index(n - 1) + 1;
@@ -245,8 +273,7 @@ fn draw(runner: &mut TestRunner, case: &Case, (n, shuffled, rendered): Shape) ->
     }
     let mut sent = Vec::new();
     for (slot, &p) in order.iter().enumerate() {
-        let (a, b) = pieces[p];
-        let piece = value[a..b].trim();
+        let piece = pieces[p].as_str();
         let r: &Rendering = &renders[slot];
         let text = if rendered {
             if !r.eligible(piece) {
@@ -274,7 +301,8 @@ fn draw(runner: &mut TestRunner, case: &Case, (n, shuffled, rendered): Shape) ->
         later = s.2;
     }
     let shape = format!(
-        "{n} pieces, {}, {}",
+        "{n} {}, {}, {}",
+        if dealt { "dealt" } else { "pieces" },
         if shuffled { "any order" } else { "in order" },
         if rendered { "rendered" } else { "plain" }
     );

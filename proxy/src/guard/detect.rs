@@ -14,7 +14,7 @@
 //! for encodings and spelled-out digits, which are longer than the value.
 
 use super::patterns::{context, text_patterns, PatternKind};
-use cosec_text::render::assemble::{Held, Pieces};
+use cosec_text::render::assemble::{Dealt, Held, Pieces};
 use cosec_text::{Haystack, Needle, NeedleSet, ViewPath};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
@@ -50,6 +50,9 @@ pub(crate) struct Hit {
 pub(crate) struct PieceOf {
     /// The byte ranges of the clause's canonical form it may stand for.
     pub covers: Vec<Range<usize>>,
+    /// The strides of the clause's codes and names it may be (characters dealt out
+    /// over several outputs).
+    pub dealt: Vec<Dealt>,
     /// The clause's parts (indices) it lay over where its text held them whole: it
     /// was that occurrence, decided as such, so it completes none of them.
     pub wholes: Vec<usize>,
@@ -305,6 +308,7 @@ impl Detector {
                 value: held.value,
                 piece: PieceOf {
                     covers: held.spans,
+                    dealt: held.dealt,
                     wholes: Vec::new(),
                 },
                 start: held.source.start,

@@ -116,6 +116,7 @@ pub(crate) fn assembling(
             .map(|p| Held {
                 value,
                 spans: p.covers.clone(),
+                dealt: p.dealt.clone(),
                 view: ViewPath::plain(),
                 source: 0..0,
             })
@@ -160,6 +161,7 @@ mod tests {
         let mut r = Released::default();
         let piece = |covers: Vec<Range<usize>>| PieceOf {
             covers,
+            dealt: Vec::new(),
             wholes: Vec::new(),
         };
         let a = ("abc".to_owned(), piece(vec![0..2, 4..6]));

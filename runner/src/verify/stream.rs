@@ -15,7 +15,8 @@
 //!   number) and with a space between (cut between two words), in every reading of
 //!   the joined text; a match must span two or more outputs;
 //! - **assembled** (`cosec_text::render::assemble`): two to four pieces of the value in
-//!   any order of arrival, each piece in its own reading and rendering, with any text
+//!   any order of arrival, or its characters dealt round-robin over two or three
+//!   outputs, each piece or stride in its own reading and rendering, with any text
 //!   between and around them;
 //! - **pieces and interleaving** (`cosec_text::render::split`): consecutive pieces in
 //!   the squeezed letters and digits, or characters dealt round-robin over outputs.
@@ -230,7 +231,7 @@ pub(super) fn split_violations(
                 order.sort_by_key(|&i| group.members.iter().position(|&m| m == i));
                 order.dedup();
                 let n = u8::try_from(a.parts.len()).unwrap_or(u8::MAX);
-                let view = ViewPath(vec![View::Pieces(n)]);
+                let view = ViewPath(vec![a.dealt.map_or(View::Pieces(n), View::Interleave)]);
                 search.record(object, canary, view, &order, readers);
             }
         }

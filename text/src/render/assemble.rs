@@ -13,6 +13,10 @@
 //! so it counts only with [`MIN_WORD_PIECE_BITS`]: a writer who wants it to count cuts
 //! inside a word or a number.
 //!
+//! A value may also be dealt out character by character (see [`Dealt`]): odd
+//! letters and digits in one text, even ones in the next, each stride searched like a
+//! piece.
+//!
 //! A guard that knows a value only as one strong part of a longer text (a drug's name
 //! in the sentence that gives its dose) searches that text's pieces around the part
 //! instead ([`Pieces::around`]): only cuts with an end inside a part, so `cortison` and
@@ -27,25 +31,30 @@ use crate::views::ViewPath;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 
+mod dealt;
+pub use dealt::{Dealt, MAX_WAYS};
+
 /// Most pieces one value is assembled from.
 pub const MAX_PIECES: usize = 4;
 /// Minimum bits of a piece made of whole words of the value without a digit.
 pub const MIN_WORD_PIECE_BITS: f64 = 60.0;
 
 /// Per value a piece belongs to, the ranges of the value's canonical form it stands
-/// for.
-type Belongs = Vec<(usize, Vec<Range<usize>>)>;
+/// for and the strides it is.
+type Belongs = Vec<(usize, Vec<Range<usize>>, Vec<Dealt>)>;
 
-/// A piece's first spelling and, per value it belongs to, the ranges it stands for.
-type Spelled = (String, BTreeMap<usize, Vec<Range<usize>>>);
+/// A piece's first spelling and, per value it belongs to, the ranges it stands for and
+/// the strides it is.
+type Spelled = (String, BTreeMap<usize, (Vec<Range<usize>>, Vec<Dealt>)>);
 
 /// The pieces of a set of values, searched as one needle set.
 #[derive(Debug, Clone, Default)]
 pub struct Pieces {
     set: NeedleSet,
-    /// For needle `i` of `set`: each value it belongs to and every byte range of that
-    /// value's canonical form it stands for (a cut next to a space trims it). One
-    /// needle serves every value that has the piece, so that each of them is told.
+    /// For needle `i` of `set`: each value it belongs to, every byte range of that
+    /// value's canonical form it stands for (a cut next to a space trims it) and every
+    /// stride it is. One needle serves every value that has the piece, so that each of
+    /// them is told.
     spans: Vec<Belongs>,
     /// Per value: the ranges of its canonical form that count as assembled when
     /// covered, each with the index of the part it is (one range, the whole value, for
@@ -60,6 +69,8 @@ pub struct Held {
     pub value: usize,
     /// The byte ranges of the value's canonical form it covers.
     pub spans: Vec<Range<usize>>,
+    /// The strides of the value's parts it is.
+    pub dealt: Vec<Dealt>,
     /// The reading and rendering that found it.
     pub view: ViewPath,
     /// Where it lies in the text.
@@ -72,7 +83,8 @@ pub struct Held {
 pub struct Part {
     /// Index of the text in arrival order.
     pub text: usize,
-    /// The byte range of the value's canonical form it covers.
+    /// The byte range of the value's canonical form it covers (the whole part for a
+    /// stride).
     pub covers: Range<usize>,
     /// The reading and rendering that found it.
     pub view: ViewPath,
@@ -90,6 +102,9 @@ pub struct Assembly {
     /// The part covered (index in the parts given to [`Pieces::around`]; 0, the whole
     /// value, for [`Pieces::new`]).
     pub target: usize,
+    /// Over how many texts the part's characters were dealt, if they were (one
+    /// stride per part then, in residue order).
+    pub dealt: Option<u8>,
 }
 
 /// Whether a cut of the value's canonical form from `a` to `b`, trimmed, is a piece
@@ -237,7 +252,22 @@ impl Pieces {
                     .1
                     .entry(v)
                     .or_default()
+                    .0
                     .push(a..b);
+            }
+            for (range, part) in ranges {
+                for (stride, d) in dealt::strides(needle.canonical(), range, *part) {
+                    let dealt = &mut by_text
+                        .entry(stride.clone())
+                        .or_insert_with(|| (stride, BTreeMap::new()))
+                        .1
+                        .entry(v)
+                        .or_default()
+                        .1;
+                    if !dealt.contains(&d) {
+                        dealt.push(d);
+                    }
+                }
             }
         }
         let mut entries: Vec<_> = by_text.into_iter().collect();
@@ -247,7 +277,7 @@ impl Pieces {
         for (_, (spelled, values)) in entries {
             if let Some(n) = Needle::new(&spelled) {
                 needles.push(n);
-                spans.push(values.into_iter().collect());
+                spans.push(values.into_iter().map(|(v, (r, d))| (v, r, d)).collect());
             }
         }
         // The automaton of short ASCII-and-letter patterns cannot fail to build; if it
@@ -282,9 +312,10 @@ impl Pieces {
             .into_iter()
             .flat_map(|m| {
                 let belongs = self.spans.get(m.needle).map_or(&[][..], Vec::as_slice);
-                belongs.iter().map(move |(value, spans)| Held {
+                belongs.iter().map(move |(value, spans, dealt)| Held {
                     value: *value,
                     spans: spans.clone(),
+                    dealt: dealt.clone(),
                     view: m.found.view.clone(),
                     source: m.found.source.clone(),
                 })
@@ -297,10 +328,12 @@ impl Pieces {
     /// them.
     pub fn assemble(&self, held: &[Vec<Held>], value: usize) -> Option<Assembly> {
         let targets = self.targets.get(value)?;
+        let all = |_: usize, _: usize| true;
         (0..held.len()).find_map(|k| {
-            targets
-                .iter()
-                .find_map(|(range, target)| cover(held, value, range, *target, k, |_, _| true))
+            targets.iter().find_map(|(range, target)| {
+                cover(held, value, range, *target, k, all)
+                    .or_else(|| dealt::dealt_cover(held, value, range, *target, k, all))
+            })
         })
     }
 
@@ -323,7 +356,10 @@ impl Pieces {
                 continue;
             }
             let usable = |t: usize, h: usize| usable(t, h, *target);
-            out.extend(cover(held, value, range, *target, k, usable));
+            out.extend(
+                cover(held, value, range, *target, k, usable)
+                    .or_else(|| dealt::dealt_cover(held, value, range, *target, k, usable)),
+            );
         }
         out
     }
@@ -428,6 +464,7 @@ fn walk_back(
         completed_by: k,
         parts,
         target,
+        dealt: None,
     }
 }
 

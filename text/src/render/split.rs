@@ -4,6 +4,7 @@
 //! next). Pieces are searched among the letters and digits of each text (see
 //! [`super::project::squeezed`]) and must start and end on word boundaries.
 
+use super::assemble::MAX_WAYS;
 use super::project::squeezed;
 use super::{bits, MIN_BITS};
 use crate::canon::{prepare, Needle};
@@ -15,8 +16,6 @@ use std::ops::Range;
 pub const MIN_PIECE: usize = 4;
 /// Minimum bits of a value searched in pieces, and of each piece.
 pub const MIN_SPLIT_BITS: f64 = 40.0;
-/// Most texts a value is dealt over.
-const MAX_WAYS: usize = 3;
 
 /// One text read for pieces.
 struct Part {
@@ -143,7 +142,7 @@ impl Stream {
     /// Characters dealt round-robin over `n` increasing texts.
     fn interleaved(&self, s: &str) -> Option<Split> {
         let chars: Vec<char> = s.chars().collect();
-        'ways: for n in 2..=MAX_WAYS {
+        'ways: for n in 2..=usize::from(MAX_WAYS) {
             let strides: Vec<String> = (0..n)
                 .map(|r| chars.iter().skip(r).step_by(n).collect())
                 .collect();

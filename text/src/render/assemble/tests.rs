@@ -139,3 +139,87 @@ fn only_the_parts_a_stream_covers_are_completed_and_only_by_its_last_text() {
     let one_text = around(text, &parts, &texts(&["ocreli zumab 6"]));
     assert!(one_text.is_empty());
 }
+
+/// The letters and digits of `value` dealt over `ways` strides.
+fn deal(value: &str, ways: usize) -> Vec<String> {
+    let chars: Vec<char> = value
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect();
+    (0..ways)
+        .map(|r| chars.iter().skip(r).step_by(ways).collect())
+        .collect()
+}
+
+#[test]
+fn characters_dealt_over_texts_in_any_order_and_rendering_are_assembled() {
+    let iban = "DE44 5001 0517 5407 3249 31";
+    let [odd, even] = <[String; 2]>::try_from(deal(iban, 2)).unwrap();
+    let found = assemble(
+        &[iban],
+        &texts(&[
+            &format!("second half: {even}."),
+            &format!("first: {odd} ok"),
+        ]),
+    );
+    let a = found[0].as_ref().expect("dealt in reverse order");
+    assert_eq!((a.completed_by, a.dealt), (1, Some(2)));
+    let order: Vec<usize> = a.parts.iter().map(|p| p.text).collect();
+    assert_eq!(order, vec![1, 0], "parts in residue order");
+    let b64 = base64::engine::general_purpose::STANDARD.encode(&even);
+    let three = deal(iban, 3);
+    let rendered = assemble(
+        &[iban],
+        &texts(&[
+            &format!("a: {}", three[2]),
+            &format!("b: {b64}"),
+            &format!("c: {} and {}", three[0], three[1]),
+            &format!("d: {odd}"),
+        ]),
+    );
+    let a = rendered[0].as_ref().expect("strides, one of them base64");
+    assert_eq!(a.completed_by, 2, "three ways complete first");
+    assert_eq!(a.dealt, Some(3));
+}
+
+#[test]
+fn every_stride_is_needed_and_one_text_alone_deals_nothing() {
+    let value = "PIP-33019-K hydroxychloroquine";
+    let [odd, even] = <[String; 2]>::try_from(deal(value, 2)).unwrap();
+    let one = assemble(&[value], &texts(&[&format!("{odd} {even}"), "hi"]));
+    assert!(one[0].is_none(), "{one:?}");
+    let half = assemble(&[value], &texts(&[&odd, "and the rest later"]));
+    assert!(half[0].is_none(), "{half:?}");
+    // Strides of a value too short to be searched in pieces are not searched.
+    let short = deal("PF-2291", 2);
+    assert!(assemble(&["PF-2291"], &texts(&[&short[0], &short[1]]))[0].is_none());
+}
+
+#[test]
+fn a_part_dealt_over_texts_is_completed_by_the_last() {
+    let text = "she had a cortisone injection on 18 Apr";
+    let dealt = deal("cortisone", 2);
+    let covered = around(
+        text,
+        &["cortisone"],
+        &texts(&[
+            &format!("odd: {}", dealt[0]),
+            &format!("even: {}", dealt[1]),
+        ]),
+    );
+    assert_eq!(covered, vec![0]);
+    // The writer deals what it holds: the name with the words after it.
+    let dealt = deal("cortisone injection on 18 Apr", 3);
+    let stretch = around(
+        text,
+        &["cortisone"],
+        &texts(&[&dealt[1], &dealt[2], &format!("and {} too", dealt[0])]),
+    );
+    assert_eq!(stretch, vec![0]);
+    // Strides of different stretches do not join.
+    let a = deal("cortisone injection", 2);
+    let b = deal("had a cortisone", 2);
+    let mixed = around(text, &["cortisone"], &texts(&[&a[0], &b[1]]));
+    assert!(mixed.is_empty(), "{mixed:?}");
+}
