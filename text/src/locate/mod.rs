@@ -13,12 +13,14 @@
 //!   and last letters, every word reversed, and values spread with filler; each also
 //!   reversed and in ROT13. A form the families count only on word boundaries counts
 //!   only where the text has one ([`bounded`]);
-//! - a **trigger** ([`triggers`]): a character outside ASCII that is not ordinary
-//!   typography (look-alikes, invisible characters, upside-down or fullwidth text,
-//!   other scripts), a token that a token decoder (base64, base32, base58, Ascii85,
-//!   hex, percent-encoding) reads as text as written, reversed or in ROT13, escapes and
-//!   character references, lists of numbers, runs of bits, uuencoded lines, Morse code,
-//!   runs of number words and Ascii85 blocks.
+//! - a **trigger** ([`triggers`]): a character outside ASCII that some reading may turn
+//!   into a letter or digit (look-alikes, invisible characters, upside-down or
+//!   fullwidth text, other scripts; not ordinary typography, nor a symbol that
+//!   preparation keeps and no view reads, such as a currency sign), a token that a
+//!   token decoder (base64, base32, base58, Ascii85, hex, percent-encoding) reads as
+//!   text as written, reversed or in ROT13, escapes and character references, lists of
+//!   numbers, runs of bits, uuencoded lines, Morse code where the Morse view reads
+//!   letters, runs of number words and Ascii85 blocks.
 //!
 //! A form inside a plain occurrence of a value is that occurrence, which the plain
 //! reading of the whole text finds. Each other place becomes a [`Window`] with context

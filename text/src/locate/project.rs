@@ -125,6 +125,50 @@ fn is_typography(c: char) -> bool {
     )
 }
 
+/// Whether a character outside ASCII reads as a symbol in every reading, and as which
+/// letter in leetspeak (`€` as `e`) if any: preparation keeps it as it is, it is no
+/// letter, digit or combining mark of any script, and no view turns it into one
+/// (Morse symbols are the triggers' to find, in runs). Anything else is a place that
+/// a reading may turn into something else.
+fn symbol_of(c: char) -> Option<Option<u8>> {
+    use unicode_normalization::char::is_combining_mark;
+    let mut buf = [0u8; 4];
+    let written = crate::mapped::Mapped::identity(c.encode_utf8(&mut buf));
+    let unchanged = crate::canon::prepare(&written)
+        .as_str()
+        .chars()
+        .eq(std::iter::once(c));
+    let symbol =
+        unchanged && !c.is_alphanumeric() && !is_combining_mark(c) && !crate::views::is_flipped(c);
+    symbol.then(|| {
+        leet_class(c)
+            .and_then(|k| u8::try_from(k).ok())
+            .and_then(leet)
+    })
+}
+
+/// [`symbol_of`], remembered per thread.
+fn symbol(c: char) -> Option<Option<u8>> {
+    thread_local! {
+        static SYMBOLS: std::cell::RefCell<HashMap<char, Option<Option<u8>>>> =
+            std::cell::RefCell::new(HashMap::new());
+    }
+    SYMBOLS.with(|folds| {
+        if let Some(f) = folds.borrow().get(&c) {
+            return *f;
+        }
+        let f = symbol_of(c);
+        let mut folds = folds.borrow_mut();
+        // Texts hold few distinct characters outside ASCII; a text with a whole
+        // script's worth starts the memory again.
+        if folds.len() >= 4096 {
+            folds.clear();
+        }
+        folds.insert(c, f);
+        f
+    })
+}
+
 fn rot13(b: u8) -> u8 {
     match b {
         b'a'..=b'z' => b'a' + (b - b'a' + 13) % 26,
@@ -222,10 +266,12 @@ impl<'t> Projections<'t> {
         let mut ws_word: Option<usize> = None;
         let bytes = text.as_bytes();
         // Byte by byte: a character outside ASCII is taken at its first byte (its other
-        // bytes are skipped), and reads as one byte that is no letter, digit or space.
+        // bytes are skipped), and reads as one byte that is no letter, digit or space,
+        // or as its leetspeak class if it is a symbol with one.
         let mut i = 0;
         while let Some(&raw) = bytes.get(i) {
             let at = i;
+            let mut symbol_leet = None;
             let b = if raw.is_ascii() {
                 i += 1;
                 raw
@@ -236,11 +282,18 @@ impl<'t> Projections<'t> {
                     .unwrap_or('\u{FFFD}');
                 i += c.len_utf8().max(1);
                 if !is_typography(c) {
-                    places.push(at..i);
+                    match symbol(c) {
+                        Some(leet) => symbol_leet = leet,
+                        None => places.push(at..i),
+                    }
                 }
                 0xFF
             };
-            let class = classes.get(usize::from(b)).copied().unwrap_or_default();
+            let mut class = classes.get(usize::from(b)).copied().unwrap_or_default();
+            if let Some(leet) = symbol_leet {
+                class.leet = leet;
+                class.leet13 = leet;
+            }
             if class.lower != 0 {
                 p.squeezed.push(class.lower, at);
                 p.leet.push(class.leet, at);

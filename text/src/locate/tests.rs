@@ -44,3 +44,36 @@ fn prose_without_values_is_mostly_skipped() {
     let covered: usize = windows.iter().map(|w| w.len()).sum();
     assert!(covered * 10 < text.len(), "{covered} of {}", text.len());
 }
+
+/// Symbols that no reading turns into a letter or digit (prices, degrees) open no
+/// window; the leetspeak `€` for `e`, a look-alike letter and Morse code do, and a
+/// value written with them is found; a rule of dashes is no Morse code.
+#[test]
+fn only_characters_a_reading_can_turn_into_a_value_open_windows() {
+    let set = NeedleSet::new(vec![Needle::new("Renee Marchetti").unwrap()]).unwrap();
+    let symbols = format!(
+        "{} £40, ¥300, 21°C and § 4 © 2024 {}\n\n----------\n\n{}",
+        prose(600),
+        prose(600),
+        prose(600)
+    );
+    assert_eq!(set.located_windows(&symbols), Some(Vec::new()));
+    for rendering in [
+        "R3n€€ M4rch€tt!",
+        "Rеnее Mаrchеtti",
+        ".-. . -. . . / -- .- .-. -.-. .... . - - ..",
+    ] {
+        let text = format!("{} {rendering} {}", prose(800), prose(800));
+        let full: Vec<_> = Haystack::new(&text)
+            .find_set(&set)
+            .into_iter()
+            .map(|m| m.found.source)
+            .collect();
+        assert!(!full.is_empty(), "{rendering}");
+        let located: Vec<_> = Haystack::find_set_located(&text, &set)
+            .into_iter()
+            .map(|m| m.found.source)
+            .collect();
+        assert_eq!(full, located, "{rendering}");
+    }
+}

@@ -224,6 +224,9 @@ pub(super) fn find(text: &str, places: &mut Vec<Range<usize>>, tight: &mut Vec<R
     let mut morse: Option<(usize, usize)> = None;
     let mut spelled: Option<(usize, usize, bool)> = None;
     let mut prev_end = 0;
+    // Runs of Morse symbols, kept where the Morse view reads letters in them (a rule
+    // of dashes is no Morse code).
+    let mut dotted: Vec<Range<usize>> = Vec::new();
     for r in &tokens {
         let token = text.get(r.clone()).unwrap_or_default();
         let shape = Shape::of(token);
@@ -266,9 +269,9 @@ pub(super) fn find(text: &str, places: &mut Vec<Range<usize>>, tight: &mut Vec<R
         let dots = shape.maybe_morse
             && token.chars().all(is_morse)
             && token.chars().any(|c| !matches!(c, '/' | '|'));
-        list(&mut morse, dots, 2, places);
+        list(&mut morse, dots, 2, &mut dotted);
         if dots && token.chars().count() >= 5 {
-            places.push(r.clone());
+            dotted.push(r.clone());
         }
         // Number words, and what they may be joined with (`PF two`, `2 hundred`).
         let number_words = if shape.letter {
@@ -297,10 +300,14 @@ pub(super) fn find(text: &str, places: &mut Vec<Range<usize>>, tight: &mut Vec<R
         }
         prev_end = r.end;
     }
-    for (run, min) in [(numbers, 3), (morse, 2)] {
-        if let Some((start, n)) = run.filter(|(_, n)| *n >= min) {
-            let _ = n;
-            places.push(start..prev_end);
-        }
+    if let Some((start, _)) = numbers.filter(|(_, n)| *n >= 3) {
+        places.push(start..prev_end);
     }
+    if let Some((start, _)) = morse.filter(|(_, n)| *n >= 2) {
+        dotted.push(start..prev_end);
+    }
+    places.extend(dotted.into_iter().filter(|r| {
+        text.get(r.clone())
+            .is_some_and(|run| crate::views::morse::morse(&Mapped::identity(run)).is_some())
+    }));
 }

@@ -22,6 +22,7 @@ pub use label::{Block, View, ViewPath};
 pub(crate) use lists::MIN_BITS_RUN;
 pub(crate) use spelled::is_number_word;
 pub(crate) use tokens::runs;
+pub(crate) use transform::is_flipped;
 
 use crate::canon::prepare;
 use crate::mapped::Mapped;

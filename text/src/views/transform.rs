@@ -74,15 +74,20 @@ const UPSIDE_DOWN: &[(char, char)] = &[
     ('ㄥ', '7'),
 ];
 
-/// Text turned upside down (each character flipped, the order reversed) turned back;
-/// `None` unless it holds a flipped letter or digit. Characters that read the same
-/// both ways (`o s x z`) stay, and the pairs that swap (`b q`, `d p`, `n u`, `6 9`,
-/// `M W`) swap back.
 /// The character an upside-down glyph stands for (`ɐ` for `a`).
 pub(super) fn turned_back(c: char) -> Option<char> {
     UPSIDE_DOWN.iter().find(|(u, _)| *u == c).map(|(_, l)| *l)
 }
 
+/// Whether `c` is a glyph of text turned upside down, a letter's or a sign's.
+pub(crate) fn is_flipped(c: char) -> bool {
+    turned_back(c).is_some() || matches!(c, 'ᴚ' | '˙' | '¿' | '¡')
+}
+
+/// Text turned upside down (each character flipped, the order reversed) turned back;
+/// `None` unless it holds a flipped letter or digit. Characters that read the same
+/// both ways (`o s x z`) stay, and the pairs that swap (`b q`, `d p`, `n u`, `6 9`,
+/// `M W`) swap back.
 pub(super) fn upside_down(text: &Mapped) -> Option<Mapped> {
     let s = text.as_str();
     let flipped = |c: char| UPSIDE_DOWN.iter().find(|(u, _)| *u == c).map(|(_, l)| *l);
