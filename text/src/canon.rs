@@ -29,6 +29,22 @@ pub fn prepare(input: &Mapped) -> Mapped {
     prepare_by_segment(input)
 }
 
+/// [`prepare`] of a text the caller gives up: ASCII is returned as it is, not copied.
+pub(crate) fn prepare_owned(input: Mapped) -> Mapped {
+    if input.as_str().is_ascii() {
+        return input;
+    }
+    prepare_by_segment(&input)
+}
+
+/// [`prepare`] of a text the caller keeps: ASCII is borrowed, not copied.
+pub(crate) fn prepare_borrowed(input: &Mapped) -> std::borrow::Cow<'_, Mapped> {
+    if input.as_str().is_ascii() {
+        return std::borrow::Cow::Borrowed(input);
+    }
+    std::borrow::Cow::Owned(prepare_by_segment(input))
+}
+
 /// [`prepare`], one character and its combining marks at a time.
 fn prepare_by_segment(input: &Mapped) -> Mapped {
     let text = input.as_str();

@@ -81,7 +81,7 @@ impl Haystack {
 
     /// `text` in its plain canonical form only.
     pub fn plain(text: &str) -> Self {
-        let prepared = crate::canon::prepare(&Mapped::identity(text));
+        let prepared = crate::canon::prepare_owned(Mapped::identity(text));
         Haystack {
             readings: vec![(ViewPath::plain(), Canonical::from_prepared(&prepared))],
             prepared: vec![prepared],
@@ -354,37 +354,7 @@ impl Haystack {
     /// Every unmasked occurrence of every needle of `set`, plain reading first, one per
     /// needle and source span, in order of source start.
     pub fn find_set(&self, set: &NeedleSet) -> Vec<SetMatch> {
-        let Some((automaton, needles)) = set.parts() else {
-            return Vec::new();
-        };
-        let mut seen: std::collections::HashSet<(usize, usize, usize)> =
-            std::collections::HashSet::new();
-        let mut out = Vec::new();
-        for (k, (path, canon)) in self.readings.iter().enumerate() {
-            for m in automaton.find_overlapping_iter(canon.as_str()) {
-                let i = m.pattern().as_usize();
-                let Some(needle) = needles.get(i) else {
-                    continue;
-                };
-                if !canon.accepts(needle, &m.range()) {
-                    continue;
-                }
-                let source = canon.source_span(m.range());
-                if self.is_masked(&source)
-                    || self.read_in_encoder_output(k, needle, &m.range())
-                    || !seen.insert((i, source.start, source.end))
-                {
-                    continue;
-                }
-                out.push(SetMatch {
-                    needle: i,
-                    found: Match {
-                        view: path.clone(),
-                        source,
-                    },
-                });
-            }
-        }
+        let mut out = self.find_set_read(set, false).0;
         for m in self.find_families(set.families()) {
             let f = &m.found.source;
             let overlaps = out.iter().any(|o: &SetMatch| {
@@ -396,6 +366,85 @@ impl Haystack {
         }
         out.sort_by_key(|m| (m.found.source.start, m.found.source.end, m.needle));
         out
+    }
+
+    /// The matches of `set` in the readings' canonical forms, one per needle and source
+    /// span; with `defer_faint`, the plain reading's matches of faint values come apart,
+    /// not yet checked against the encoded runs around them (the check reads the whole
+    /// text's encodings, which a caller may rather do around each match).
+    fn find_set_read(&self, set: &NeedleSet, defer_faint: bool) -> (Vec<SetMatch>, Vec<SetMatch>) {
+        let Some((automaton, needles)) = set.parts() else {
+            return (Vec::new(), Vec::new());
+        };
+        let mut seen: std::collections::HashSet<(usize, usize, usize)> =
+            std::collections::HashSet::new();
+        let (mut out, mut faint) = (Vec::new(), Vec::new());
+        for (k, (path, canon)) in self.readings.iter().enumerate() {
+            for m in automaton.find_overlapping_iter(canon.as_str()) {
+                let i = m.pattern().as_usize();
+                let Some(needle) = needles.get(i) else {
+                    continue;
+                };
+                if !canon.accepts(needle, &m.range()) {
+                    continue;
+                }
+                let source = canon.source_span(m.range());
+                let deferred = defer_faint && k == 0 && needle.is_faint();
+                if self.is_masked(&source)
+                    || (!deferred && self.read_in_encoder_output(k, needle, &m.range()))
+                    || !seen.insert((i, source.start, source.end))
+                {
+                    continue;
+                }
+                let found = SetMatch {
+                    needle: i,
+                    found: Match {
+                        view: path.clone(),
+                        source,
+                    },
+                };
+                if deferred {
+                    faint.push(found);
+                } else {
+                    out.push(found);
+                }
+            }
+        }
+        (out, faint)
+    }
+
+    /// The plain matches of faint values in `faint` that the plain reading of the text
+    /// around each (the located reading's window around it) keeps: those not inside a run
+    /// of an encoding that decodes to written text. Reading the encodings of a whole long
+    /// text for a few short values would cost more than the rest of its plain reading.
+    fn outside_encodings(text: &str, set: &NeedleSet, faint: Vec<SetMatch>) -> Vec<SetMatch> {
+        if faint.is_empty() {
+            return faint;
+        }
+        let around = crate::locate::around(text, faint.iter().map(|m| m.found.source.clone()));
+        let mut kept = Vec::new();
+        for near in around {
+            let Some(part) = text.get(near.clone()) else {
+                continue;
+            };
+            let found = Haystack::plain(part).find_set(set);
+            kept.extend(
+                faint
+                    .iter()
+                    .filter(|m| {
+                        let r = &m.found.source;
+                        near.start <= r.start
+                            && r.end <= near.end
+                            && found.iter().any(|f| {
+                                f.needle == m.needle
+                                    && f.found.source.start + near.start == r.start
+                                    && f.found.source.end + near.start == r.end
+                            })
+                    })
+                    .cloned(),
+            );
+        }
+        kept
     }
 
     /// [`Haystack::find_set`] of `text` read in full (every view and rendering family),
@@ -412,7 +461,8 @@ impl Haystack {
         if text.len() < crate::locate::MIN_LOCATED {
             return Haystack::new(text).find_set(set);
         }
-        let plain = Haystack::plain(text).find_set(set);
+        let (mut plain, faint) = Haystack::plain(text).find_set_read(set, true);
+        plain.extend(Self::outside_encodings(text, set, faint));
         let Some(windows) = set.locator().windows(text, &plain) else {
             return Haystack::new(text).find_set(set);
         };

@@ -66,6 +66,11 @@ impl Mapped {
 
     /// Appends `c`, produced by the original bytes `span`.
     pub fn push(&mut self, c: char, span: Range<usize>) {
+        if c.is_ascii() {
+            self.text.push(c);
+            self.spans.push(narrow(span));
+            return;
+        }
         let before = self.text.len();
         self.text.push(c);
         self.spans

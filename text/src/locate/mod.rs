@@ -38,7 +38,7 @@ use crate::render::project::deltas;
 use crate::render::Families;
 use crate::{Needle, SetMatch};
 use aho_corasick::{AhoCorasick, MatchKind};
-use project::Projections;
+use project::{FillerForms, Projections};
 use std::ops::Range;
 
 /// Bytes of context read on each side of a place that can hold a value.
@@ -62,7 +62,7 @@ pub(crate) struct Locator {
     leet: Option<AhoCorasick>,
     nospace: Option<AhoCorasick>,
     deltas: Option<AhoCorasick>,
-    filler: Vec<Vec<u8>>,
+    filler: FillerForms,
     /// Most words a spelled form can take: its letters and digits.
     reach: usize,
     /// A value with no letter or digit: nothing can be told apart, every text is read
@@ -146,13 +146,15 @@ impl Locator {
                     .flat_map(|s| [deltas(&chars(s)), deltas(&chars(&reversed(s)))]),
                 &mut broken,
             ),
-            filler: seeds
-                .filler
-                .iter()
-                .flat_map(|p| turned(p))
-                .filter(|p| p.is_ascii())
-                .map(String::into_bytes)
-                .collect(),
+            filler: FillerForms::new(
+                seeds
+                    .filler
+                    .iter()
+                    .flat_map(|p| turned(p))
+                    .filter(|p| p.is_ascii())
+                    .map(String::into_bytes)
+                    .collect(),
+            ),
             reach: seeds
                 .words
                 .iter()
@@ -226,14 +228,12 @@ impl Locator {
                 found(&self.words, &proj, &mut places);
             }
         }
-        for form in &self.filler {
-            places.extend(
-                p.squeezed
-                    .filler(form)
-                    .into_iter()
-                    .filter(|r| bounded(text, r)),
-            );
-        }
+        places.extend(
+            p.squeezed
+                .filler(&self.filler)
+                .into_iter()
+                .filter(|r| bounded(text, r)),
+        );
         // What lies inside a plain occurrence of a value is that occurrence (the value
         // as written matches its own squeezed, leetspeak, shift-invariant and filler
         // forms), found already by the plain reading.
@@ -269,6 +269,15 @@ fn bounded(text: &str, r: &Range<usize>) -> bool {
     let before = r.start.checked_sub(1).and_then(|b| bytes.get(b));
     let last = r.end.checked_sub(1).and_then(|b| bytes.get(b));
     split(before, bytes.get(r.start)) && split(last, bytes.get(r.end))
+}
+
+/// The byte ranges of `text` that the located reading reads around `places`: each
+/// widened by [`MARGIN`] and to whitespace, merged where they overlap or nearly touch.
+pub(crate) fn around(text: &str, places: impl Iterator<Item = Range<usize>>) -> Vec<Range<usize>> {
+    merge(text, places.collect(), Vec::new())
+        .into_iter()
+        .map(|w| w.range)
+        .collect()
 }
 
 /// The places widened to whitespace (or the text's ends) and merged where they overlap

@@ -36,76 +36,115 @@ impl Proj {
         lo..hi + 1
     }
 
-    /// Text spans where `form`'s bytes occur in order with at most
-    /// [`crate::render::MAX_FILLER`] other bytes between each two.
-    pub(super) fn filler(&self, form: &[u8]) -> Vec<Range<usize>> {
+    /// Text spans where a form of `forms` occurs: its bytes in order with at most
+    /// [`crate::render::MAX_FILLER`] other bytes between each two. One pass over the
+    /// projection for all forms: at each byte, only the forms that start with it and
+    /// whose second byte follows within reach are followed further.
+    pub(super) fn filler(&self, forms: &FillerForms) -> Vec<Range<usize>> {
         const STEP: usize = crate::render::MAX_FILLER + 1;
-        let Some((&first, rest)) = form.split_first() else {
-            return Vec::new();
-        };
+        let mut out = Vec::new();
+        if forms.forms.is_empty() {
+            return out;
+        }
+        for (start, b) in self.bytes.iter().enumerate() {
+            let Some(starting) = forms.by_first.get(usize::from(*b)) else {
+                continue;
+            };
+            for &k in starting {
+                let Some(form) = forms.forms.get(k) else {
+                    continue;
+                };
+                let reachable = match form.get(1) {
+                    Some(second) => self
+                        .bytes
+                        .get(start + 1..(start + 1 + STEP).min(self.bytes.len()))
+                        .is_some_and(|next| next.contains(second)),
+                    None => true,
+                };
+                if reachable {
+                    out.extend(self.filler_from(start, form));
+                }
+            }
+        }
+        out
+    }
+
+    /// The text span of `form` spread with filler from projected byte `start` (which
+    /// holds its first byte), if it is there.
+    fn filler_from(&self, start: usize, form: &[u8]) -> Option<Range<usize>> {
+        const STEP: usize = crate::render::MAX_FILLER + 1;
+        let rest = form.get(1..).unwrap_or(&[]);
         // Positions reached after each character, as bits of offsets from the start: a
         // form of n characters ends within `n * STEP` bytes of where it starts.
         if form.len() * STEP > 127 {
-            return self.filler_long(first, rest);
+            return self.filler_long(start, rest);
         }
-        let mut out = Vec::new();
-        for start in memchr_all(first, &self.bytes) {
-            let mut frontier: u128 = 1;
-            for &want in rest {
-                let mut spread: u128 = 0;
-                for gap in 1..=STEP {
-                    spread |= frontier << gap;
-                }
-                let mut next: u128 = 0;
-                while spread != 0 {
-                    let q = spread.trailing_zeros() as usize;
-                    spread &= spread - 1;
-                    if self.bytes.get(start + q) == Some(&want) {
-                        next |= 1 << q;
-                    }
-                }
-                frontier = next;
-                if frontier == 0 {
-                    break;
+        let mut frontier: u128 = 1;
+        for &want in rest {
+            let mut spread: u128 = 0;
+            for gap in 1..=STEP {
+                spread |= frontier << gap;
+            }
+            let mut next: u128 = 0;
+            while spread != 0 {
+                let q = spread.trailing_zeros() as usize;
+                spread &= spread - 1;
+                if self.bytes.get(start + q) == Some(&want) {
+                    next |= 1 << q;
                 }
             }
-            if frontier != 0 {
-                let end = start + (127 - frontier.leading_zeros() as usize);
-                out.push(self.source(start..end + 1));
+            frontier = next;
+            if frontier == 0 {
+                return None;
             }
         }
-        out
+        let end = start + (127 - frontier.leading_zeros() as usize);
+        Some(self.source(start..end + 1))
     }
 
-    /// [`Proj::filler`] for a form too long for the bit frontier.
-    fn filler_long(&self, first: u8, rest: &[u8]) -> Vec<Range<usize>> {
-        let mut out = Vec::new();
-        for start in memchr_all(first, &self.bytes) {
-            let mut frontier = vec![start];
-            for &want in rest {
-                let mut next: Vec<usize> = Vec::new();
-                for &p in &frontier {
-                    for q in p + 1..=p + 1 + crate::render::MAX_FILLER {
-                        if self.bytes.get(q) == Some(&want) && !next.contains(&q) {
-                            next.push(q);
-                        }
+    /// [`Proj::filler_from`] for a form too long for the bit frontier.
+    fn filler_long(&self, start: usize, rest: &[u8]) -> Option<Range<usize>> {
+        let mut frontier = vec![start];
+        for &want in rest {
+            let mut next: Vec<usize> = Vec::new();
+            for &p in &frontier {
+                for q in p + 1..=p + 1 + crate::render::MAX_FILLER {
+                    if self.bytes.get(q) == Some(&want) && !next.contains(&q) {
+                        next.push(q);
                     }
                 }
-                frontier = next;
-                if frontier.is_empty() {
-                    break;
-                }
             }
-            if let Some(&end) = frontier.iter().max() {
-                out.push(self.source(start..end + 1));
+            frontier = next;
+            if frontier.is_empty() {
+                return None;
             }
         }
-        out
+        let end = frontier.iter().max()?;
+        Some(self.source(start..end + 1))
     }
 }
 
-fn memchr_all(b: u8, hay: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    memchr::memchr_iter(b, hay)
+/// The forms of values spread with filler, by their first byte.
+#[derive(Debug, Clone, Default)]
+pub(super) struct FillerForms {
+    forms: Vec<Vec<u8>>,
+    /// For each byte, the forms that start with it.
+    by_first: Vec<Vec<usize>>,
+}
+
+impl FillerForms {
+    /// `forms` (duplicates dropped), indexed by their first byte.
+    pub(super) fn new(mut forms: Vec<Vec<u8>>) -> Self {
+        forms.sort_unstable();
+        forms.dedup();
+        let mut by_first = vec![Vec::new(); 256];
+        for (k, form) in forms.iter().enumerate() {
+            if let Some(list) = form.first().and_then(|&b| by_first.get_mut(usize::from(b))) {
+                list.push(k);
+            }
+        }
+        FillerForms { forms, by_first }
+    }
 }
 
 /// Characters outside ASCII that ordinary typography uses and no reading turns into a

@@ -163,15 +163,16 @@ fn reordered(words: Vec<(usize, &str)>, backwards: bool) -> Reordered {
     let mut bounds = Vec::with_capacity(size + 1);
     bounds.push(true);
     for (start, word) in words {
-        let mut chars: Vec<(usize, char)> = word.char_indices().collect();
-        if backwards {
-            chars.reverse();
-        }
         let before = out.as_str().len();
-        for (i, c) in chars {
+        let mut add = |(i, c): (usize, char)| {
             for n in norm(c) {
                 out.push(n, start + i..start + i + c.len_utf8());
             }
+        };
+        if backwards {
+            word.char_indices().rev().for_each(&mut add);
+        } else {
+            word.char_indices().for_each(&mut add);
         }
         let added = out.as_str().len() - before;
         if added > 0 {

@@ -24,7 +24,7 @@ pub(crate) use spelled::is_number_word;
 pub(crate) use tokens::runs;
 pub(crate) use transform::is_flipped;
 
-use crate::canon::prepare;
+use crate::canon::{prepare, prepare_borrowed, prepare_owned};
 use crate::mapped::Mapped;
 use std::collections::HashSet;
 use std::ops::Range;
@@ -186,14 +186,15 @@ pub(crate) struct Run {
 pub(crate) fn encoded_runs_in(text: &str) -> Vec<Run> {
     let local = Mapped::identity(text);
     // (variant, the views that turn the text into it; none: the text itself)
-    let mut variants = vec![(prepare(&local), Vec::new())];
+    let mut variants = Vec::new();
     if let Some(back) = transform::reversed(&local) {
         variants.extend(
-            transform::rot13(&back).map(|m| (prepare(&m), vec![View::Reversed, View::Rot13])),
+            transform::rot13(&back).map(|m| (prepare_owned(m), vec![View::Reversed, View::Rot13])),
         );
-        variants.push((prepare(&back), vec![View::Reversed]));
+        variants.push((prepare_owned(back), vec![View::Reversed]));
     }
-    variants.extend(transform::rot13(&local).map(|m| (prepare(&m), vec![View::Rot13])));
+    variants.extend(transform::rot13(&local).map(|m| (prepare_owned(m), vec![View::Rot13])));
+    variants.insert(0, (prepare_owned(local), Vec::new()));
     let mut runs = Vec::new();
     for (variant, turns) in &variants {
         for &view in DECODERS.iter().filter(|v| v.decodes_encoding()) {
@@ -204,7 +205,7 @@ pub(crate) fn encoded_runs_in(text: &str) -> Vec<Run> {
                     turns.clone()
                 };
                 runs.extend(
-                    encoded_runs(&written, &prepare(&written), text)
+                    encoded_runs(&written, &prepare_borrowed(&written), text)
                         .into_iter()
                         .map(|(span, textual)| Run {
                             span,
