@@ -19,8 +19,11 @@
 //!   preparation keeps and no view reads, such as a currency sign), a token that a
 //!   token decoder (base64, base32, base58, Ascii85, hex, percent-encoding) reads as
 //!   text as written, reversed or in ROT13, escapes and character references, lists of
-//!   numbers, runs of bits, uuencoded lines, Morse code where the Morse view reads
-//!   letters, runs of number words and Ascii85 blocks.
+//!   numbers, runs of bits, uuencoded lines, Morse code, runs of number words and
+//!   Ascii85 blocks. A run that a view reads alone (Morse code, a list of numbers,
+//!   percent escapes) is a place only where what the view reads in it, as written or
+//!   reversed, is itself a place by these rules ([`Locator::holds`]): a rule of dashes
+//!   read as Morse `ooo`, or dates read as control characters, hold no value.
 //!
 //! A form inside a plain occurrence of a value is that occurrence, which the plain
 //! reading of the whole text finds. Each other place becomes a [`Window`] with context
@@ -47,6 +50,9 @@ pub(crate) const MARGIN: usize = 160;
 pub(crate) const MIN_LOCATED: usize = 2048;
 /// A text whose windows cover more than this share of it is read whole.
 const MAX_COVERED: f64 = 0.6;
+
+/// The places of a text that can hold a value, and its tokens to read alone.
+type Places = (Vec<Range<usize>>, Vec<Range<usize>>);
 
 /// The automata of the forms of a set of values, one per projection.
 #[derive(Debug, Clone, Default)]
@@ -171,9 +177,41 @@ impl Locator {
         if self.whole || text.len() < MIN_LOCATED {
             return None;
         }
+        let (mut places, tight) = self.places(text)?;
+        // What lies inside a plain occurrence of a value is that occurrence (the value
+        // as written matches its own squeezed, leetspeak, shift-invariant and filler
+        // forms), found already by the plain reading.
+        let mut found: Vec<&Range<usize>> = plain.iter().map(|m| &m.found.source).collect();
+        found.sort_unstable_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+        let inside = |p: &Range<usize>| {
+            let k = found.partition_point(|r| r.start <= p.start);
+            found
+                .get(..k)
+                .is_some_and(|before| before.iter().rev().take(8).any(|r| p.end <= r.end))
+        };
+        places.retain(|p| !inside(p));
+        let windows = merge(text, places, tight);
+        let covered: usize = windows.iter().map(|w| w.range.len()).sum();
+        (covered as f64 <= text.len() as f64 * MAX_COVERED).then_some(windows)
+    }
+
+    /// Whether some reading of `decoded` (what a decoding view reads in a place of a
+    /// text) may hold a value: the same search as for a text as written, so that a run
+    /// that decodes to nothing a value can be read from (a rule of dashes read as Morse
+    /// `ooo`, a date read as control characters) opens no window.
+    fn holds(&self, decoded: &str) -> bool {
+        self.whole
+            || self
+                .places(decoded)
+                .is_none_or(|(places, tight)| !places.is_empty() || !tight.is_empty())
+    }
+
+    /// The places of `text` that can hold a value (forms and triggers) and its tokens
+    /// to read alone; `None` when the text is better read whole.
+    fn places(&self, text: &str) -> Option<Places> {
         let (mut places, mut tight) = (Vec::new(), Vec::new());
         let p = Projections::new(text, &mut places);
-        triggers::find(text, &mut places, &mut tight);
+        triggers::find(text, &mut places, &mut tight, &|d: &str| self.holds(d));
         let found = |a: &Option<AhoCorasick>, proj: &project::Proj, places: &mut Vec<_>| {
             if let Some(a) = a {
                 for m in a.find_overlapping_iter(proj.bytes.as_slice()) {
@@ -234,21 +272,7 @@ impl Locator {
                 .into_iter()
                 .filter(|r| bounded(text, r)),
         );
-        // What lies inside a plain occurrence of a value is that occurrence (the value
-        // as written matches its own squeezed, leetspeak, shift-invariant and filler
-        // forms), found already by the plain reading.
-        let mut found: Vec<&Range<usize>> = plain.iter().map(|m| &m.found.source).collect();
-        found.sort_unstable_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
-        let inside = |p: &Range<usize>| {
-            let k = found.partition_point(|r| r.start <= p.start);
-            found
-                .get(..k)
-                .is_some_and(|before| before.iter().rev().take(8).any(|r| p.end <= r.end))
-        };
-        places.retain(|p| !inside(p));
-        let windows = merge(text, places, tight);
-        let covered: usize = windows.iter().map(|w| w.range.len()).sum();
-        (covered as f64 <= text.len() as f64 * MAX_COVERED).then_some(windows)
+        Some((places, tight))
     }
 }
 

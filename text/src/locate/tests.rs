@@ -77,3 +77,45 @@ fn only_characters_a_reading_can_turn_into_a_value_open_windows() {
         assert_eq!(full, located, "{rendering}");
     }
 }
+
+/// A run that a view reads alone opens a window only where what the view reads in it
+/// may hold a value: a markdown table rule (Morse `ooo`), dates and a percentage (control
+/// characters as a list of codes or a reversed percent escape) open none; the value
+/// spelled in Morse with word separators, in Morse behind percent escapes and as a list
+/// of character codes, as written or reversed, is found where the full reading finds it.
+#[test]
+fn runs_a_view_reads_alone_open_windows_only_where_a_value_can_be_read() {
+    let set = NeedleSet::new(vec![Needle::new("Renee Marchetti").unwrap()]).unwrap();
+    let ordinary = format!(
+        "{}\n\n| Area | Steward |\n|---|---|\n| north | Ana |\n\n{} on 6, 13, 20 and 27 \
+         February, 31% of the budget {}",
+        prose(600),
+        prose(600),
+        prose(600)
+    );
+    assert_eq!(set.located_windows(&ordinary), Some(Vec::new()));
+    let morse = ".-. . -. . . / -- .- .-. -.-. .... . - - ..";
+    let percent: String = morse.bytes().map(|b| format!("%{b:02X}")).collect();
+    let codes: Vec<String> = "Renee Marchetti".bytes().map(|b| b.to_string()).collect();
+    let codes = codes.join(" ");
+    let reversed_codes: String = codes.chars().rev().collect();
+    for rendering in [
+        morse,
+        percent.as_str(),
+        codes.as_str(),
+        reversed_codes.as_str(),
+    ] {
+        let text = format!("{} {rendering} {}", prose(800), prose(800));
+        let full: Vec<_> = Haystack::new(&text)
+            .find_set(&set)
+            .into_iter()
+            .map(|m| m.found.source)
+            .collect();
+        assert!(!full.is_empty(), "{rendering}");
+        let located: Vec<_> = Haystack::find_set_located(&text, &set)
+            .into_iter()
+            .map(|m| m.found.source)
+            .collect();
+        assert_eq!(full, located, "{rendering}");
+    }
+}

@@ -214,9 +214,50 @@ impl Shape {
     }
 }
 
+/// The views that read lists of numbers (the hex view reads hex byte lists).
+const LIST_VIEWS: &[View] = &[
+    View::Decimal,
+    View::Octal,
+    View::Binary,
+    View::CodePoints,
+    View::Hex,
+];
+
+/// Whether `view` reads something in `run`, as written or reversed, that `holds`.
+fn reads(views: &[View], run: &str, holds: &dyn Fn(&str) -> bool) -> bool {
+    let reversed: String = run.chars().rev().collect();
+    [run, reversed.as_str()].iter().any(|variant| {
+        let m = Mapped::identity(variant);
+        views
+            .iter()
+            .any(|&v| apply(v, &m).iter().any(|(_, d)| holds(d.as_str())))
+    })
+}
+
+/// Whether the Morse view reads letters in `run`, as written or reversed, that `holds`.
+fn morse_reads(run: &str, holds: &dyn Fn(&str) -> bool) -> bool {
+    let reversed: String = run.chars().rev().collect();
+    [run, reversed.as_str()].iter().any(|variant| {
+        crate::views::morse::morse(&Mapped::identity(variant)).is_some_and(|d| holds(d.as_str()))
+    })
+}
+
+/// Whether the only escapes `token` may hold are percent escapes (`%41`), which the
+/// percent view reads within the token alone.
+fn percent_only(token: &str) -> bool {
+    !token.contains(['\\', '&', '+', '='])
+}
+
 /// Adds the places of `text` a decoding view may read, whatever the values: to
-/// `tight` the tokens a token decoder reads as text, to `places` the rest.
-pub(super) fn find(text: &str, places: &mut Vec<Range<usize>>, tight: &mut Vec<Range<usize>>) {
+/// `tight` the tokens a token decoder reads as text, to `places` the rest. A run read
+/// by a view alone (Morse code, a list of numbers, percent escapes) is a place only
+/// where what the view reads in it `holds` something a value may be read from.
+pub(super) fn find(
+    text: &str,
+    places: &mut Vec<Range<usize>>,
+    tight: &mut Vec<Range<usize>>,
+    holds: &dyn Fn(&str) -> bool,
+) {
     let tokens = runs(text, |b| !b.is_ascii_whitespace());
     uuencoded(text, places);
     // (start of a run, tokens in it) for number lists, Morse and number words.
@@ -227,11 +268,15 @@ pub(super) fn find(text: &str, places: &mut Vec<Range<usize>>, tight: &mut Vec<R
     // Runs of Morse symbols, kept where the Morse view reads letters in them (a rule
     // of dashes is no Morse code).
     let mut dotted: Vec<Range<usize>> = Vec::new();
+    // Runs of numbers, kept where a list view reads something in them.
+    let mut listed: Vec<Range<usize>> = Vec::new();
     for r in &tokens {
         let token = text.get(r.clone()).unwrap_or_default();
         let shape = Shape::of(token);
         if shape.special && (escaped(token) || escaped(&token.chars().rev().collect::<String>())) {
-            places.push(r.clone());
+            if !percent_only(token) || reads(&[View::Percent], token, holds) {
+                places.push(r.clone());
+            }
         } else if may_decode(token) && decodes(token) {
             tight.push(r.clone());
         }
@@ -262,14 +307,18 @@ pub(super) fn find(text: &str, places: &mut Vec<Range<usize>>, tight: &mut Vec<R
             }
         };
         let number_list = shape.digit && numeric(token);
-        list(&mut numbers, number_list, 3, places);
+        list(&mut numbers, number_list, 3, &mut listed);
         if number_list && token.split([',', ';']).filter(|n| !n.is_empty()).count() >= 3 {
-            places.push(r.clone());
+            listed.push(r.clone());
         }
         let dots = shape.maybe_morse
             && token.chars().all(is_morse)
             && token.chars().any(|c| !matches!(c, '/' | '|'));
-        list(&mut morse, dots, 2, &mut dotted);
+        // A word separator alone (`/`, `|`) continues a run: the words of a value
+        // spelled in Morse read as the value only together.
+        let separator =
+            morse.is_some() && !token.is_empty() && token.chars().all(|c| matches!(c, '/' | '|'));
+        list(&mut morse, dots || separator, 2, &mut dotted);
         if dots && token.chars().count() >= 5 {
             dotted.push(r.clone());
         }
@@ -301,13 +350,17 @@ pub(super) fn find(text: &str, places: &mut Vec<Range<usize>>, tight: &mut Vec<R
         prev_end = r.end;
     }
     if let Some((start, _)) = numbers.filter(|(_, n)| *n >= 3) {
-        places.push(start..prev_end);
+        listed.push(start..prev_end);
     }
+    places.extend(listed.into_iter().filter(|r| {
+        text.get(r.clone())
+            .is_some_and(|run| reads(LIST_VIEWS, run, holds))
+    }));
     if let Some((start, _)) = morse.filter(|(_, n)| *n >= 2) {
         dotted.push(start..prev_end);
     }
     places.extend(dotted.into_iter().filter(|r| {
         text.get(r.clone())
-            .is_some_and(|run| crate::views::morse::morse(&Mapped::identity(run)).is_some())
+            .is_some_and(|run| morse_reads(run, holds))
     }));
 }
