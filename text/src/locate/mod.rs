@@ -20,10 +20,11 @@
 //!   token decoder (base64, base32, base58, Ascii85, hex, percent-encoding) reads as
 //!   text as written, reversed or in ROT13, escapes and character references, lists of
 //!   numbers, runs of bits, uuencoded lines, Morse code, runs of number words and
-//!   Ascii85 blocks. A run that a view reads alone (Morse code, a list of numbers,
-//!   percent escapes) is a place only where what the view reads in it, as written or
-//!   reversed, is itself a place by these rules ([`Locator::holds`]): a rule of dashes
-//!   read as Morse `ooo`, or dates read as control characters, hold no value.
+//!   Ascii85 blocks. A list of numbers or a token of percent escapes is a place only
+//!   where its view reads anything in it; Morse code only where what the Morse view
+//!   reads around it, as written or reversed, has a place by these rules that reaches
+//!   into the run ([`Locator::holds`]). A rule of dashes read as Morse `ooo`, or dates
+//!   read as control characters, hold no value.
 //!
 //! A form inside a plain occurrence of a value is that occurrence, which the plain
 //! reading of the whole text finds. Each other place becomes a [`Window`] with context
@@ -37,6 +38,7 @@
 mod project;
 mod triggers;
 
+use crate::mapped::Mapped;
 use crate::render::project::deltas;
 use crate::render::Families;
 use crate::{Needle, SetMatch};
@@ -195,15 +197,22 @@ impl Locator {
         (covered as f64 <= text.len() as f64 * MAX_COVERED).then_some(windows)
     }
 
-    /// Whether some reading of `decoded` (what a decoding view reads in a place of a
-    /// text) may hold a value: the same search as for a text as written, so that a run
-    /// that decodes to nothing a value can be read from (a rule of dashes read as Morse
-    /// `ooo`, a date read as control characters) opens no window.
-    fn holds(&self, decoded: &str) -> bool {
-        self.whole
-            || self
-                .places(decoded)
-                .is_none_or(|(places, tight)| !places.is_empty() || !tight.is_empty())
+    /// Whether `decoded` (what a decoding view reads in a stretch of text, with the spans
+    /// of that stretch it came from) has a place, by the same search as a text as
+    /// written, that reaches into `changed` (the bytes of the stretch the view read
+    /// differently): a rule of dashes read as Morse `ooo` in ordinary prose opens none,
+    /// half a value in Morse next to its other half does.
+    fn holds(&self, decoded: &Mapped, changed: &Range<usize>) -> bool {
+        if self.whole {
+            return true;
+        }
+        let Some((places, tight)) = self.places(decoded.as_str()) else {
+            return true;
+        };
+        places.iter().chain(&tight).any(|p| {
+            let source = decoded.source_span(p.clone());
+            source.start < changed.end && changed.start < source.end
+        })
     }
 
     /// The places of `text` that can hold a value (forms and triggers) and its tokens
@@ -211,7 +220,12 @@ impl Locator {
     fn places(&self, text: &str) -> Option<Places> {
         let (mut places, mut tight) = (Vec::new(), Vec::new());
         let p = Projections::new(text, &mut places);
-        triggers::find(text, &mut places, &mut tight, &|d: &str| self.holds(d));
+        triggers::find(
+            text,
+            &mut places,
+            &mut tight,
+            &|d: &Mapped, changed: &Range<usize>| self.holds(d, changed),
+        );
         let found = |a: &Option<AhoCorasick>, proj: &project::Proj, places: &mut Vec<_>| {
             if let Some(a) = a {
                 for m in a.find_overlapping_iter(proj.bytes.as_slice()) {

@@ -78,11 +78,12 @@ fn only_characters_a_reading_can_turn_into_a_value_open_windows() {
     }
 }
 
-/// A run that a view reads alone opens a window only where what the view reads in it
-/// may hold a value: a markdown table rule (Morse `ooo`), dates and a percentage (control
-/// characters as a list of codes or a reversed percent escape) open none; the value
-/// spelled in Morse with word separators, in Morse behind percent escapes and as a list
-/// of character codes, as written or reversed, is found where the full reading finds it.
+/// A run that a view reads alone opens a window only where that view reads something
+/// in it that may hold a value: a markdown table rule (Morse `ooo`), dates and a
+/// percentage (control characters as a list of codes or a reversed percent escape) open
+/// none; the value spelled in Morse with word separators, half in Morse next to its
+/// other half, in Morse behind percent escapes, as a list of character codes as written
+/// or reversed, and as two lists a word apart is found where the full reading finds it.
 #[test]
 fn runs_a_view_reads_alone_open_windows_only_where_a_value_can_be_read() {
     let set = NeedleSet::new(vec![Needle::new("Renee Marchetti").unwrap()]).unwrap();
@@ -99,11 +100,20 @@ fn runs_a_view_reads_alone_open_windows_only_where_a_value_can_be_read() {
     let codes: Vec<String> = "Renee Marchetti".bytes().map(|b| b.to_string()).collect();
     let codes = codes.join(" ");
     let reversed_codes: String = codes.chars().rev().collect();
+    let half = "Renee -- .- .-. -.-. .... . - - ..";
+    let middle = codes
+        .get(..codes.len() / 2)
+        .and_then(|h| h.rfind(' '))
+        .unwrap_or(0);
+    let (first, second) = codes.split_at(middle);
+    let split = format!("{first} and{second}");
     for rendering in [
         morse,
+        half,
         percent.as_str(),
         codes.as_str(),
         reversed_codes.as_str(),
+        split.as_str(),
     ] {
         let text = format!("{} {rendering} {}", prose(800), prose(800));
         let full: Vec<_> = Haystack::new(&text)

@@ -214,6 +214,9 @@ impl Shape {
     }
 }
 
+/// Whether a decoded stretch of text has a place reaching into the given bytes of it.
+pub(super) type Holds<'a> = &'a dyn Fn(&Mapped, &Range<usize>) -> bool;
+
 /// The views that read lists of numbers (the hex view reads hex byte lists).
 const LIST_VIEWS: &[View] = &[
     View::Decimal,
@@ -223,23 +226,37 @@ const LIST_VIEWS: &[View] = &[
     View::Hex,
 ];
 
-/// Whether `view` reads something in `run`, as written or reversed, that `holds`.
-fn reads(views: &[View], run: &str, holds: &dyn Fn(&str) -> bool) -> bool {
+/// Whether one of `views` reads anything in `run`, as written or reversed. These views
+/// read each run alone and join what they read, so a run they read nothing in adds
+/// nothing to any of their readings (a date or a percentage read as control
+/// characters).
+fn decodes_in(views: &[View], run: &str) -> bool {
     let reversed: String = run.chars().rev().collect();
     [run, reversed.as_str()].iter().any(|variant| {
         let m = Mapped::identity(variant);
-        views
-            .iter()
-            .any(|&v| apply(v, &m).iter().any(|(_, d)| holds(d.as_str())))
+        views.iter().any(|&v| !apply(v, &m).is_empty())
     })
 }
 
-/// Whether the Morse view reads letters in `run`, as written or reversed, that `holds`.
-fn morse_reads(run: &str, holds: &dyn Fn(&str) -> bool) -> bool {
-    let reversed: String = run.chars().rev().collect();
-    [run, reversed.as_str()].iter().any(|variant| {
-        crate::views::morse::morse(&Mapped::identity(variant)).is_some_and(|d| holds(d.as_str()))
-    })
+/// Whether the Morse view, which rewrites Morse runs where they stand, reads something
+/// in the text around the run at `r` (the window the run would get), as written or
+/// reversed, that `holds` a place reaching into the run.
+fn morse_holds(text: &str, r: &Range<usize>, holds: Holds) -> bool {
+    let around = super::around(text, std::iter::once(r.clone()));
+    let Some((near, at)) = around
+        .first()
+        .and_then(|w| Some((text.get(w.clone())?, w.start)))
+    else {
+        return true;
+    };
+    let run = r.start.saturating_sub(at)..r.end.saturating_sub(at);
+    let reversed: String = near.chars().rev().collect();
+    let run_reversed = near.len().saturating_sub(run.end)..near.len().saturating_sub(run.start);
+    [(near, run), (reversed.as_str(), run_reversed)]
+        .iter()
+        .any(|(variant, run)| {
+            crate::views::morse::morse(&Mapped::identity(variant)).is_some_and(|d| holds(&d, run))
+        })
 }
 
 /// Whether the only escapes `token` may hold are percent escapes (`%41`), which the
@@ -249,14 +266,15 @@ fn percent_only(token: &str) -> bool {
 }
 
 /// Adds the places of `text` a decoding view may read, whatever the values: to
-/// `tight` the tokens a token decoder reads as text, to `places` the rest. A run read
-/// by a view alone (Morse code, a list of numbers, percent escapes) is a place only
-/// where what the view reads in it `holds` something a value may be read from.
+/// `tight` the tokens a token decoder reads as text, to `places` the rest. A list of
+/// numbers or a token of percent escapes is a place only where its view reads anything
+/// in it; Morse code only where what the Morse view reads around it `holds` something
+/// a value may be read from.
 pub(super) fn find(
     text: &str,
     places: &mut Vec<Range<usize>>,
     tight: &mut Vec<Range<usize>>,
-    holds: &dyn Fn(&str) -> bool,
+    holds: Holds,
 ) {
     let tokens = runs(text, |b| !b.is_ascii_whitespace());
     uuencoded(text, places);
@@ -265,16 +283,16 @@ pub(super) fn find(
     let mut morse: Option<(usize, usize)> = None;
     let mut spelled: Option<(usize, usize, bool)> = None;
     let mut prev_end = 0;
-    // Runs of Morse symbols, kept where the Morse view reads letters in them (a rule
-    // of dashes is no Morse code).
+    // Runs of Morse symbols, kept where the Morse view reads letters in them that,
+    // with the text around them, may hold a value.
     let mut dotted: Vec<Range<usize>> = Vec::new();
-    // Runs of numbers, kept where a list view reads something in them.
+    // Runs of numbers, kept where a list view reads anything in them.
     let mut listed: Vec<Range<usize>> = Vec::new();
     for r in &tokens {
         let token = text.get(r.clone()).unwrap_or_default();
         let shape = Shape::of(token);
         if shape.special && (escaped(token) || escaped(&token.chars().rev().collect::<String>())) {
-            if !percent_only(token) || reads(&[View::Percent], token, holds) {
+            if !percent_only(token) || decodes_in(&[View::Percent], token) {
                 places.push(r.clone());
             }
         } else if may_decode(token) && decodes(token) {
@@ -354,13 +372,14 @@ pub(super) fn find(
     }
     places.extend(listed.into_iter().filter(|r| {
         text.get(r.clone())
-            .is_some_and(|run| reads(LIST_VIEWS, run, holds))
+            .is_some_and(|run| decodes_in(LIST_VIEWS, run))
     }));
     if let Some((start, _)) = morse.filter(|(_, n)| *n >= 2) {
         dotted.push(start..prev_end);
     }
     places.extend(dotted.into_iter().filter(|r| {
         text.get(r.clone())
-            .is_some_and(|run| morse_reads(run, holds))
+            .is_some_and(|run| crate::views::morse::morse(&Mapped::identity(run)).is_some())
+            && morse_holds(text, r, holds)
     }));
 }
