@@ -9,6 +9,24 @@ fn prose(words: usize) -> String {
         .join(" ")
 }
 
+/// Asserts that `rendering`, written in the middle of long prose, is found by the
+/// located reading exactly where the full reading finds it (and, with `found`, that the
+/// full reading finds it at all).
+fn located_matches_full(set: &NeedleSet, rendering: &str, found: bool) {
+    let text = format!("{} {rendering} {}", prose(800), prose(800));
+    let full: Vec<_> = Haystack::new(&text)
+        .find_set(set)
+        .into_iter()
+        .map(|m| m.found.source)
+        .collect();
+    assert!(!found || !full.is_empty(), "{rendering}");
+    let located: Vec<_> = Haystack::find_set_located(&text, set)
+        .into_iter()
+        .map(|m| m.found.source)
+        .collect();
+    assert_eq!(full, located, "{rendering}");
+}
+
 /// A value written in the middle of a long text, plainly and in renderings, is found
 /// by the located reading where the full reading finds it.
 #[test]
@@ -21,17 +39,7 @@ fn located_reading_finds_what_the_full_reading_finds() {
         "CS-2291 Dbveel Grenpnr",
         "50 46 2d 32 32 39 31 20 51 75 61 72 72 79",
     ] {
-        let text = format!("{} {rendering} {}", prose(800), prose(800));
-        let full: Vec<_> = Haystack::new(&text)
-            .find_set(&set)
-            .into_iter()
-            .map(|m| m.found.source)
-            .collect();
-        let located: Vec<_> = Haystack::find_set_located(&text, &set)
-            .into_iter()
-            .map(|m| m.found.source)
-            .collect();
-        assert_eq!(full, located, "{rendering}");
+        located_matches_full(&set, rendering, false);
     }
 }
 
@@ -63,18 +71,7 @@ fn only_characters_a_reading_can_turn_into_a_value_open_windows() {
         "Rеnее Mаrchеtti",
         ".-. . -. . . / -- .- .-. -.-. .... . - - ..",
     ] {
-        let text = format!("{} {rendering} {}", prose(800), prose(800));
-        let full: Vec<_> = Haystack::new(&text)
-            .find_set(&set)
-            .into_iter()
-            .map(|m| m.found.source)
-            .collect();
-        assert!(!full.is_empty(), "{rendering}");
-        let located: Vec<_> = Haystack::find_set_located(&text, &set)
-            .into_iter()
-            .map(|m| m.found.source)
-            .collect();
-        assert_eq!(full, located, "{rendering}");
+        located_matches_full(&set, rendering, true);
     }
 }
 
@@ -115,17 +112,6 @@ fn runs_a_view_reads_alone_open_windows_only_where_a_value_can_be_read() {
         reversed_codes.as_str(),
         split.as_str(),
     ] {
-        let text = format!("{} {rendering} {}", prose(800), prose(800));
-        let full: Vec<_> = Haystack::new(&text)
-            .find_set(&set)
-            .into_iter()
-            .map(|m| m.found.source)
-            .collect();
-        assert!(!full.is_empty(), "{rendering}");
-        let located: Vec<_> = Haystack::find_set_located(&text, &set)
-            .into_iter()
-            .map(|m| m.found.source)
-            .collect();
-        assert_eq!(full, located, "{rendering}");
+        located_matches_full(&set, rendering, true);
     }
 }
