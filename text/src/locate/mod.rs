@@ -16,15 +16,19 @@
 //! - a **trigger** ([`triggers`]): a character outside ASCII that some reading may turn
 //!   into a letter or digit (look-alikes, invisible characters, upside-down or
 //!   fullwidth text, other scripts; not ordinary typography, nor a symbol that
-//!   preparation keeps and no view reads, such as a currency sign), a token that a
+//!   preparation keeps and no view reads, such as a currency sign, nor an ASCII letter
+//!   with diacritics such as `é`, which the projections read as the letter the
+//!   families read, while every form of the values is ASCII), a token that a
 //!   token decoder (base64, base32, base58, Ascii85, hex, percent-encoding) reads as
 //!   text as written, reversed or in ROT13, escapes and character references, lists of
 //!   numbers, runs of bits, uuencoded lines, Morse code, runs of number words and
-//!   Ascii85 blocks. A list of numbers or a token of percent escapes is a place only
-//!   where its view reads anything in it; Morse code only where what the Morse view
-//!   reads around it, as written or reversed, has a place by these rules that reaches
-//!   into the run ([`Locator::holds`]). A rule of dashes read as Morse `ooo`, or dates
-//!   read as control characters, hold no value.
+//!   Ascii85 blocks. A list of numbers is a place only where its view reads anything
+//!   in it; Morse code only where what the Morse view reads around it, as written or
+//!   reversed, has a place by these rules that reaches into the run
+//!   ([`Locator::reaches`]); a token of percent escapes only where the percent view's
+//!   reading of the whole text (every such token, joined), as written or reversed, has
+//!   one. A rule of dashes read as Morse `ooo`, dates read as control characters, or a
+//!   percentage read backwards as one letter (`15%` as `%51`, `Q`) hold no value.
 //!
 //! A form inside a plain occurrence of a value is that occurrence, which the plain
 //! reading of the whole text finds. Each other place becomes a [`Window`] with context
@@ -76,6 +80,9 @@ pub(crate) struct Locator {
     /// A value with no letter or digit: nothing can be told apart, every text is read
     /// whole.
     whole: bool,
+    /// Whether every form is ASCII, so that a letter with diacritics matters only as
+    /// the ASCII letter the families read it as (else it is a place).
+    ascii_forms: bool,
 }
 
 fn rot13(s: &str) -> String {
@@ -137,6 +144,18 @@ impl Locator {
         }
         let mut broken = false;
         let chars = |s: &str| s.chars().collect::<Vec<char>>();
+        let ascii_forms = [
+            &bounded,
+            &seeds.squeezed,
+            &seeds.words,
+            &seeds.initials,
+            &seeds.leet,
+            &seeds.nospace,
+            &seeds.caesar,
+            &seeds.filler,
+        ]
+        .iter()
+        .all(|forms| forms.iter().all(|f| f.is_ascii()));
         Locator {
             bounded: automaton(bounded, &mut broken),
             squeezed: automaton(seeds.squeezed.iter().flat_map(|p| turned(p)), &mut broken),
@@ -170,6 +189,7 @@ impl Locator {
                 .max()
                 .unwrap_or(0),
             whole: whole || broken,
+            ascii_forms,
         }
     }
 
@@ -197,35 +217,31 @@ impl Locator {
         (covered as f64 <= text.len() as f64 * MAX_COVERED).then_some(windows)
     }
 
-    /// Whether `decoded` (what a decoding view reads in a stretch of text, with the spans
-    /// of that stretch it came from) has a place, by the same search as a text as
-    /// written, that reaches into `changed` (the bytes of the stretch the view read
-    /// differently): a rule of dashes read as Morse `ooo` in ordinary prose opens none,
-    /// half a value in Morse next to its other half does.
-    fn holds(&self, decoded: &Mapped, changed: &Range<usize>) -> bool {
+    /// The spans of the stretch of text that `decoded` (what a decoding view reads in
+    /// it, with the spans each part came from) was read from that a place of `decoded`
+    /// covers, found by the same search as a text as written; `None` when anything
+    /// may hold a value. A rule of dashes read as Morse `ooo` in ordinary prose has
+    /// none, half a value in Morse next to its other half has one.
+    fn reaches(&self, decoded: &Mapped) -> Option<Vec<Range<usize>>> {
         if self.whole {
-            return true;
+            return None;
         }
-        let Some((places, tight)) = self.places(decoded.as_str()) else {
-            return true;
-        };
-        places.iter().chain(&tight).any(|p| {
-            let source = decoded.source_span(p.clone());
-            source.start < changed.end && changed.start < source.end
-        })
+        let (places, tight) = self.places(decoded.as_str())?;
+        Some(
+            places
+                .iter()
+                .chain(&tight)
+                .map(|p| decoded.source_span(p.clone()))
+                .collect(),
+        )
     }
 
     /// The places of `text` that can hold a value (forms and triggers) and its tokens
     /// to read alone; `None` when the text is better read whole.
     fn places(&self, text: &str) -> Option<Places> {
         let (mut places, mut tight) = (Vec::new(), Vec::new());
-        let p = Projections::new(text, &mut places);
-        triggers::find(
-            text,
-            &mut places,
-            &mut tight,
-            &|d: &Mapped, changed: &Range<usize>| self.holds(d, changed),
-        );
+        let p = Projections::new(text, self.ascii_forms, &mut places);
+        triggers::find(text, &mut places, &mut tight, &|d: &Mapped| self.reaches(d));
         let found = |a: &Option<AhoCorasick>, proj: &project::Proj, places: &mut Vec<_>| {
             if let Some(a) = a {
                 for m in a.find_overlapping_iter(proj.bytes.as_slice()) {

@@ -7,6 +7,9 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::OnceLock;
 
+mod filler;
+pub(super) use filler::FillerForms;
+
 /// Bytes, each with the text offset it came from.
 #[derive(Debug, Default)]
 pub(super) struct Proj {
@@ -35,116 +38,6 @@ impl Proj {
         let hi = spans.iter().max().copied().unwrap_or(0) as usize;
         lo..hi + 1
     }
-
-    /// Text spans where a form of `forms` occurs: its bytes in order with at most
-    /// [`crate::render::MAX_FILLER`] other bytes between each two. One pass over the
-    /// projection for all forms: at each byte, only the forms that start with it and
-    /// whose second byte follows within reach are followed further.
-    pub(super) fn filler(&self, forms: &FillerForms) -> Vec<Range<usize>> {
-        const STEP: usize = crate::render::MAX_FILLER + 1;
-        let mut out = Vec::new();
-        if forms.forms.is_empty() {
-            return out;
-        }
-        for (start, b) in self.bytes.iter().enumerate() {
-            let Some(starting) = forms.by_first.get(usize::from(*b)) else {
-                continue;
-            };
-            for &k in starting {
-                let Some(form) = forms.forms.get(k) else {
-                    continue;
-                };
-                let reachable = match form.get(1) {
-                    Some(second) => self
-                        .bytes
-                        .get(start + 1..(start + 1 + STEP).min(self.bytes.len()))
-                        .is_some_and(|next| next.contains(second)),
-                    None => true,
-                };
-                if reachable {
-                    out.extend(self.filler_from(start, form));
-                }
-            }
-        }
-        out
-    }
-
-    /// The text span of `form` spread with filler from projected byte `start` (which
-    /// holds its first byte), if it is there.
-    fn filler_from(&self, start: usize, form: &[u8]) -> Option<Range<usize>> {
-        const STEP: usize = crate::render::MAX_FILLER + 1;
-        let rest = form.get(1..).unwrap_or(&[]);
-        // Positions reached after each character, as bits of offsets from the start: a
-        // form of n characters ends within `n * STEP` bytes of where it starts.
-        if form.len() * STEP > 127 {
-            return self.filler_long(start, rest);
-        }
-        let mut frontier: u128 = 1;
-        for &want in rest {
-            let mut spread: u128 = 0;
-            for gap in 1..=STEP {
-                spread |= frontier << gap;
-            }
-            let mut next: u128 = 0;
-            while spread != 0 {
-                let q = spread.trailing_zeros() as usize;
-                spread &= spread - 1;
-                if self.bytes.get(start + q) == Some(&want) {
-                    next |= 1 << q;
-                }
-            }
-            frontier = next;
-            if frontier == 0 {
-                return None;
-            }
-        }
-        let end = start + (127 - frontier.leading_zeros() as usize);
-        Some(self.source(start..end + 1))
-    }
-
-    /// [`Proj::filler_from`] for a form too long for the bit frontier.
-    fn filler_long(&self, start: usize, rest: &[u8]) -> Option<Range<usize>> {
-        let mut frontier = vec![start];
-        for &want in rest {
-            let mut next: Vec<usize> = Vec::new();
-            for &p in &frontier {
-                for q in p + 1..=p + 1 + crate::render::MAX_FILLER {
-                    if self.bytes.get(q) == Some(&want) && !next.contains(&q) {
-                        next.push(q);
-                    }
-                }
-            }
-            frontier = next;
-            if frontier.is_empty() {
-                return None;
-            }
-        }
-        let end = frontier.iter().max()?;
-        Some(self.source(start..end + 1))
-    }
-}
-
-/// The forms of values spread with filler, by their first byte.
-#[derive(Debug, Clone, Default)]
-pub(super) struct FillerForms {
-    forms: Vec<Vec<u8>>,
-    /// For each byte, the forms that start with it.
-    by_first: Vec<Vec<usize>>,
-}
-
-impl FillerForms {
-    /// `forms` (duplicates dropped), indexed by their first byte.
-    pub(super) fn new(mut forms: Vec<Vec<u8>>) -> Self {
-        forms.sort_unstable();
-        forms.dedup();
-        let mut by_first = vec![Vec::new(); 256];
-        for (k, form) in forms.iter().enumerate() {
-            if let Some(list) = form.first().and_then(|&b| by_first.get_mut(usize::from(b))) {
-                list.push(k);
-            }
-        }
-        FillerForms { forms, by_first }
-    }
 }
 
 /// Characters outside ASCII that ordinary typography uses and no reading turns into a
@@ -164,47 +57,77 @@ fn is_typography(c: char) -> bool {
     )
 }
 
-/// Whether a character outside ASCII reads as a symbol in every reading, and as which
-/// letter in leetspeak (`€` as `e`) if any: preparation keeps it as it is, it is no
-/// letter, digit or combining mark of any script, and no view turns it into one
-/// (Morse symbols are the triggers' to find, in runs). Anything else is a place that
-/// a reading may turn into something else.
-fn symbol_of(c: char) -> Option<Option<u8>> {
+/// How the locating projections read a character outside ASCII.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outside {
+    /// A symbol in every reading, and the letter it is in leetspeak (`€` as `e`) if
+    /// any: preparation keeps it as it is, it is no letter, digit or combining mark of
+    /// any script, and no view turns it into one (Morse symbols are the triggers' to
+    /// find, in runs).
+    Symbol(Option<u8>),
+    /// An ASCII letter with diacritics (`é`, `Ñ`): preparation and case folding keep it
+    /// one letter of its own, which the rendering families read without its marks;
+    /// the projections read it as that ASCII letter (case kept).
+    Accented(u8),
+    /// Anything else: a place that a reading may turn into something else.
+    Place,
+}
+
+fn outside_of(c: char) -> Outside {
     use unicode_normalization::char::is_combining_mark;
+    use unicode_normalization::UnicodeNormalization;
     let mut buf = [0u8; 4];
     let written = crate::mapped::Mapped::identity(c.encode_utf8(&mut buf));
     let unchanged = crate::canon::prepare(&written)
         .as_str()
         .chars()
         .eq(std::iter::once(c));
-    let symbol =
-        unchanged && !c.is_alphanumeric() && !is_combining_mark(c) && !crate::views::is_flipped(c);
-    symbol.then(|| {
-        leet_class(c)
-            .and_then(|k| u8::try_from(k).ok())
-            .and_then(leet)
-    })
+    if !unchanged || crate::views::is_flipped(c) {
+        return Outside::Place;
+    }
+    if !c.is_alphanumeric() && !is_combining_mark(c) {
+        return Outside::Symbol(
+            leet_class(c)
+                .and_then(|k| u8::try_from(k).ok())
+                .and_then(leet),
+        );
+    }
+    let mut parts = c.nfd();
+    let base = parts.next().filter(char::is_ascii_alphanumeric);
+    let marks_only = parts.all(is_combining_mark);
+    let folds_alone = {
+        use caseless::Caseless;
+        let lower: Vec<char> = c.to_lowercase().collect();
+        std::iter::once(c)
+            .default_case_fold()
+            .eq(lower.iter().copied())
+            && lower.len() == 1
+    };
+    match base.and_then(|b| u8::try_from(b).ok()) {
+        Some(b) if marks_only && folds_alone => Outside::Accented(b),
+        _ => Outside::Place,
+    }
 }
 
-/// [`symbol_of`], remembered per thread.
-fn symbol(c: char) -> Option<Option<u8>> {
+/// [`outside_of`], remembered per thread.
+fn outside(c: char) -> Outside {
     thread_local! {
-        static SYMBOLS: std::cell::RefCell<HashMap<char, Option<Option<u8>>>> =
+        static KINDS: std::cell::RefCell<HashMap<char, Outside>> =
             std::cell::RefCell::new(HashMap::new());
     }
-    SYMBOLS.with(|folds| {
-        if let Some(f) = folds.borrow().get(&c) {
-            return *f;
+    KINDS.with(|kinds| {
+        if let Some(k) = kinds.borrow().get(&c) {
+            return *k;
         }
-        let f = symbol_of(c);
-        let mut folds = folds.borrow_mut();
+        let k = outside_of(c);
+        let mut kinds = kinds.borrow_mut();
         // Texts hold few distinct characters outside ASCII; a text with a whole
         // script's worth starts the memory again.
-        if folds.len() >= 4096 {
-            folds.clear();
+        if kinds.len() >= 4096 {
+            kinds.clear();
         }
-        folds.insert(c, f);
-        f
+        kinds.insert(c, k);
+        k
     })
 }
 
@@ -261,8 +184,7 @@ fn classes() -> &'static [Class; 256] {
 }
 
 /// The projections of one text.
-pub(super) struct Projections<'t> {
-    text: &'t str,
+pub(super) struct Projections {
     /// Letters and digits, lowercased.
     pub(super) squeezed: Proj,
     /// Their leetspeak classes, with the symbols that have one.
@@ -279,17 +201,19 @@ pub(super) struct Projections<'t> {
     pub(super) finals: Proj,
     /// Every whitespace-separated word reversed, letters and digits only.
     pub(super) words_reversed: Proj,
-    /// Words: runs of ASCII letters and digits.
+    /// Words: runs of letters and digits, as ranges of `squeezed`.
     words: Vec<Range<usize>>,
 }
 
-impl<'t> Projections<'t> {
-    /// The projections of `text`; characters that are triggers go to `places`.
-    pub(super) fn new(text: &'t str, places: &mut Vec<Range<usize>>) -> Self {
+impl Projections {
+    /// The projections of `text`; characters that are triggers go to `places`. With
+    /// `accented`, ASCII letters with diacritics read as the letter (the values' forms
+    /// are all ASCII, so such a letter can only matter as the letter the families read);
+    /// without, they are places too.
+    pub(super) fn new(text: &str, accented: bool, places: &mut Vec<Range<usize>>) -> Self {
         let n = text.len();
         let classes = classes();
         let mut p = Projections {
-            text,
             squeezed: Proj::with_capacity(n),
             leet: Proj::with_capacity(n),
             leet13: Proj::default(),
@@ -301,12 +225,14 @@ impl<'t> Projections<'t> {
             words: Vec::new(),
         };
         let mut leet13 = Vec::with_capacity(n);
+        // Where the current word and whitespace-separated word start in `squeezed`.
         let mut word: Option<usize> = None;
         let mut ws_word: Option<usize> = None;
         let bytes = text.as_bytes();
         // Byte by byte: a character outside ASCII is taken at its first byte (its other
         // bytes are skipped), and reads as one byte that is no letter, digit or space,
-        // or as its leetspeak class if it is a symbol with one.
+        // as its leetspeak class if it is a symbol with one, or as its letter if it is
+        // an accented letter.
         let mut i = 0;
         while let Some(&raw) = bytes.get(i) {
             let at = i;
@@ -320,13 +246,22 @@ impl<'t> Projections<'t> {
                     .and_then(|t| t.chars().next())
                     .unwrap_or('\u{FFFD}');
                 i += c.len_utf8().max(1);
-                if !is_typography(c) {
-                    match symbol(c) {
-                        Some(leet) => symbol_leet = leet,
-                        None => places.push(at..i),
+                let kind = if is_typography(c) {
+                    Outside::Symbol(None)
+                } else {
+                    outside(c)
+                };
+                match kind {
+                    Outside::Symbol(leet) => {
+                        symbol_leet = leet;
+                        0xFF
+                    }
+                    Outside::Accented(letter) if accented => letter,
+                    Outside::Accented(_) | Outside::Place => {
+                        places.push(at..i);
+                        0xFF
                     }
                 }
-                0xFF
             };
             let mut class = classes.get(usize::from(b)).copied().unwrap_or_default();
             if let Some(leet) = symbol_leet {
@@ -334,24 +269,24 @@ impl<'t> Projections<'t> {
                 class.leet13 = leet;
             }
             if class.lower != 0 {
+                word.get_or_insert(p.squeezed.bytes.len());
+                ws_word.get_or_insert(p.squeezed.bytes.len());
                 p.squeezed.push(class.lower, at);
                 p.leet.push(class.leet, at);
                 leet13.push(class.leet13);
                 p.nospace.push(b, at);
-                word.get_or_insert(at);
-                ws_word.get_or_insert(at);
                 continue;
             }
             if let Some(start) = word.take() {
-                p.words.push(start..at);
+                p.words.push(start..p.squeezed.bytes.len());
             }
             if b.is_ascii_whitespace() {
                 if let Some(start) = ws_word.take() {
-                    p.reverse_word(start..at);
+                    p.reverse_word(start);
                 }
                 continue;
             }
-            ws_word.get_or_insert(at);
+            ws_word.get_or_insert(p.squeezed.bytes.len());
             p.nospace.push(b, at);
             if class.leet != 0 {
                 p.leet.push(class.leet, at);
@@ -359,33 +294,39 @@ impl<'t> Projections<'t> {
             }
         }
         if let Some(start) = word {
-            p.words.push(start..n);
+            p.words.push(start..p.squeezed.bytes.len());
         }
         if let Some(start) = ws_word {
-            p.reverse_word(start..n);
+            p.reverse_word(start);
         }
         p.leet13 = Proj {
             bytes: leet13,
             at: p.leet.at.clone(),
         };
         p.deltas = Self::deltas_of(&p.squeezed);
+        let sq = &p.squeezed;
         for w in &p.words {
-            if let Some(&b) = bytes.get(w.start).filter(|b| b.is_ascii_alphabetic()) {
-                p.initials.push(b.to_ascii_lowercase(), w.start);
+            let letter = |k: usize| {
+                let b = sq.bytes.get(k).filter(|b| b.is_ascii_alphabetic())?;
+                Some((*b, *sq.at.get(k)? as usize))
+            };
+            if let Some((b, at)) = letter(w.start) {
+                p.initials.push(b, at);
             }
-            let last = w.end.saturating_sub(1);
-            if let Some(&b) = bytes.get(last).filter(|b| b.is_ascii_alphabetic()) {
-                p.finals.push(b.to_ascii_lowercase(), last);
+            if let Some((b, at)) = w.end.checked_sub(1).and_then(letter) {
+                p.finals.push(b, at);
             }
         }
         p
     }
 
-    fn reverse_word(&mut self, r: Range<usize>) {
-        let bytes = self.text.as_bytes();
-        for i in r.rev() {
-            if let Some(&b) = bytes.get(i).filter(|b| b.is_ascii_alphanumeric()) {
-                self.words_reversed.push(b.to_ascii_lowercase(), i);
+    /// Pushes the letters and digits of the whitespace-separated word that starts at
+    /// `start` of `squeezed` and ends at its end, reversed.
+    fn reverse_word(&mut self, start: usize) {
+        let sq = &self.squeezed;
+        for k in (start..sq.bytes.len()).rev() {
+            if let (Some(&b), Some(&at)) = (sq.bytes.get(k), sq.at.get(k)) {
+                self.words_reversed.push(b, at as usize);
             }
         }
     }
@@ -419,7 +360,7 @@ impl<'t> Projections<'t> {
     /// `None` when the tables' automaton could not be built.
     pub(super) fn spelled(&self, reach: usize) -> Option<Vec<Proj>> {
         let finder = word_finder();
-        let bytes = self.text.as_bytes();
+        let bytes = self.squeezed.bytes.as_slice();
         // (word index, variant, character per table) of every word of a table.
         let mut hits: Vec<(usize, u8, &[Option<u8>])> = Vec::new();
         let automaton = finder.automaton.as_ref()?;
@@ -484,12 +425,13 @@ impl<'t> Projections<'t> {
                 _ => stretches.push(lo..hi),
             }
         }
-        let bytes = self.text.as_bytes();
+        let sq = &self.squeezed;
+        let at_of = |k: usize| sq.at.get(k).map_or(0, |&a| a as usize);
         let mut proj = Proj::default();
         let mut table_words = spelled.iter().peekable();
         for stretch in stretches {
             if !proj.bytes.is_empty() {
-                let at = self.words.get(stretch.start).map_or(0, |w| w.start);
+                let at = self.words.get(stretch.start).map_or(0, |w| at_of(w.start));
                 proj.push(b' ', at);
             }
             for k in stretch {
@@ -500,12 +442,12 @@ impl<'t> Projections<'t> {
                     table_words.next();
                 }
                 if let Some(&&(_, c)) = table_words.peek().filter(|&&&(j, _)| j == k) {
-                    proj.push(c, w.start);
+                    proj.push(c, at_of(w.start));
                     continue;
                 }
                 for i in w.clone() {
-                    let b = bytes.get(i).copied().unwrap_or(0).to_ascii_lowercase();
-                    proj.push(if variant & 1 == 1 { rot13(b) } else { b }, i);
+                    let b = sq.bytes.get(i).copied().unwrap_or(0);
+                    proj.push(if variant & 1 == 1 { rot13(b) } else { b }, at_of(i));
                 }
             }
         }
@@ -582,4 +524,29 @@ fn word_tables() -> &'static HashMap<Vec<u8>, Vec<Option<u8>>> {
         }
         out
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{outside_of, Outside};
+
+    /// Latin letters with diacritics read as their letter; letters that preparation or
+    /// case folding turn into something else, and other scripts, stay places.
+    #[test]
+    fn accented_latin_letters_read_as_their_ascii_letter() {
+        for (c, letter) in [
+            ('é', b'e'),
+            ('É', b'E'),
+            ('ñ', b'n'),
+            ('ü', b'u'),
+            ('Ö', b'O'),
+        ] {
+            assert_eq!(outside_of(c), Outside::Accented(letter), "{c}");
+        }
+        for c in ['ß', 'ı', 'İ', 'ﬁ', '\u{212B}', 'е', 'ё', 'λ', '二', 'ǝ'] {
+            assert_eq!(outside_of(c), Outside::Place, "{c}");
+        }
+        assert_eq!(outside_of('€'), Outside::Symbol(Some(b'e')));
+        assert_eq!(outside_of('°'), Outside::Symbol(None));
+    }
 }

@@ -77,16 +77,17 @@ fn only_characters_a_reading_can_turn_into_a_value_open_windows() {
 
 /// A run that a view reads alone opens a window only where that view reads something
 /// in it that may hold a value: a markdown table rule (Morse `ooo`), dates and a
-/// percentage (control characters as a list of codes or a reversed percent escape) open
-/// none; the value spelled in Morse with word separators, half in Morse next to its
+/// percentage (control characters as a list of codes or a reversed percent escape, or
+/// one letter) open none; the value spelled in Morse with word separators, half in Morse next to its
 /// other half, in Morse behind percent escapes, as a list of character codes as written
-/// or reversed, and as two lists a word apart is found where the full reading finds it.
+/// or reversed, as two lists a word apart, and as percentages that read backwards as
+/// its characters is found where the full reading finds it.
 #[test]
 fn runs_a_view_reads_alone_open_windows_only_where_a_value_can_be_read() {
     let set = NeedleSet::new(vec![Needle::new("Renee Marchetti").unwrap()]).unwrap();
     let ordinary = format!(
         "{}\n\n| Area | Steward |\n|---|---|\n| north | Ana |\n\n{} on 6, 13, 20 and 27 \
-         February, 31% of the budget {}",
+         February, 31% of the budget (15%, 75%) {}",
         prose(600),
         prose(600),
         prose(600)
@@ -113,5 +114,59 @@ fn runs_a_view_reads_alone_open_windows_only_where_a_value_can_be_read() {
         split.as_str(),
     ] {
         located_matches_full(&set, rendering, true);
+    }
+    // Percentages that read backwards as the value's characters, joined.
+    let code = NeedleSet::new(vec![Needle::new("PF-2291").unwrap()]).unwrap();
+    for rendering in [
+        "13% 93% 23% 23% D2% 64% 05%",
+        "%50 %46 %2D %32 %32 %39 %31",
+        "13%93%23%23%D2%64%05%",
+    ] {
+        located_matches_full(&code, rendering, true);
+    }
+}
+
+/// Letters with diacritics (French or Spanish prose) open no window while every form
+/// of the values is ASCII; a value next to them, written with them, spelled with a
+/// table word that has one, or spread over them, is found where the full reading finds
+/// it, and so is a value that has one.
+#[test]
+fn accented_letters_open_windows_only_where_a_value_can_be_read() {
+    let set = NeedleSet::new(vec![Needle::new("Renee Marchetti").unwrap()]).unwrap();
+    let accented = format!(
+        "{} le café à côté de l'église, año, Müller, ÉTÉ {}",
+        prose(600),
+        prose(600)
+    );
+    assert_eq!(set.located_windows(&accented), Some(Vec::new()));
+    for rendering in [
+        "café Renee Marchetti église",
+        "Renée Marchetti",
+        "R é n é e M a r c h é t t i",
+        "ittehcraM eéneR",
+        "éRenee Marchettié",
+        "Eqxqq Zfqpgqlle",
+        "Rxexnxexe Mxarxchxexttxi",
+        "Rúnée Mírchétti",
+    ] {
+        located_matches_full(&set, rendering, false);
+    }
+    let spelled = NeedleSet::new(vec![Needle::new("PF-2291").unwrap()]).unwrap();
+    for rendering in [
+        "PF deux deux neuf un",
+        "PF dós dós nueve úno",
+        "PF zéro 2291",
+    ] {
+        located_matches_full(&spelled, rendering, false);
+    }
+    let with_accent = NeedleSet::new(vec![Needle::new("Café Mirabeau").unwrap()]).unwrap();
+    for rendering in [
+        "Café Mirabeau",
+        "uaebariM éfaC",
+        "C a f é M i r a b e a u",
+        "Pnsé Zveno rnh",
+        "Cafe Mirabeau",
+    ] {
+        located_matches_full(&with_accent, rendering, false);
     }
 }

@@ -214,8 +214,13 @@ impl Shape {
     }
 }
 
-/// Whether a decoded stretch of text has a place reaching into the given bytes of it.
-pub(super) type Holds<'a> = &'a dyn Fn(&Mapped, &Range<usize>) -> bool;
+/// The spans of a stretch of text that the places of what a view decoded from it
+/// cover; `None` when anything may hold a value.
+pub(super) type Reaches<'a> = &'a dyn Fn(&Mapped) -> Option<Vec<Range<usize>>>;
+
+fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
+    a.start < b.end && b.start < a.end
+}
 
 /// The views that read lists of numbers (the hex view reads hex byte lists).
 const LIST_VIEWS: &[View] = &[
@@ -240,8 +245,8 @@ fn decodes_in(views: &[View], run: &str) -> bool {
 
 /// Whether the Morse view, which rewrites Morse runs where they stand, reads something
 /// in the text around the run at `r` (the window the run would get), as written or
-/// reversed, that `holds` a place reaching into the run.
-fn morse_holds(text: &str, r: &Range<usize>, holds: Holds) -> bool {
+/// reversed, that has a place reaching into the run.
+fn morse_holds(text: &str, r: &Range<usize>, reaches: Reaches) -> bool {
     let around = super::around(text, std::iter::once(r.clone()));
     let Some((near, at)) = around
         .first()
@@ -255,7 +260,9 @@ fn morse_holds(text: &str, r: &Range<usize>, holds: Holds) -> bool {
     [(near, run), (reversed.as_str(), run_reversed)]
         .iter()
         .any(|(variant, run)| {
-            crate::views::morse::morse(&Mapped::identity(variant)).is_some_and(|d| holds(&d, run))
+            crate::views::morse::morse(&Mapped::identity(variant)).is_some_and(|d| {
+                reaches(&d).is_none_or(|spans| spans.iter().any(|s| overlaps(s, run)))
+            })
         })
 }
 
@@ -265,16 +272,48 @@ fn percent_only(token: &str) -> bool {
     !token.contains(['\\', '&', '+', '='])
 }
 
+/// The tokens of `tokens` (of `text`) where the percent view's reading of the whole
+/// text, as written or reversed, has a place. The view reads every token alone and
+/// joins what it reads, so a token a view turns into one letter (`15%` read backwards
+/// is `%51`, `Q`) holds a value only with others that the reading joins to it.
+fn percent_places(text: &str, tokens: Vec<Range<usize>>, reaches: Reaches) -> Vec<Range<usize>> {
+    if tokens.is_empty() {
+        return tokens;
+    }
+    let n = text.len();
+    let reversed: String = text.chars().rev().collect();
+    // Spans of the text (as written) that a place of a percent reading covers.
+    let mut covered: Vec<Range<usize>> = Vec::new();
+    for (variant, turned) in [(text, false), (reversed.as_str(), true)] {
+        for (_, decoded) in apply(View::Percent, &Mapped::identity(variant)) {
+            let Some(spans) = reaches(&decoded) else {
+                return tokens;
+            };
+            covered.extend(spans.into_iter().map(|s| {
+                if turned {
+                    n.saturating_sub(s.end)..n.saturating_sub(s.start)
+                } else {
+                    s
+                }
+            }));
+        }
+    }
+    tokens
+        .into_iter()
+        .filter(|t| covered.iter().any(|c| overlaps(c, t)))
+        .collect()
+}
+
 /// Adds the places of `text` a decoding view may read, whatever the values: to
 /// `tight` the tokens a token decoder reads as text, to `places` the rest. A list of
-/// numbers or a token of percent escapes is a place only where its view reads anything
-/// in it; Morse code only where what the Morse view reads around it `holds` something
-/// a value may be read from.
+/// numbers is a place only where its view reads anything in it; Morse code only where
+/// what the Morse view reads around it `reaches` into it; a token of percent escapes
+/// only where the percent view's reading of the whole text does.
 pub(super) fn find(
     text: &str,
     places: &mut Vec<Range<usize>>,
     tight: &mut Vec<Range<usize>>,
-    holds: Holds,
+    reaches: Reaches,
 ) {
     let tokens = runs(text, |b| !b.is_ascii_whitespace());
     uuencoded(text, places);
@@ -288,11 +327,15 @@ pub(super) fn find(
     let mut dotted: Vec<Range<usize>> = Vec::new();
     // Runs of numbers, kept where a list view reads anything in them.
     let mut listed: Vec<Range<usize>> = Vec::new();
+    // Tokens whose only escapes are percent escapes.
+    let mut percented: Vec<Range<usize>> = Vec::new();
     for r in &tokens {
         let token = text.get(r.clone()).unwrap_or_default();
         let shape = Shape::of(token);
         if shape.special && (escaped(token) || escaped(&token.chars().rev().collect::<String>())) {
-            if !percent_only(token) || decodes_in(&[View::Percent], token) {
+            if percent_only(token) {
+                percented.push(r.clone());
+            } else {
                 places.push(r.clone());
             }
         } else if may_decode(token) && decodes(token) {
@@ -380,6 +423,7 @@ pub(super) fn find(
     places.extend(dotted.into_iter().filter(|r| {
         text.get(r.clone())
             .is_some_and(|run| crate::views::morse::morse(&Mapped::identity(run)).is_some())
-            && morse_holds(text, r, holds)
+            && morse_holds(text, r, reaches)
     }));
+    places.extend(percent_places(text, percented, reaches));
 }

@@ -438,14 +438,18 @@ impl Projections {
             return Vec::new();
         };
         let mut out = Vec::new();
+        // Positions reached after the characters so far, and after the next one: kept
+        // across starts, as most starts end after a character or two.
+        let (mut frontier, mut next): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
         for (start, (c, span)) in self.chars.iter().enumerate() {
             if *c != first {
                 continue;
             }
-            let mut frontier = vec![start];
+            frontier.clear();
+            frontier.push(start);
             let mut gapped = false;
             for &want in value.iter().skip(1) {
-                let mut next: Vec<usize> = Vec::new();
+                next.clear();
                 for &p in &frontier {
                     for q in p + 1..=p + 1 + MAX_FILLER {
                         if self.chars.get(q).is_some_and(|(c, _)| *c == want) && !next.contains(&q)
@@ -455,7 +459,7 @@ impl Projections {
                         }
                     }
                 }
-                frontier = next;
+                std::mem::swap(&mut frontier, &mut next);
                 if frontier.is_empty() {
                     break;
                 }
