@@ -291,8 +291,7 @@ impl Locator {
         found(&self.initials, &p.finals, &mut places);
         if self.words.is_some() {
             found(&self.words, &p.words_reversed, &mut places);
-            // Without the spelling tables' automaton the text is read whole.
-            for proj in p.spelled(self.reach)? {
+            for proj in p.spelled(self.reach) {
                 found(&self.words, &proj, &mut places);
             }
         }

@@ -357,27 +357,22 @@ impl Projections {
     /// Only the words within `reach` words of a table word are projected (a value
     /// spelled with a table word lies within its length of it); stretches of words far
     /// apart are separated by a space, which no form holds.
-    /// `None` when the tables' automaton could not be built.
-    pub(super) fn spelled(&self, reach: usize) -> Option<Vec<Proj>> {
+    pub(super) fn spelled(&self, reach: usize) -> Vec<Proj> {
         let finder = word_finder();
         let bytes = self.squeezed.bytes.as_slice();
         // (word index, variant, character per table) of every word of a table.
         let mut hits: Vec<(usize, u8, &[Option<u8>])> = Vec::new();
-        let automaton = finder.automaton.as_ref()?;
         for (k, w) in self.words.iter().enumerate() {
-            // The longest form starting at the word, within it: the word itself or none.
-            let input = aho_corasick::Input::new(bytes)
-                .range(w.clone())
-                .anchored(aho_corasick::Anchored::Yes);
-            let Some(m) = automaton.find(input).filter(|m| m.end() == w.end) else {
+            if !finder.lengths.contains(&w.len()) {
+                continue;
+            }
+            let Some(spellings) = bytes
+                .get(w.clone())
+                .and_then(|word| finder.by_form.get(word))
+            else {
                 continue;
             };
-            for (variant, chars) in finder
-                .entries
-                .get(m.pattern().as_usize())
-                .into_iter()
-                .flatten()
-            {
+            for (variant, chars) in spellings {
                 hits.push((k, *variant, chars.as_slice()));
             }
         }
@@ -399,7 +394,7 @@ impl Projections {
                 out.push(self.spelled_near(&spelled, variant, reach));
             }
         }
-        Some(out)
+        out
     }
 
     /// The projection of the words within `reach` letters and digits of `spelled` (word
@@ -455,12 +450,13 @@ impl Projections {
     }
 }
 
-/// An automaton over the ASCII words of the spelling tables as a text shows them in
-/// each variant (as written, in ROT13, reversed, both), and for each of its patterns
-/// the variants and the character the word spells in each table.
+/// The ASCII words of the spelling tables as a text shows them in each variant (as
+/// written, in ROT13, reversed, both; lowercase), each with the variants and the
+/// character the word spells in each table.
 struct WordFinder {
-    automaton: Option<aho_corasick::AhoCorasick>,
-    entries: Vec<Vec<Spelling>>,
+    by_form: HashMap<Vec<u8>, Vec<Spelling>>,
+    /// The lengths of the forms: most words of a text are of none, and skip the lookup.
+    lengths: std::ops::RangeInclusive<usize>,
 }
 
 /// A variant of a text word (bit 1: ROT13, bit 2: reversed) and the character it
@@ -475,7 +471,7 @@ fn word_finder() -> &'static WordFinder {
             for variant in 0..4u8 {
                 // A text word reads as `key` after lowercasing, ROT13 (bit 1) and
                 // reversal (bit 2): the word is `key` with both undone.
-                let mut form = key.clone();
+                let mut form = key.to_ascii_lowercase();
                 if variant & 2 == 2 {
                     form.reverse();
                 }
@@ -488,15 +484,12 @@ fn word_finder() -> &'static WordFinder {
                     .push((variant, chars.clone()));
             }
         }
-        let (forms, entries): (Vec<Vec<u8>>, Vec<_>) = by_form.into_iter().unzip();
-        let automaton = aho_corasick::AhoCorasick::builder()
-            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-            .start_kind(aho_corasick::StartKind::Anchored)
-            .ascii_case_insensitive(true)
-            .build(&forms)
-            .ok();
-        WordFinder { automaton, entries }
+        let shortest = by_form.keys().map(Vec::len).min().unwrap_or(0);
+        let longest = by_form.keys().map(Vec::len).max().unwrap_or(0);
+        WordFinder {
+            by_form,
+            lengths: shortest..=longest,
+        }
     })
 }
 
