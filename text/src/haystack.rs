@@ -44,6 +44,9 @@ pub struct Haystack {
     /// Whether the rendering families are searched (not for [`Haystack::plain`] and
     /// [`Haystack::views_only`]).
     families: bool,
+    /// Whether the families are searched only in readings that decoded something
+    /// ([`Haystack::decoded_tokens`]).
+    families_decoded_only: bool,
     /// Each reading in its own coordinates, built when a match that may be chance (a
     /// faint value, a rendering family) is first found in it or a reading from it.
     local: Vec<OnceLock<Local>>,
@@ -66,6 +69,7 @@ impl Haystack {
             readings: rs,
             prepared,
             families: true,
+            families_decoded_only: false,
             projected: OnceLock::new(),
             masked: Vec::new(),
         }
@@ -86,14 +90,32 @@ impl Haystack {
             readings: vec![(ViewPath::plain(), Canonical::from_prepared(&prepared))],
             prepared: vec![prepared],
             families: false,
+            families_decoded_only: false,
             local: vec![OnceLock::new()],
             projected: OnceLock::new(),
             masked: Vec::new(),
         }
     }
 
+    /// A run of tokens that a token decoder reads as text, and nothing else that can
+    /// hold a value (see [`crate::locate`]): every view, but the rendering families
+    /// only in readings that decoded something. What the families find in the tokens
+    /// as written, reversed, rotated or restructured is a form of a value in the
+    /// locating projections of the text, which makes the run part of a wide window
+    /// read by [`Haystack::new`]; without one, searching those readings finds nothing.
+    pub(crate) fn decoded_tokens(text: &str) -> Self {
+        let mut haystack = Haystack::new(text);
+        haystack.families_decoded_only = true;
+        haystack
+    }
+
     fn has_families(&self) -> bool {
         self.families
+    }
+
+    /// Whether the families are searched in a reading along `path`.
+    fn families_read(&self, path: &ViewPath) -> bool {
+        !self.families_decoded_only || path.0.iter().any(|v| v.decodes())
     }
 
     /// Reading `k` in its own coordinates.
@@ -194,8 +216,20 @@ impl Haystack {
     }
 
     fn projections(&self) -> &[Projections] {
-        self.projected
-            .get_or_init(|| self.prepared.iter().map(Projections::new).collect())
+        self.projected.get_or_init(|| {
+            let skipped = Mapped::default();
+            self.readings
+                .iter()
+                .zip(&self.prepared)
+                .map(|((path, _), m)| {
+                    Projections::new(if self.families_read(path) {
+                        m
+                    } else {
+                        &skipped
+                    })
+                })
+                .collect()
+        })
     }
 
     /// Every unmasked occurrence of a needle of `families` in a rendering family, in

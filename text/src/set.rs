@@ -43,9 +43,11 @@ impl Clone for TokenMemo {
 }
 
 impl NeedleSet {
-    /// [`crate::Haystack::find_set`] of a run of decodable tokens, remembered by its text.
+    /// [`crate::Haystack::find_set`] of a run of decodable tokens (the families searched
+    /// in its decoded readings only: [`crate::Haystack::decoded_tokens`]), remembered by
+    /// its text.
     pub(crate) fn find_in_tokens(&self, run: &str) -> Vec<crate::SetMatch> {
-        let read = || crate::Haystack::new(run).find_set(self);
+        let read = || crate::Haystack::decoded_tokens(run).find_set(self);
         if run.len() > MAX_TOKEN_RUN {
             return read();
         }

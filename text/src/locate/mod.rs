@@ -46,7 +46,7 @@ use crate::mapped::Mapped;
 use crate::render::project::deltas;
 use crate::render::Families;
 use crate::{Needle, SetMatch};
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use project::{FillerForms, Projections};
 use std::ops::Range;
 
@@ -56,6 +56,9 @@ pub(crate) const MARGIN: usize = 160;
 pub(crate) const MIN_LOCATED: usize = 2048;
 /// A text whose windows cover more than this share of it is read whole.
 const MAX_COVERED: f64 = 0.6;
+
+/// Most pattern bytes of an automaton built as a DFA (about 200 bytes of memory each).
+const MAX_DFA_BYTES: usize = 8 * 1024;
 
 /// The places of a text that can hold a value, and its tokens to read alone.
 type Places = (Vec<Range<usize>>, Vec<Range<usize>>);
@@ -119,8 +122,16 @@ fn automaton(patterns: impl IntoIterator<Item = String>, broken: &mut bool) -> O
     if ps.is_empty() {
         return None;
     }
+    // A DFA scans several times faster than an NFA but takes memory and time to build
+    // in proportion to the patterns times the alphabet: the few-pattern automata get
+    // one, the large ones (concatenated spellings) stay NFAs.
+    let kind = if ps.iter().map(String::len).sum::<usize>() <= MAX_DFA_BYTES {
+        AhoCorasickKind::DFA
+    } else {
+        AhoCorasickKind::ContiguousNFA
+    };
     let built = AhoCorasick::builder()
-        .kind(None)
+        .kind(Some(kind))
         .match_kind(MatchKind::Standard)
         .build(&ps);
     *broken |= built.is_err();

@@ -170,3 +170,45 @@ fn accented_letters_open_windows_only_where_a_value_can_be_read() {
         located_matches_full(&with_accent, rendering, false);
     }
 }
+
+/// A value rendered by a family and then encoded as one token (base64, base32, hex,
+/// the token also reversed or in ROT13) is found by the located reading where the
+/// full reading finds it: a token run is read with the families in its decoded
+/// readings.
+#[test]
+fn families_inside_decodable_tokens_are_found() {
+    use base64::Engine;
+    let set = NeedleSet::new(vec![Needle::new("PF-2291 Quarry Terrace").unwrap()]).unwrap();
+    let rot13 = |s: &str| super::rot13(s);
+    // (rendering, whether reading it takes a view of its own: such a rendering in a
+    // token that must be reversed or rotated before it decodes is three views deep,
+    // beyond what any reading goes)
+    let renderings = [
+        (
+            "P F - 2 2 9 1   Q u a r r y   T e r r a c e".to_owned(),
+            false,
+        ),
+        ("PF-2291 QU4RRY 73RR4C3".to_owned(), false),
+        (rot13("PF-2291 Quarry Terrace"), false),
+        ("ecarreT yrrauQ 1922-FP".to_owned(), true),
+        (
+            "Papa Foxtrot two two nine one Quebec Uniform Alfa Romeo Romeo Yankee Tango \
+             Echo Romeo Romeo Alfa Charlie Echo"
+                .to_owned(),
+            false,
+        ),
+    ];
+    for (r, own_view) in &renderings {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(r);
+        // (token, whether the full reading finds the value in it)
+        for (token, found) in [
+            (b64.clone(), true),
+            (b64.chars().rev().collect(), !own_view),
+            (rot13(&b64), !own_view),
+            (data_encoding::BASE32.encode(r.as_bytes()), true),
+            (hex::encode(r), true),
+        ] {
+            located_matches_full(&set, &token, found);
+        }
+    }
+}

@@ -167,6 +167,21 @@ impl View {
         matches!(self, View::Rot13 | View::Reversed)
     }
 
+    /// Whether the step decodes an encoding (or opens a container), rather than
+    /// rewriting the text it reads letter for letter or restructuring it (ROT13,
+    /// reversal, markup, JSON, CSV, upside-down text).
+    pub(crate) fn decodes(self) -> bool {
+        !matches!(
+            self,
+            View::Rot13
+                | View::Reversed
+                | View::Markdown
+                | View::Json
+                | View::Csv
+                | View::UpsideDown
+        )
+    }
+
     /// Whether the step opens a container inside decoded bytes (`gzip`, `tar`).
     pub(crate) fn is_container(self) -> bool {
         matches!(
