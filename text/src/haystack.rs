@@ -1,6 +1,7 @@
 //! A text read in every view, searched for protected values.
 
 use crate::canon::{Canonical, Needle};
+use crate::locate::{orientation, Turns, EVERY_READING, TRIGGER};
 use crate::mapped::Mapped;
 use crate::render::{Families, Projections};
 use crate::set::NeedleSet;
@@ -44,9 +45,8 @@ pub struct Haystack {
     /// Whether the rendering families are searched (not for [`Haystack::plain`] and
     /// [`Haystack::views_only`]).
     families: bool,
-    /// Whether the families are searched only in readings that decoded something
-    /// ([`Haystack::decoded_tokens`]).
-    families_decoded_only: bool,
+    /// The readings the families are searched in ([`Haystack::in_window`]).
+    families_for: Turns,
     /// Each reading in its own coordinates, built when a match that may be chance (a
     /// faint value, a rendering family) is first found in it or a reading from it.
     local: Vec<OnceLock<Local>>,
@@ -69,7 +69,7 @@ impl Haystack {
             readings: rs,
             prepared,
             families: true,
-            families_decoded_only: false,
+            families_for: EVERY_READING,
             projected: OnceLock::new(),
             masked: Vec::new(),
         }
@@ -90,7 +90,7 @@ impl Haystack {
             readings: vec![(ViewPath::plain(), Canonical::from_prepared(&prepared))],
             prepared: vec![prepared],
             families: false,
-            families_decoded_only: false,
+            families_for: EVERY_READING,
             local: vec![OnceLock::new()],
             projected: OnceLock::new(),
             masked: Vec::new(),
@@ -104,8 +104,20 @@ impl Haystack {
     /// locating projections of the text, which makes the run part of a wide window
     /// read by [`Haystack::new`]; without one, searching those readings finds nothing.
     pub(crate) fn decoded_tokens(text: &str) -> Self {
+        Haystack::in_window(text, TRIGGER)
+    }
+
+    /// A window of a long text that the locating pass found places in, standing for
+    /// `turns` ([`crate::locate::Turns`]): every view, and the rendering families in the
+    /// readings those places stand for. A reading that only turns the text (ROT13,
+    /// reversal) or restructures it (markup, JSON, CSV) is searched where a place
+    /// stands for its orientation; a reading through a decoding view where a trigger
+    /// is (or a place of its orientation). Elsewhere the families find nothing: each
+    /// match of theirs is a form of a value in the locating projections, turned as the
+    /// reading turns the text.
+    pub(crate) fn in_window(text: &str, turns: Turns) -> Self {
         let mut haystack = Haystack::new(text);
-        haystack.families_decoded_only = true;
+        haystack.families_for = turns;
         haystack
     }
 
@@ -115,7 +127,16 @@ impl Haystack {
 
     /// Whether the families are searched in a reading along `path`.
     fn families_read(&self, path: &ViewPath) -> bool {
-        !self.families_decoded_only || path.0.iter().any(|v| v.decodes())
+        let turns = self.families_for;
+        if turns == EVERY_READING {
+            return true;
+        }
+        let oriented = orientation(&path.0);
+        if path.0.iter().any(|v| v.decodes()) {
+            turns & (TRIGGER | oriented) != 0
+        } else {
+            turns & oriented != 0
+        }
     }
 
     /// Reading `k` in its own coordinates.
@@ -506,7 +527,7 @@ impl Haystack {
                 continue;
             };
             let found = if w.wide {
-                Haystack::new(part).find_set(set)
+                Haystack::in_window(part, w.turns).find_set(set)
             } else {
                 set.find_in_tokens(part)
             };

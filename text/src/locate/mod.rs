@@ -18,7 +18,7 @@
 //!   fullwidth text, other scripts; not ordinary typography, nor a symbol that
 //!   preparation keeps and no view reads, such as a currency sign, nor an ASCII letter
 //!   with diacritics such as `é`, which the projections read as the letter the
-//!   families read, while every form of the values is ASCII), a token that a
+//!   families read, unless a form of the values holds it), a token that a
 //!   token decoder (base64, base32, base58, Ascii85, hex, percent-encoding) reads as
 //!   text as written, reversed or in ROT13, escapes and character references, lists of
 //!   numbers, runs of bits, uuencoded lines, Morse code, runs of number words and
@@ -48,6 +48,7 @@ use crate::render::Families;
 use crate::{Needle, SetMatch};
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use project::{FillerForms, Projections};
+use std::collections::HashSet;
 use std::ops::Range;
 
 /// Bytes of context read on each side of a place that can hold a value.
@@ -60,8 +61,58 @@ const MAX_COVERED: f64 = 0.6;
 /// Most pattern bytes of an automaton built as a DFA (about 200 bytes of memory each).
 const MAX_DFA_BYTES: usize = 8 * 1024;
 
-/// The places of a text that can hold a value, and its tokens to read alone.
-type Places = (Vec<Range<usize>>, Vec<Range<usize>>);
+/// The places of a text that can hold a value, each with the readings it stands for
+/// ([`Turns`]), and its tokens to read alone.
+type Places = (Vec<(Range<usize>, Turns)>, Vec<Range<usize>>);
+
+/// The readings a place stands for, as bits: the text's orientation in the reading
+/// (as written, in ROT13, reversed, both; [`orientation`]) and [`TRIGGER`], a place
+/// some decoding view reads (every reading may hold a value there).
+pub(crate) type Turns = u8;
+const AS_WRITTEN: Turns = 1;
+const ROT13: Turns = 2;
+const ROT13_REVERSED: Turns = 8;
+const REVERSED: Turns = 4;
+/// A trigger: every reading of its window is searched (alone, in a run of decodable
+/// tokens: every reading through a decoding view).
+pub(crate) const TRIGGER: Turns = 16;
+/// Every reading.
+pub(crate) const EVERY_READING: Turns = 31;
+
+/// The orientation bit of a reading along `path`: whether it turned the text an odd
+/// number of times by ROT13 and by reversal. Readings through a decoding view are
+/// searched only in windows with a trigger, so only the turns count here.
+pub(crate) fn orientation(path: &[crate::views::View]) -> Turns {
+    use crate::views::View;
+    let odd = |v: View| path.iter().filter(|&&s| s == v).count() % 2 == 1;
+    match (odd(View::Rot13), odd(View::Reversed)) {
+        (false, false) => AS_WRITTEN,
+        (true, false) => ROT13,
+        (false, true) => REVERSED,
+        (true, true) => ROT13_REVERSED,
+    }
+}
+
+/// An automaton over forms of the values, with the readings each pattern stands for.
+#[derive(Debug, Clone)]
+struct Forms {
+    automaton: AhoCorasick,
+    turns: Vec<Turns>,
+}
+
+impl Forms {
+    /// The matches of the forms in `bytes`: (byte range, readings it stands for).
+    fn find<'a>(&'a self, bytes: &'a [u8]) -> impl Iterator<Item = (Range<usize>, Turns)> + 'a {
+        self.automaton.find_overlapping_iter(bytes).map(|m| {
+            let turns = self
+                .turns
+                .get(m.pattern().as_usize())
+                .copied()
+                .unwrap_or(EVERY_READING);
+            (m.range(), turns)
+        })
+    }
+}
 
 /// The automata of the forms of a set of values, one per projection.
 #[derive(Debug, Clone, Default)]
@@ -69,23 +120,24 @@ pub(crate) struct Locator {
     /// Every value's letters and digits, found where they start and end a word of the
     /// text: the value in a reading that reverses, rotates, unescapes or strips markup
     /// from the text, matched there on word boundaries like any plain value.
-    bounded: Option<AhoCorasick>,
+    bounded: Option<Forms>,
     /// The squeezed renderings of the values the families search.
-    squeezed: Option<AhoCorasick>,
-    words: Option<AhoCorasick>,
-    initials: Option<AhoCorasick>,
-    leet: Option<AhoCorasick>,
-    nospace: Option<AhoCorasick>,
-    deltas: Option<AhoCorasick>,
+    squeezed: Option<Forms>,
+    words: Option<Forms>,
+    initials: Option<Forms>,
+    leet: Option<Forms>,
+    nospace: Option<Forms>,
+    deltas: Option<Forms>,
     filler: FillerForms,
     /// Most words a spelled form can take: its letters and digits.
     reach: usize,
     /// A value with no letter or digit: nothing can be told apart, every text is read
     /// whole.
     whole: bool,
-    /// Whether every form is ASCII, so that a letter with diacritics matters only as
-    /// the ASCII letter the families read it as (else it is a place).
-    ascii_forms: bool,
+    /// The characters outside ASCII of the forms, and their lowercase and uppercase: a
+    /// letter with diacritics that no form holds matters only as the ASCII letter the
+    /// families read it as (one a form holds is a place).
+    form_chars: HashSet<char>,
 }
 
 fn rot13(s: &str) -> String {
@@ -102,30 +154,46 @@ fn reversed(s: &str) -> String {
     s.chars().rev().collect()
 }
 
-/// `p` as it shows in the reversed and ROT13 readings too.
-fn turned(p: &str) -> [String; 4] {
+/// `p` as it shows in the reversed and ROT13 readings too, each with the reading in
+/// which it reads as `p`.
+fn turned(p: &str) -> [(String, Turns); 4] {
     let r = reversed(p);
-    [p.to_owned(), rot13(p), rot13(&r), r]
+    [
+        (p.to_owned(), AS_WRITTEN),
+        (rot13(p), ROT13),
+        (rot13(&r), ROT13_REVERSED),
+        (r, REVERSED),
+    ]
 }
 
 /// An automaton over the ASCII patterns of `patterns` (a pattern with other characters
 /// can only match where the text has them, which is a trigger). One that cannot be
 /// built sets `broken`: the locator then reads every text whole rather than miss what
 /// it would have found.
-fn automaton(patterns: impl IntoIterator<Item = String>, broken: &mut bool) -> Option<AhoCorasick> {
-    let mut ps: Vec<String> = patterns
+fn automaton(
+    patterns: impl IntoIterator<Item = (String, Turns)>,
+    broken: &mut bool,
+) -> Option<Forms> {
+    let mut ps: Vec<(String, Turns)> = patterns
         .into_iter()
-        .filter(|p| !p.is_empty() && p.is_ascii())
+        .filter(|(p, _)| !p.is_empty() && p.is_ascii())
         .collect();
     ps.sort_unstable();
-    ps.dedup();
-    if ps.is_empty() {
+    // One pattern per form, standing for every reading any of its copies stands for.
+    let mut forms: Vec<(String, Turns)> = Vec::with_capacity(ps.len());
+    for (p, t) in ps {
+        match forms.last_mut() {
+            Some((last, turns)) if *last == p => *turns |= t,
+            _ => forms.push((p, t)),
+        }
+    }
+    if forms.is_empty() {
         return None;
     }
     // A DFA scans several times faster than an NFA but takes memory and time to build
     // in proportion to the patterns times the alphabet: the few-pattern automata get
     // one, the large ones (concatenated spellings) stay NFAs.
-    let kind = if ps.iter().map(String::len).sum::<usize>() <= MAX_DFA_BYTES {
+    let kind = if forms.iter().map(|(p, _)| p.len()).sum::<usize>() <= MAX_DFA_BYTES {
         AhoCorasickKind::DFA
     } else {
         AhoCorasickKind::ContiguousNFA
@@ -133,9 +201,12 @@ fn automaton(patterns: impl IntoIterator<Item = String>, broken: &mut bool) -> O
     let built = AhoCorasick::builder()
         .kind(Some(kind))
         .match_kind(MatchKind::Standard)
-        .build(&ps);
+        .build(forms.iter().map(|(p, _)| p));
     *broken |= built.is_err();
-    built.ok()
+    Some(Forms {
+        automaton: built.ok()?,
+        turns: forms.into_iter().map(|(_, t)| t).collect(),
+    })
 }
 
 impl Locator {
@@ -143,7 +214,7 @@ impl Locator {
     pub(crate) fn new(needles: &[Needle], families: &Families) -> Self {
         let seeds = &families.seeds;
         let mut whole = false;
-        let mut bounded: Vec<String> = Vec::new();
+        let mut bounded: Vec<(String, Turns)> = Vec::new();
         for n in needles {
             let s: String = crate::render::project::squeezed(n.as_str())
                 .as_str()
@@ -155,25 +226,57 @@ impl Locator {
         }
         let mut broken = false;
         let chars = |s: &str| s.chars().collect::<Vec<char>>();
-        let ascii_forms = [
-            &bounded,
-            &seeds.squeezed,
-            &seeds.words,
-            &seeds.initials,
-            &seeds.leet,
-            &seeds.nospace,
-            &seeds.caesar,
-            &seeds.filler,
-        ]
-        .iter()
-        .all(|forms| forms.iter().all(|f| f.is_ascii()));
+        let form_chars: HashSet<char> = bounded
+            .iter()
+            .map(|(f, _)| f)
+            .chain(
+                [
+                    &seeds.squeezed,
+                    &seeds.words,
+                    &seeds.initials,
+                    &seeds.leet,
+                    &seeds.nospace,
+                    &seeds.caesar,
+                    &seeds.filler,
+                ]
+                .into_iter()
+                .flatten(),
+            )
+            .flat_map(|f| f.chars())
+            .filter(|c| !c.is_ascii())
+            .flat_map(|c| {
+                std::iter::once(c)
+                    .chain(c.to_lowercase())
+                    .chain(c.to_uppercase())
+            })
+            .collect();
         Locator {
             bounded: automaton(bounded, &mut broken),
             squeezed: automaton(seeds.squeezed.iter().flat_map(|p| turned(p)), &mut broken),
-            words: automaton(seeds.words.iter().flat_map(|p| turned(p)), &mut broken),
-            initials: automaton(seeds.initials.iter().flat_map(|p| turned(p)), &mut broken),
+            // The words of a text are read back through every spelling table, as
+            // written, reversed and in ROT13, and its initials and last letters both
+            // ways: a form found there may stand for any reading.
+            words: automaton(
+                seeds
+                    .words
+                    .iter()
+                    .flat_map(|p| turned(p).map(|(f, _)| (f, EVERY_READING))),
+                &mut broken,
+            ),
+            initials: automaton(
+                seeds
+                    .initials
+                    .iter()
+                    .flat_map(|p| turned(p).map(|(f, _)| (f, EVERY_READING))),
+                &mut broken,
+            ),
+            // The leetspeak projection of the text in ROT13 turns these by one bit
+            // ([`leet_in_rot13`]).
             leet: automaton(
-                seeds.leet.iter().flat_map(|p| [p.clone(), reversed(p)]),
+                seeds
+                    .leet
+                    .iter()
+                    .flat_map(|p| [(p.clone(), AS_WRITTEN), (reversed(p), REVERSED)]),
                 &mut broken,
             ),
             nospace: automaton(seeds.nospace.iter().flat_map(|p| turned(p)), &mut broken),
@@ -181,7 +284,13 @@ impl Locator {
                 seeds
                     .caesar
                     .iter()
-                    .flat_map(|s| [deltas(&chars(s)), deltas(&chars(&reversed(s)))]),
+                    // Every shift has the same form, ROT13 among them.
+                    .flat_map(|s| {
+                        [
+                            (deltas(&chars(s)), AS_WRITTEN | ROT13),
+                            (deltas(&chars(&reversed(s))), REVERSED | ROT13_REVERSED),
+                        ]
+                    }),
                 &mut broken,
             ),
             filler: FillerForms::new(
@@ -189,8 +298,8 @@ impl Locator {
                     .filler
                     .iter()
                     .flat_map(|p| turned(p))
-                    .filter(|p| p.is_ascii())
-                    .map(String::into_bytes)
+                    .filter(|(p, _)| p.is_ascii())
+                    .map(|(p, _)| p.into_bytes())
                     .collect(),
             ),
             reach: seeds
@@ -200,7 +309,7 @@ impl Locator {
                 .max()
                 .unwrap_or(0),
             whole: whole || broken,
-            ascii_forms,
+            form_chars,
         }
     }
 
@@ -222,7 +331,7 @@ impl Locator {
                 .get(..k)
                 .is_some_and(|before| before.iter().rev().take(8).any(|r| p.end <= r.end))
         };
-        places.retain(|p| !inside(p));
+        places.retain(|(p, _)| !inside(p));
         let windows = merge(text, places, tight);
         let covered: usize = windows.iter().map(|w| w.range.len()).sum();
         (covered as f64 <= text.len() as f64 * MAX_COVERED).then_some(windows)
@@ -241,22 +350,28 @@ impl Locator {
         Some(
             places
                 .iter()
+                .map(|(p, _)| p)
                 .chain(&tight)
                 .map(|p| decoded.source_span(p.clone()))
                 .collect(),
         )
     }
 
-    /// The places of `text` that can hold a value (forms and triggers) and its tokens
-    /// to read alone; `None` when the text is better read whole.
+    /// The places of `text` that can hold a value (forms and triggers), each with the
+    /// readings it stands for, and its tokens to read alone; `None` when the text is
+    /// better read whole.
     fn places(&self, text: &str) -> Option<Places> {
-        let (mut places, mut tight) = (Vec::new(), Vec::new());
-        let p = Projections::new(text, self.ascii_forms, &mut places);
-        triggers::find(text, &mut places, &mut tight, &|d: &Mapped| self.reaches(d));
-        let found = |a: &Option<AhoCorasick>, proj: &project::Proj, places: &mut Vec<_>| {
+        let (mut triggered, mut tight) = (Vec::new(), Vec::new());
+        let p = Projections::new(text, &self.form_chars, &mut triggered);
+        triggers::find(text, &mut triggered, &mut tight, &|d: &Mapped| {
+            self.reaches(d)
+        });
+        let mut places: Vec<(Range<usize>, Turns)> =
+            triggered.into_iter().map(|r| (r, EVERY_READING)).collect();
+        let found = |a: &Option<Forms>, proj: &project::Proj, places: &mut Vec<_>| {
             if let Some(a) = a {
-                for m in a.find_overlapping_iter(proj.bytes.as_slice()) {
-                    places.push(proj.source(m.range()));
+                for (r, turns) in a.find(proj.bytes.as_slice()) {
+                    places.push((proj.source(r), turns));
                 }
             }
         };
@@ -264,36 +379,40 @@ impl Locator {
         // its reading (a letter or digit next to something else, a change between
         // letters and digits, a small letter before a capital); where the text has no
         // such boundary, no reading of it has one there either.
-        let on_boundaries = |a: &Option<AhoCorasick>, proj: &project::Proj, places: &mut Vec<_>| {
+        let on_boundaries = |a: &Option<Forms>,
+                             proj: &project::Proj,
+                             turn: fn(Turns) -> Turns,
+                             places: &mut Vec<_>| {
             if let Some(a) = a {
-                for m in a.find_overlapping_iter(proj.bytes.as_slice()) {
-                    let r = proj.source(m.range());
+                for (r, turns) in a.find(proj.bytes.as_slice()) {
+                    let r = proj.source(r);
                     if bounded(text, &r) {
-                        places.push(r);
+                        places.push((r, turn(turns)));
                     }
                 }
             }
         };
-        on_boundaries(&self.squeezed, &p.squeezed, &mut places);
-        on_boundaries(&self.leet, &p.leet, &mut places);
-        on_boundaries(&self.leet, &p.leet13, &mut places);
+        let same = |t: Turns| t;
+        on_boundaries(&self.squeezed, &p.squeezed, same, &mut places);
+        on_boundaries(&self.leet, &p.leet, same, &mut places);
+        on_boundaries(&self.leet, &p.leet13, leet_in_rot13, &mut places);
         if let Some(a) = &self.deltas {
             // A difference stands for a character and the next one.
-            for m in a.find_overlapping_iter(p.deltas.bytes.as_slice()) {
-                let r = p.squeezed.source(m.start()..m.end() + 1);
+            for (m, turns) in a.find(p.deltas.bytes.as_slice()) {
+                let r = p.squeezed.source(m.start..m.end + 1);
                 if bounded(text, &r) {
-                    places.push(r);
+                    places.push((r, turns));
                 }
             }
         }
         if let Some(a) = &self.bounded {
             let bytes = text.as_bytes();
             let word_edge = |at: Option<&u8>| !at.is_some_and(u8::is_ascii_alphanumeric);
-            for m in a.find_overlapping_iter(p.squeezed.bytes.as_slice()) {
-                let r = p.squeezed.source(m.range());
+            for (m, turns) in a.find(p.squeezed.bytes.as_slice()) {
+                let r = p.squeezed.source(m);
                 let before = r.start.checked_sub(1).and_then(|b| bytes.get(b));
                 if word_edge(before) && word_edge(bytes.get(r.end)) {
-                    places.push(r);
+                    places.push((r, turns));
                 }
             }
         }
@@ -306,14 +425,29 @@ impl Locator {
                 found(&self.words, &proj, &mut places);
             }
         }
+        // Values spread with filler may stand for any reading (the forms are few and
+        // long, and their places rare).
         places.extend(
             p.squeezed
                 .filler(&self.filler)
                 .into_iter()
-                .filter(|r| bounded(text, r)),
+                .filter(|r| bounded(text, r))
+                .map(|r| (r, EVERY_READING)),
         );
         Some((places, tight))
     }
+}
+
+/// The readings a leetspeak form found in the projection of the text in ROT13 stands
+/// for: the text as written in ROT13 (as reversed, in both).
+fn leet_in_rot13(turns: Turns) -> Turns {
+    (if turns & AS_WRITTEN != 0 { ROT13 } else { 0 })
+        | (if turns & REVERSED != 0 {
+            ROT13_REVERSED
+        } else {
+            0
+        })
+        | (turns & !(AS_WRITTEN | REVERSED))
 }
 
 /// Whether text span `r` (from the first to the last byte of ASCII letters and digits)
@@ -338,22 +472,27 @@ fn bounded(text: &str, r: &Range<usize>) -> bool {
 /// The byte ranges of `text` that the located reading reads around `places`: each
 /// widened by [`MARGIN`] and to whitespace, merged where they overlap or nearly touch.
 pub(crate) fn around(text: &str, places: impl Iterator<Item = Range<usize>>) -> Vec<Range<usize>> {
-    merge(text, places.collect(), Vec::new())
-        .into_iter()
-        .map(|w| w.range)
-        .collect()
+    merge(
+        text,
+        places.map(|r| (r, EVERY_READING)).collect(),
+        Vec::new(),
+    )
+    .into_iter()
+    .map(|w| w.range)
+    .collect()
 }
 
 /// The places widened to whitespace (or the text's ends) and merged where they overlap
 /// or nearly touch: `wide` ones by [`MARGIN`] first, `tight` ones (decodable tokens,
 /// whose readings hold nothing of the text around them) only to their whole token.
-fn merge(text: &str, wide: Vec<Range<usize>>, tight: Vec<Range<usize>>) -> Vec<Window> {
-    let mut places: Vec<(Range<usize>, usize)> = wide
+fn merge(text: &str, wide: Vec<(Range<usize>, Turns)>, tight: Vec<Range<usize>>) -> Vec<Window> {
+    let mut places: Vec<(Range<usize>, usize, Turns)> = wide
         .into_iter()
-        .map(|r| (r, MARGIN))
-        .chain(tight.into_iter().map(|r| (r, 0)))
+        .map(|(r, turns)| (r, MARGIN, turns))
+        // A decodable token stands for the readings that decode it.
+        .chain(tight.into_iter().map(|r| (r, 0, TRIGGER)))
         .collect();
-    places.sort_unstable_by_key(|(r, _)| (r.start, r.end));
+    places.sort_unstable_by_key(|(r, _, _)| (r.start, r.end));
     let bytes = text.as_bytes();
     let widen_start = |at: usize, margin: usize| {
         let mut s = at.saturating_sub(margin);
@@ -377,16 +516,16 @@ fn merge(text: &str, wide: Vec<Range<usize>>, tight: Vec<Range<usize>>) -> Vec<W
         }
         e
     };
-    // (window, whether a wide place is in it)
-    let mut out: Vec<(Range<usize>, bool)> = Vec::new();
-    for (p, margin) in places {
+    // (window, whether a wide place is in it, the readings its places stand for)
+    let mut out: Vec<(Range<usize>, bool, Turns)> = Vec::new();
+    for (p, margin, turns) in places {
         let (s, e) = (
             widen_start(p.start, margin),
             widen_end(p.end.max(p.start), margin),
         );
         let wide = margin > 0;
         match out.last_mut() {
-            Some((last, last_wide))
+            Some((last, last_wide, last_turns))
                 if s <= last.end
                     || ((wide || *last_wide) && s <= last.end + MARGIN)
                     || bytes
@@ -395,12 +534,13 @@ fn merge(text: &str, wide: Vec<Range<usize>>, tight: Vec<Range<usize>>) -> Vec<W
             {
                 last.end = last.end.max(e);
                 *last_wide |= wide;
+                *last_turns |= turns;
             }
-            _ => out.push((s..e, wide)),
+            _ => out.push((s..e, wide, turns)),
         }
     }
     out.into_iter()
-        .map(|(range, wide)| Window { range, wide })
+        .map(|(range, wide, turns)| Window { range, wide, turns })
         .collect()
 }
 
@@ -411,6 +551,8 @@ pub(crate) struct Window {
     /// Whether a place with context around it is in it (else it is decodable tokens
     /// only, whose reading depends on nothing but their text).
     pub(crate) wide: bool,
+    /// The readings its places stand for: only those are searched by the families.
+    pub(crate) turns: Turns,
 }
 
 #[cfg(test)]

@@ -206,11 +206,15 @@ pub(super) struct Projections {
 }
 
 impl Projections {
-    /// The projections of `text`; characters that are triggers go to `places`. With
-    /// `accented`, ASCII letters with diacritics read as the letter (the values' forms
-    /// are all ASCII, so such a letter can only matter as the letter the families read);
-    /// without, they are places too.
-    pub(super) fn new(text: &str, accented: bool, places: &mut Vec<Range<usize>>) -> Self {
+    /// The projections of `text`; characters that are triggers go to `places`. An ASCII
+    /// letter with diacritics reads as the letter unless `form_chars` (the characters
+    /// outside ASCII of the values' forms) holds it: a form without it matches there
+    /// only as the letter the families read; one with it makes it a place.
+    pub(super) fn new(
+        text: &str,
+        form_chars: &std::collections::HashSet<char>,
+        places: &mut Vec<Range<usize>>,
+    ) -> Self {
         let n = text.len();
         let classes = classes();
         let mut p = Projections {
@@ -256,7 +260,7 @@ impl Projections {
                         symbol_leet = leet;
                         0xFF
                     }
-                    Outside::Accented(letter) if accented => letter,
+                    Outside::Accented(letter) if !form_chars.contains(&c) => letter,
                     Outside::Accented(_) | Outside::Place => {
                         places.push(at..i);
                         0xFF

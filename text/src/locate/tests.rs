@@ -126,10 +126,11 @@ fn runs_a_view_reads_alone_open_windows_only_where_a_value_can_be_read() {
     }
 }
 
-/// Letters with diacritics (French or Spanish prose) open no window while every form
-/// of the values is ASCII; a value next to them, written with them, spelled with a
-/// table word that has one, or spread over them, is found where the full reading finds
-/// it, and so is a value that has one.
+/// Letters with diacritics (French or Spanish prose) open no window unless a form of
+/// the values holds them (forms in other scripts, the spellings of digits, do not
+/// count); a value next to them, written with them, spelled with a table word that has
+/// one, or spread over them, is found where the full reading finds it, and so is a
+/// value that has one.
 #[test]
 fn accented_letters_open_windows_only_where_a_value_can_be_read() {
     let set = NeedleSet::new(vec![Needle::new("Renee Marchetti").unwrap()]).unwrap();
@@ -152,6 +153,7 @@ fn accented_letters_open_windows_only_where_a_value_can_be_read() {
         located_matches_full(&set, rendering, false);
     }
     let spelled = NeedleSet::new(vec![Needle::new("PF-2291").unwrap()]).unwrap();
+    assert_eq!(spelled.located_windows(&accented), Some(Vec::new()));
     for rendering in [
         "PF deux deux neuf un",
         "PF dós dós nueve úno",
@@ -160,6 +162,11 @@ fn accented_letters_open_windows_only_where_a_value_can_be_read() {
         located_matches_full(&spelled, rendering, false);
     }
     let with_accent = NeedleSet::new(vec![Needle::new("Café Mirabeau").unwrap()]).unwrap();
+    let opened = with_accent.located_windows(&accented).unwrap_or_default();
+    assert!(
+        opened.iter().any(|w| accented[w.clone()].contains("café")),
+        "{opened:?}"
+    );
     for rendering in [
         "Café Mirabeau",
         "uaebariM éfaC",
