@@ -101,8 +101,8 @@ impl Haystack {
     /// hold a value (see [`crate::locate`]): every view, but the rendering families
     /// only in readings that decoded something. What the families find in the tokens
     /// as written, reversed, rotated or restructured is a form of a value in the
-    /// locating projections of the text, which makes the run part of a wide window
-    /// read by [`Haystack::new`]; without one, searching those readings finds nothing.
+    /// locating projections of the text, which makes the run part of a window with
+    /// context; without one, searching those readings finds nothing.
     pub(crate) fn decoded_tokens(text: &str) -> Self {
         Haystack::in_window(text, TRIGGER)
     }

@@ -219,3 +219,30 @@ fn families_inside_decodable_tokens_are_found() {
         }
     }
 }
+
+/// A value rendered by a family in a reading that reverses or rotates the text
+/// (spaced, leetspeak, Atbash, spelled, then reversed or in ROT13) is found by the
+/// located reading where the full reading finds it: its window's places stand for the
+/// turned readings the families search.
+#[test]
+fn families_in_turned_readings_are_found() {
+    let set = NeedleSet::new(vec![Needle::new("PF-2291 Quarry Terrace").unwrap()]).unwrap();
+    let reversed = |s: &str| s.chars().rev().collect::<String>();
+    for family in [
+        "P F - 2 2 9 1   Q u a r r y   T e r r a c e",
+        "P.F.2.2.9.1.Q.u.a.r.r.y.T.e.r.r.a.c.e",
+        "PF-2291 QU4RRY 73RR4C3",
+        "KU-2291 Jfziib Gviizxv",
+        "Papa Foxtrot two two nine one Quebec Uniform Alfa Romeo Romeo Yankee Tango Echo \
+         Romeo Romeo Alfa Charlie Echo",
+    ] {
+        for (rendering, found) in [
+            (family.to_owned(), true),
+            (reversed(family), true),
+            (super::rot13(family), true),
+            (super::rot13(&reversed(family)), false),
+        ] {
+            located_matches_full(&set, &rendering, found);
+        }
+    }
+}
