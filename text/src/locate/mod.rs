@@ -80,8 +80,8 @@ pub(crate) const TRIGGER: Turns = 16;
 pub(crate) const EVERY_READING: Turns = 31;
 
 /// The orientation bit of a reading along `path`: whether it turned the text an odd
-/// number of times by ROT13 and by reversal. Readings through a decoding view are
-/// searched only in windows with a trigger, so only the turns count here.
+/// number of times by ROT13 and by reversal (a reading through a decoding view is
+/// searched where its orientation is and also where a [`TRIGGER`] is).
 pub(crate) fn orientation(path: &[crate::views::View]) -> Turns {
     use crate::views::View;
     let odd = |v: View| path.iter().filter(|&&s| s == v).count() % 2 == 1;
@@ -439,15 +439,17 @@ impl Locator {
 }
 
 /// The readings a leetspeak form found in the projection of the text in ROT13 stands
-/// for: the text as written in ROT13 (as reversed, in both).
+/// for: each of its readings with ROT13 applied once more.
 fn leet_in_rot13(turns: Turns) -> Turns {
-    (if turns & AS_WRITTEN != 0 { ROT13 } else { 0 })
-        | (if turns & REVERSED != 0 {
-            ROT13_REVERSED
-        } else {
-            0
-        })
-        | (turns & !(AS_WRITTEN | REVERSED))
+    [
+        (AS_WRITTEN, ROT13),
+        (ROT13, AS_WRITTEN),
+        (REVERSED, ROT13_REVERSED),
+        (ROT13_REVERSED, REVERSED),
+    ]
+    .iter()
+    .filter(|(from, _)| turns & from != 0)
+    .fold(turns & TRIGGER, |out, (_, to)| out | to)
 }
 
 /// Whether text span `r` (from the first to the last byte of ASCII letters and digits)
