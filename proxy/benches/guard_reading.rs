@@ -23,7 +23,10 @@
 //! thread), and the ratio of the guard's time to the floor's.
 //!
 //! Run: `cargo bench -p cosec-proxy --bench guard_reading` (optionally `-- ROUNDS`;
-//! `SIZE_MB`, default 2, sets the size of the first three texts).
+//! `SIZE_MB`, default 2, sets the size of the first three texts). The guard reads the
+//! segments of a long text in parallel; the bench gives it `THREADS` threads (default
+//! 1, so that its figures are per core). `GUARDED_OUT=DIR` writes each guarded text
+//! to `DIR/a.txt` ... `DIR/d.txt`, so that two builds' redactions can be compared.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -215,6 +218,13 @@ fn main() {
     // Which texts to time, by letter (`TEXTS=c` times the base64/hex output alone, as a
     // profile of one text needs).
     let chosen = std::env::var("TEXTS").unwrap_or_else(|_| "abcd".to_owned());
+    let threads = env_number("THREADS", 1.0) as usize;
+    // `GUARDED_OUT=DIR` writes each guarded text to DIR/a.txt ... (to compare builds).
+    let guarded_out = std::env::var("GUARDED_OUT").ok();
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global()
+        .unwrap();
     let suite = cosec_scenarios::suite::load_embedded(false).unwrap();
     let policy = Arc::new(
         GuardPolicy::from_source(DEFAULT_DEFENSE_SOURCE, DEFAULT_DEFENSE_FILE_NAME).unwrap(),
@@ -280,7 +290,7 @@ fn main() {
         ("(d) service log", log(&plain, log_size, &mut rng)),
     ];
     println!(
-        "scenario {} ({} protected values, {} guard patterns); {} values planted in (b); {rounds} rounds",
+        "scenario {} ({} protected values, {} guard patterns); {} values planted in (b); {rounds} rounds, {threads} thread(s)",
         scenario.id,
         values.len(),
         guard().pattern_count(),
@@ -328,6 +338,11 @@ fn main() {
             let done = g.minimise_request(&ctx, WireApi::ChatCompletions, &mut body);
             guard_s[k].push(started.elapsed().as_secs_f64());
             withheld[k] = done.withheld;
+            if let Some(dir) = &guarded_out {
+                let letter: String = texts[k].0.chars().skip(1).take(1).collect();
+                let guarded = body["messages"][0]["content"].as_str().unwrap_or_default();
+                std::fs::write(format!("{dir}/{letter}.txt"), guarded).unwrap();
+            }
         }
     }
     println!("| text | MB | guard median s | guard MB/s | plain scan MB/s | guard / plain scan | spans withheld | plain-scan hits |");

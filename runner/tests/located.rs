@@ -70,7 +70,10 @@ fn the_located_reading_finds_what_the_full_reading_finds_in_long_texts() {
         for _ in 0..runner.rng().random_range(1..=3) {
             let k = runner.rng().random_range(0..values.len());
             let r = strategy.new_tree(&mut runner).unwrap().current();
-            let at = runner.rng().random_range(0..text.len());
+            let mut at = runner.rng().random_range(0..text.len());
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
             let at = text[at..].find(' ').map_or(text.len(), |i| at + i);
             let rendered = format!(" {} ", r.apply(&values[k]));
             // Values planted earlier and after this one move along.

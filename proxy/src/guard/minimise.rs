@@ -337,29 +337,38 @@ fn text_key(text: &str) -> u64 {
 }
 
 /// Every match of `detector` in `text`, scanned segment by segment (see [`segments`])
-/// so that the matcher's working memory stays bounded.
+/// so that the matcher's working memory stays bounded. The segments of a long text are
+/// read in parallel on rayon's pool (its threads keep their memory of decoded tokens
+/// across texts); the hits come back in text order.
 pub(crate) fn scan_segments(detector: &Detector, text: &str) -> Vec<Hit> {
+    use rayon::prelude::*;
     let parts = segments(text, detector.window());
-    let mut hits = Vec::new();
-    for (i, part) in parts.iter().enumerate() {
+    let scan = |i: usize, part: &Range<usize>| -> Vec<Hit> {
         // A match starting at or after the next segment's start is found there.
         let next = parts.get(i + 1).map_or(usize::MAX, |p| p.start);
         let Some(segment) = text.get(part.clone()) else {
-            continue;
+            return Vec::new();
         };
-        hits.extend(
-            detector
-                .scan(segment)
-                .into_iter()
-                .map(|mut h| {
-                    h.start += part.start;
-                    h.end += part.start;
-                    h
-                })
-                .filter(|h| h.start < next),
-        );
+        detector
+            .scan(segment)
+            .into_iter()
+            .map(|mut h| {
+                h.start += part.start;
+                h.end += part.start;
+                h
+            })
+            .filter(|h| h.start < next)
+            .collect()
+    };
+    if parts.len() < 2 {
+        return parts.first().map(|p| scan(0, p)).unwrap_or_default();
     }
-    hits
+    let per_segment: Vec<Vec<Hit>> = parts
+        .par_iter()
+        .enumerate()
+        .map(|(i, part)| scan(i, part))
+        .collect();
+    per_segment.into_iter().flatten().collect()
 }
 
 /// Whether a byte position of a text is a good place to start a segment: after
@@ -464,6 +473,49 @@ mod tests {
         for p in segments(&token, 100) {
             assert_eq!(p.start % 12, 0);
         }
+    }
+
+    /// The segments of a long text are read in parallel: every value planted in it,
+    /// also across the cut between two segments, is found once, the hits come in text
+    /// order, and they are the hits one thread finds.
+    #[test]
+    fn segments_read_in_parallel_find_what_one_thread_finds_in_text_order() {
+        let secret = "Ole takes levetiracetam 500 mg twice daily; call Ingrid on 07700 900412.";
+        let lib = super::super::detect::PatternLibrary::build([(0, secret)], &[]);
+        let detector = Detector::build(&lib, |_| true);
+        let filler = "the club meets at the car park before lunch and walks the ridge ";
+        let mut text = String::new();
+        let mut planted = Vec::new();
+        while text.len() < 6 * SEGMENT_BYTES {
+            text.push_str(&filler.repeat(37));
+            planted.push(text.len());
+            text.push_str("levetiracetam ");
+        }
+        let parts = segments(&text, detector.window());
+        assert!(parts.len() >= 6, "{} segments", parts.len());
+        // A value inside the overlap of two segments.
+        assert!(planted
+            .iter()
+            .any(|&at| parts.windows(2).any(|p| p[1].start <= at && at < p[0].end)));
+        let read_with = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map(|pool| pool.install(|| scan_segments(&detector, &text)))
+        };
+        let one = read_with(1).expect("a pool of one thread");
+        let four = read_with(4).expect("a pool of four threads");
+        assert_eq!(one, four);
+        assert!(one.windows(2).all(|h| h[0].start <= h[1].start));
+        // No hit is reported twice by the two segments that overlap at it.
+        assert!(one.windows(2).all(|h| h[0] != h[1]));
+        let mut found: Vec<usize> = one
+            .iter()
+            .filter(|h| &text[h.start..h.end] == "levetiracetam")
+            .map(|h| h.start)
+            .collect();
+        found.dedup();
+        assert_eq!(found, planted);
     }
 
     #[test]

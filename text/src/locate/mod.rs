@@ -18,17 +18,19 @@
 //!   fullwidth text, other scripts; not ordinary typography, nor a symbol that
 //!   preparation keeps and no view reads, such as a currency sign, nor an ASCII letter
 //!   with diacritics such as `é`, which the projections read as the letter the
-//!   families read, unless a form of the values holds it), a token that a
+//!   families read; either unless a form of the values holds it), a token that a
 //!   token decoder (base64, base32, base58, Ascii85, hex, percent-encoding) reads as
 //!   text as written, reversed or in ROT13, escapes and character references, lists of
-//!   numbers, runs of bits, uuencoded lines, Morse code, runs of number words and
-//!   Ascii85 blocks. A list of numbers is a place only where its view reads anything
-//!   in it; Morse code only where what the Morse view reads around it, as written or
-//!   reversed, has a place by these rules that reaches into the run
+//!   numbers, runs of bits, uuencoded lines, Morse code, runs of number words (as
+//!   written, reversed or in ROT13) and Ascii85 blocks. A list of numbers is a place
+//!   only where its view reads anything in it; Morse code and runs of number words
+//!   only where what their view reads around them (as written or reversed; number
+//!   words also in ROT13) has a place by these rules that reaches into the run
 //!   ([`Locator::reaches`]); a token of percent escapes only where the percent view's
 //!   reading of the whole text (every such token, joined), as written or reversed, has
-//!   one. A rule of dashes read as Morse `ooo`, dates read as control characters, or a
-//!   percentage read backwards as one letter (`15%` as `%51`, `Q`) hold no value.
+//!   one. A rule of dashes read as Morse `ooo`, dates read as control characters, a
+//!   percentage read backwards as one letter (`15%` as `%51`, `Q`), or counting in
+//!   prose (`at nine nine`) hold no value.
 //!
 //! A form inside a plain occurrence of a value is that occurrence, which the plain
 //! reading of the whole text finds. Each other place becomes a [`Window`] with context
@@ -57,6 +59,11 @@ pub(crate) const MARGIN: usize = 160;
 pub(crate) const MIN_LOCATED: usize = 2048;
 /// A text whose windows cover more than this share of it is read whole.
 const MAX_COVERED: f64 = 0.6;
+
+/// Most decoding views a place's reading is followed through (Morse code, number
+/// words, percent escapes read, and what they read read again): the full reading goes
+/// two views deep.
+const MAX_REACH_DEPTH: usize = 3;
 
 /// Most pattern bytes of an automaton built as a DFA (about 200 bytes of memory each).
 const MAX_DFA_BYTES: usize = 8 * 1024;
@@ -341,12 +348,14 @@ impl Locator {
     /// it, with the spans each part came from) was read from that a place of `decoded`
     /// covers, found by the same search as a text as written; `None` when anything
     /// may hold a value. A rule of dashes read as Morse `ooo` in ordinary prose has
-    /// none, half a value in Morse next to its other half has one.
-    fn reaches(&self, decoded: &Mapped) -> Option<Vec<Range<usize>>> {
-        if self.whole {
+    /// none, half a value in Morse next to its other half has one. `depth` counts the
+    /// readings already taken to get here: past [`MAX_REACH_DEPTH`] anything may hold
+    /// a value, so that a view that leaves a run as it found it cannot recurse forever.
+    fn reaches(&self, decoded: &Mapped, depth: usize) -> Option<Vec<Range<usize>>> {
+        if self.whole || depth >= MAX_REACH_DEPTH {
             return None;
         }
-        let (places, tight) = self.places(decoded.as_str())?;
+        let (places, tight) = self.places_at(decoded.as_str(), depth + 1)?;
         Some(
             places
                 .iter()
@@ -361,10 +370,15 @@ impl Locator {
     /// readings it stands for, and its tokens to read alone; `None` when the text is
     /// better read whole.
     fn places(&self, text: &str) -> Option<Places> {
+        self.places_at(text, 0)
+    }
+
+    /// [`Locator::places`] of a text read through `depth` decoding views.
+    fn places_at(&self, text: &str, depth: usize) -> Option<Places> {
         let (mut triggered, mut tight) = (Vec::new(), Vec::new());
         let p = Projections::new(text, &self.form_chars, &mut triggered);
         triggers::find(text, &mut triggered, &mut tight, &|d: &Mapped| {
-            self.reaches(d)
+            self.reaches(d, depth)
         });
         let mut places: Vec<(Range<usize>, Turns)> =
             triggered.into_iter().map(|r| (r, EVERY_READING)).collect();

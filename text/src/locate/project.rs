@@ -207,9 +207,11 @@ pub(super) struct Projections {
 
 impl Projections {
     /// The projections of `text`; characters that are triggers go to `places`. An ASCII
-    /// letter with diacritics reads as the letter unless `form_chars` (the characters
-    /// outside ASCII of the values' forms) holds it: a form without it matches there
-    /// only as the letter the families read; one with it makes it a place.
+    /// letter with diacritics reads as the letter, and a symbol as a symbol, unless
+    /// `form_chars` (the characters outside ASCII of the values' forms) holds it: a form
+    /// without it matches there only as the letter the families read; one with it
+    /// (`€` in a value's ROT47 form) is left out of the automata, so the character is a
+    /// place.
     pub(super) fn new(
         text: &str,
         form_chars: &std::collections::HashSet<char>,
@@ -256,12 +258,12 @@ impl Projections {
                     outside(c)
                 };
                 match kind {
-                    Outside::Symbol(leet) => {
+                    Outside::Symbol(leet) if !form_chars.contains(&c) => {
                         symbol_leet = leet;
                         0xFF
                     }
                     Outside::Accented(letter) if !form_chars.contains(&c) => letter,
-                    Outside::Accented(_) | Outside::Place => {
+                    Outside::Symbol(_) | Outside::Accented(_) | Outside::Place => {
                         places.push(at..i);
                         0xFF
                     }

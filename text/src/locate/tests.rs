@@ -126,6 +126,64 @@ fn runs_a_view_reads_alone_open_windows_only_where_a_value_can_be_read() {
     }
 }
 
+/// Runs of number words open a window only where the number-words view reads something
+/// in them that, with the text around them, may hold a value: ordinary counting in
+/// prose opens none; a value's digits spelled in words, beside its letters, mixed with
+/// digits, in a run that starts in prose, reversed or in ROT13, are found where the
+/// full reading finds them.
+#[test]
+fn number_words_open_windows_only_where_a_value_can_be_read() {
+    let code = NeedleSet::new(vec![Needle::new("PF-2291").unwrap()]).unwrap();
+    let ordinary = format!(
+        "{} at nine nine times, one two three go, 3.5) One of us, two hundred and five          walkers, Room 12 four {}",
+        prose(600),
+        prose(600)
+    );
+    assert_eq!(code.located_windows(&ordinary), Some(Vec::new()));
+    for rendering in [
+        "PF two two nine one",
+        "PF-two two nine one",
+        "PF 22 nine one",
+        "P F two two nine one",
+        "code PF two two nine one please",
+    ] {
+        located_matches_full(&code, rendering, true);
+    }
+    for rendering in ["eno enin owt owt FP", "PF twenty-two ninety-one"] {
+        located_matches_full(&code, rendering, false);
+    }
+    // A code of digits alone (no family searches it), spelled, reversed and in ROT13:
+    // the number-words view reads it after the text is turned back.
+    let digits = NeedleSet::new(vec![Needle::new("7390").unwrap()]).unwrap();
+    for rendering in [
+        "seven three nine zero",
+        "Apparently orez enin eerht neves  it's up",
+        "frira guerr avar mreb",
+    ] {
+        located_matches_full(&digits, rendering, true);
+    }
+}
+
+/// A symbol that a form of a value holds (the `€` of a value's ROT47 form, which the
+/// automata leave out) is a place: the value so rendered in long prose is found where
+/// the full reading finds it. A currency sign that no form holds opens no window.
+#[test]
+fn symbols_a_form_holds_are_places() {
+    let euros = NeedleSet::new(vec![Needle::new("€310 unpaid").unwrap()]).unwrap();
+    located_matches_full(
+        &euros,
+        "his lunchtime insulin €b`_ F?A2:5  and my number",
+        true,
+    );
+    let name = NeedleSet::new(vec![Needle::new("Renee Marchetti").unwrap()]).unwrap();
+    let priced = format!(
+        "{} tickets are €5 each, £4 at the door {}",
+        prose(600),
+        prose(600)
+    );
+    assert_eq!(name.located_windows(&priced), Some(Vec::new()));
+}
+
 /// Letters with diacritics (French or Spanish prose) open no window unless a form of
 /// the values holds them (forms in other scripts, the spellings of digits, do not
 /// count); a value next to them, written with them, spelled with a table word that has
@@ -244,5 +302,69 @@ fn families_in_turned_readings_are_found() {
         ] {
             located_matches_full(&set, &rendering, found);
         }
+    }
+}
+
+proptest::proptest! {
+    /// The percent view's reading taken from the tokens holding `%` alone is its
+    /// reading of the whole text, as written and reversed: the same texts, each
+    /// character from the same span of the text (the spaces joining tokens come from
+    /// no character, and only their text is compared).
+    #[test]
+    fn percent_reading_of_escapable_tokens_is_that_of_the_whole_text(
+        words in proptest::collection::vec(
+            "(%[0-9A-Fa-f]{2}|%|[a-z0-9+]|[0-9]{1,3}%|é|\\\\n){1,6}|[a-z]{1,8}",
+            0..40,
+        ),
+        gaps in proptest::collection::vec("[ \n\t]{1,3}", 40),
+    ) {
+        use crate::mapped::Mapped;
+        use crate::views::{apply, runs, View};
+        let text: String = words
+            .iter()
+            .zip(&gaps)
+            .flat_map(|(w, g)| [w.as_str(), g.as_str()])
+            .collect();
+        let escapable: Vec<_> = runs(&text, |b| !b.is_ascii_whitespace())
+            .into_iter()
+            .filter(|r| text[r.clone()].contains('%'))
+            .collect();
+        let n = text.len();
+        let reversed: String = text.chars().rev().collect();
+        // (decoded text, the text's span of each of its bytes)
+        let whole: Vec<(String, Vec<std::ops::Range<usize>>)> =
+            [(text.as_str(), false), (reversed.as_str(), true)]
+                .into_iter()
+                .flat_map(|(variant, turned)| {
+                    apply(View::Percent, &Mapped::identity(variant))
+                        .into_iter()
+                        .map(move |(_, d)| {
+                            let spans = (0..d.as_str().len())
+                                .map(|i| {
+                                    let s = d.span_of(i);
+                                    if s.is_empty() {
+                                        0..0
+                                    } else if turned {
+                                        n - s.end..n - s.start
+                                    } else {
+                                        s
+                                    }
+                                })
+                                .collect();
+                            (d.as_str().to_owned(), spans)
+                        })
+                })
+                .collect();
+        let located: Vec<(String, Vec<std::ops::Range<usize>>)> =
+            super::triggers::percent_readings(&text, &escapable)
+                .into_iter()
+                .map(|d| {
+                    let spans = (0..d.as_str().len())
+                        .map(|i| Some(d.span_of(i)).filter(|s| !s.is_empty()).unwrap_or(0..0))
+                        .collect();
+                    (d.as_str().to_owned(), spans)
+                })
+                .collect();
+        proptest::prop_assert_eq!(whole, located);
     }
 }

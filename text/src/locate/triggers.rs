@@ -169,6 +169,36 @@ fn numeric(token: &str) -> bool {
         && t.split([',', ';']).all(|n| n.len() <= 10)
 }
 
+/// Whether `w` (ASCII letters and digits) is a number word as written, reversed or in
+/// ROT13: the readings that reverse or rotate the text before the number-words view
+/// read it so.
+fn is_turned_number_word(w: &str) -> bool {
+    let b = w.as_bytes();
+    if !(2..=9).contains(&b.len()) {
+        return false;
+    }
+    let mut turned = [0u8; 9];
+    let Some(turned) = turned.get_mut(..b.len()) else {
+        return false;
+    };
+    let mut read = |f: &dyn Fn(usize) -> u8| {
+        for (k, t) in turned.iter_mut().enumerate() {
+            *t = f(k);
+        }
+        std::str::from_utf8(turned).is_ok_and(is_number_word)
+    };
+    let at = |k: usize| b.get(k).copied().unwrap_or(b' ');
+    is_number_word(w) || read(&|k| at(b.len() - 1 - k)) || read(&|k| rot13_byte(at(k)))
+}
+
+fn rot13_byte(b: u8) -> u8 {
+    match b {
+        b'a'..=b'z' => b'a' + (b - b'a' + 13) % 26,
+        b'A'..=b'Z' => b'A' + (b - b'A' + 13) % 26,
+        _ => b,
+    }
+}
+
 fn is_number_word(w: &str) -> bool {
     // Number words are two to nine letters and start with one of a few letters; most
     // words of a text fail here, before the view's own lookup.
@@ -243,10 +273,17 @@ fn decodes_in(views: &[View], run: &str) -> bool {
     })
 }
 
-/// Whether the Morse view, which rewrites Morse runs where they stand, reads something
-/// in the text around the run at `r` (the window the run would get), as written or
-/// reversed, that has a place reaching into the run.
-fn morse_holds(text: &str, r: &Range<usize>, reaches: Reaches) -> bool {
+/// Whether `read`, a view that rewrites runs where they stand (Morse code, number
+/// words), reads something in the text around the run at `r` (the window the run would
+/// get), as written, reversed or (with `in_rot13`) in ROT13, that has a place reaching
+/// into the run.
+fn rewritten_holds(
+    read: impl Fn(&Mapped) -> Option<Mapped>,
+    text: &str,
+    r: &Range<usize>,
+    reaches: Reaches,
+    in_rot13: bool,
+) -> bool {
     let around = super::around(text, std::iter::once(r.clone()));
     let Some((near, at)) = around
         .first()
@@ -257,13 +294,24 @@ fn morse_holds(text: &str, r: &Range<usize>, reaches: Reaches) -> bool {
     let run = r.start.saturating_sub(at)..r.end.saturating_sub(at);
     let reversed: String = near.chars().rev().collect();
     let run_reversed = near.len().saturating_sub(run.end)..near.len().saturating_sub(run.start);
-    [(near, run), (reversed.as_str(), run_reversed)]
-        .iter()
-        .any(|(variant, run)| {
-            crate::views::morse::morse(&Mapped::identity(variant)).is_some_and(|d| {
-                reaches(&d).is_none_or(|spans| spans.iter().any(|s| overlaps(s, run)))
-            })
-        })
+    // ROT13 keeps every byte where it is.
+    let rotated = if in_rot13 { rot13(near) } else { String::new() };
+    let mut variants = vec![(near, run.clone()), (reversed.as_str(), run_reversed)];
+    if in_rot13 {
+        variants.push((rotated.as_str(), run));
+    }
+    variants.iter().any(|(variant, run)| {
+        read(&Mapped::identity(variant))
+            .is_some_and(|d| reaches(&d).is_none_or(|spans| spans.iter().any(|s| overlaps(s, run))))
+    })
+}
+
+/// The number-words view's reading of `text`, if it reads any.
+fn number_words_read(text: &Mapped) -> Option<Mapped> {
+    apply(View::SpelledNumbers, text)
+        .into_iter()
+        .next()
+        .map(|(_, d)| d)
 }
 
 /// Whether the only escapes `token` may hold are percent escapes (`%41`), which the
@@ -272,31 +320,56 @@ fn percent_only(token: &str) -> bool {
     !token.contains(['\\', '&', '+', '='])
 }
 
+/// What the percent view reads in `text`, as written and reversed, with spans of
+/// `text`, taken from the tokens holding `%` (`escapable`) alone: the view reads every
+/// token alone and joins what it reads, so no other token adds to its reading.
+pub(super) fn percent_readings(text: &str, escapable: &[Range<usize>]) -> Vec<Mapped> {
+    let pieces: Vec<(usize, &str)> = escapable
+        .iter()
+        .filter_map(|r| Some((r.start, text.get(r.clone())?)))
+        .collect();
+    let mut as_written = Mapped::default();
+    for &(at, token) in &pieces {
+        for (i, c) in token.char_indices() {
+            as_written.push(c, at + i..at + i + c.len_utf8());
+        }
+        as_written.push(' ', at + token.len()..at + token.len());
+    }
+    // The text reversed: its tokens in reverse order, each reversed.
+    let mut reversed = Mapped::default();
+    for &(at, token) in pieces.iter().rev() {
+        for (i, c) in token.char_indices().rev() {
+            reversed.push(c, at + i..at + i + c.len_utf8());
+        }
+        reversed.push(' ', at..at);
+    }
+    [as_written, reversed]
+        .iter()
+        .flat_map(|variant| apply(View::Percent, variant))
+        .map(|(_, decoded)| decoded)
+        .collect()
+}
+
 /// The tokens of `tokens` (of `text`) where the percent view's reading of the whole
-/// text, as written or reversed, has a place. The view reads every token alone and
-/// joins what it reads, so a token a view turns into one letter (`15%` read backwards
-/// is `%51`, `Q`) holds a value only with others that the reading joins to it.
-fn percent_places(text: &str, tokens: Vec<Range<usize>>, reaches: Reaches) -> Vec<Range<usize>> {
+/// text, as written or reversed ([`percent_readings`]), has a place. A token the view
+/// turns into one letter (`15%` read backwards is `%51`, `Q`) holds a value only with
+/// others that the reading joins to it.
+fn percent_places(
+    text: &str,
+    escapable: &[Range<usize>],
+    tokens: Vec<Range<usize>>,
+    reaches: Reaches,
+) -> Vec<Range<usize>> {
     if tokens.is_empty() {
         return tokens;
     }
-    let n = text.len();
-    let reversed: String = text.chars().rev().collect();
-    // Spans of the text (as written) that a place of a percent reading covers.
+    // Spans of the text that a place of a percent reading covers.
     let mut covered: Vec<Range<usize>> = Vec::new();
-    for (variant, turned) in [(text, false), (reversed.as_str(), true)] {
-        for (_, decoded) in apply(View::Percent, &Mapped::identity(variant)) {
-            let Some(spans) = reaches(&decoded) else {
-                return tokens;
-            };
-            covered.extend(spans.into_iter().map(|s| {
-                if turned {
-                    n.saturating_sub(s.end)..n.saturating_sub(s.start)
-                } else {
-                    s
-                }
-            }));
-        }
+    for decoded in percent_readings(text, escapable) {
+        let Some(spans) = reaches(&decoded) else {
+            return tokens;
+        };
+        covered.extend(spans);
     }
     tokens
         .into_iter()
@@ -306,9 +379,10 @@ fn percent_places(text: &str, tokens: Vec<Range<usize>>, reaches: Reaches) -> Ve
 
 /// Adds the places of `text` a decoding view may read, whatever the values: to
 /// `tight` the tokens a token decoder reads as text, to `places` the rest. A list of
-/// numbers is a place only where its view reads anything in it; Morse code only where
-/// what the Morse view reads around it `reaches` into it; a token of percent escapes
-/// only where the percent view's reading of the whole text does.
+/// numbers is a place only where its view reads anything in it; Morse code and runs of
+/// number words only where what their view reads around them `reaches` into them; a
+/// token of percent escapes only where the percent view's reading of the whole text
+/// does.
 pub(super) fn find(
     text: &str,
     places: &mut Vec<Range<usize>>,
@@ -321,17 +395,24 @@ pub(super) fn find(
     let mut numbers: Option<(usize, usize)> = None;
     let mut morse: Option<(usize, usize)> = None;
     let mut spelled: Option<(usize, usize, bool)> = None;
+    // Runs of number words and codes, kept where the number-words view reads something
+    // in them that, with the text around them, may hold a value.
+    let mut numbered: Vec<Range<usize>> = Vec::new();
     let mut prev_end = 0;
     // Runs of Morse symbols, kept where the Morse view reads letters in them that,
     // with the text around them, may hold a value.
     let mut dotted: Vec<Range<usize>> = Vec::new();
     // Runs of numbers, kept where a list view reads anything in them.
     let mut listed: Vec<Range<usize>> = Vec::new();
-    // Tokens whose only escapes are percent escapes.
+    // Tokens whose only escapes are percent escapes, and every token holding `%`.
     let mut percented: Vec<Range<usize>> = Vec::new();
+    let mut escapable: Vec<Range<usize>> = Vec::new();
     for r in &tokens {
         let token = text.get(r.clone()).unwrap_or_default();
         let shape = Shape::of(token);
+        if shape.special && token.contains('%') {
+            escapable.push(r.clone());
+        }
         if shape.special && (escaped(token) || escaped(&token.chars().rev().collect::<String>())) {
             if percent_only(token) {
                 percented.push(r.clone());
@@ -387,7 +468,7 @@ pub(super) fn find(
         let number_words = if shape.letter {
             token
                 .split(|c: char| !c.is_ascii_alphanumeric())
-                .filter(|w| is_number_word(w))
+                .filter(|w| is_turned_number_word(w))
                 .count()
         } else {
             0
@@ -399,14 +480,17 @@ pub(super) fn find(
                 *n += 1;
                 *any |= number;
                 if *n >= 2 && *any {
-                    places.push(*start..r.end);
+                    match numbered.last_mut() {
+                        Some(last) if last.start == *start => last.end = r.end,
+                        _ => numbered.push(*start..r.end),
+                    }
                 }
             }
             (slot, true) => *slot = Some((r.start, 1, number)),
             (slot, false) => *slot = None,
         }
         if number_words >= 2 {
-            places.push(r.clone());
+            numbered.push(r.clone());
         }
         prev_end = r.end;
     }
@@ -423,7 +507,12 @@ pub(super) fn find(
     places.extend(dotted.into_iter().filter(|r| {
         text.get(r.clone())
             .is_some_and(|run| crate::views::morse::morse(&Mapped::identity(run)).is_some())
-            && morse_holds(text, r, reaches)
+            && rewritten_holds(crate::views::morse::morse, text, r, reaches, false)
     }));
-    places.extend(percent_places(text, percented, reaches));
+    places.extend(
+        numbered
+            .into_iter()
+            .filter(|r| rewritten_holds(number_words_read, text, r, reaches, true)),
+    );
+    places.extend(percent_places(text, &escapable, percented, reaches));
 }
