@@ -131,7 +131,8 @@ fn outside(c: char) -> Outside {
     })
 }
 
-fn rot13(b: u8) -> u8 {
+/// One byte in ROT13 (letters turned by 13, anything else as it is).
+pub(super) fn rot13(b: u8) -> u8 {
     match b {
         b'a'..=b'z' => b'a' + (b - b'a' + 13) % 26,
         b'A'..=b'Z' => b'A' + (b - b'A' + 13) % 26,

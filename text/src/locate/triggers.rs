@@ -177,26 +177,17 @@ fn is_turned_number_word(w: &str) -> bool {
     if !(2..=9).contains(&b.len()) {
         return false;
     }
-    let mut turned = [0u8; 9];
-    let Some(turned) = turned.get_mut(..b.len()) else {
-        return false;
+    // The turned word is written into a buffer on the stack: this runs for every word.
+    let mut buf = [0u8; 9];
+    let mut reads = |bytes: &mut dyn Iterator<Item = u8>| {
+        let n = buf.iter_mut().zip(bytes).map(|(slot, x)| *slot = x).count();
+        buf.get(..n)
+            .and_then(|t| std::str::from_utf8(t).ok())
+            .is_some_and(is_number_word)
     };
-    let mut read = |f: &dyn Fn(usize) -> u8| {
-        for (k, t) in turned.iter_mut().enumerate() {
-            *t = f(k);
-        }
-        std::str::from_utf8(turned).is_ok_and(is_number_word)
-    };
-    let at = |k: usize| b.get(k).copied().unwrap_or(b' ');
-    is_number_word(w) || read(&|k| at(b.len() - 1 - k)) || read(&|k| rot13_byte(at(k)))
-}
-
-fn rot13_byte(b: u8) -> u8 {
-    match b {
-        b'a'..=b'z' => b'a' + (b - b'a' + 13) % 26,
-        b'A'..=b'Z' => b'A' + (b - b'A' + 13) % 26,
-        _ => b,
-    }
+    is_number_word(w)
+        || reads(&mut b.iter().rev().copied())
+        || reads(&mut b.iter().map(|&x| super::project::rot13(x)))
 }
 
 fn is_number_word(w: &str) -> bool {
